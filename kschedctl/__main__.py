@@ -1,0 +1,3 @@
+from kschedctl.cli.app import main
+
+main()

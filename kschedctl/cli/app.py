@@ -1,0 +1,81 @@
+"""The ``kschedctl`` application: command registration, error handling and exit codes."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import click
+import typer
+
+from kschedctl import UPSTREAM_VERSION, __version__
+from kschedctl.errors import EXIT_BAD_INPUT, EXIT_NO, KschedctlError
+
+app = typer.Typer(
+    name="kschedctl",
+    help=f"What-if tool for the Kubernetes scheduler: where would this pod land, and why? "
+    f"Reproduces kube-scheduler {UPSTREAM_VERSION} offline.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"kschedctl {__version__} (kube-scheduler {UPSTREAM_VERSION})")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        Optional[bool],
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = None,
+) -> None:
+    """kschedctl: explain, validate and simulate kube-scheduler decisions."""
+
+
+def _register_commands() -> None:
+    # Each command module adds itself to ``app``; importing them is cheap because they import
+    # the core lazily, inside the command function.
+    import importlib
+
+    for module in ("explain", "validate", "defaults"):
+        try:
+            importlib.import_module(f"kschedctl.cli.{module}")
+        except ModuleNotFoundError as exc:  # a command still being built is simply absent
+            if exc.name != f"kschedctl.cli.{module}":
+                raise
+
+
+def error(message: str) -> None:
+    """One line on stderr, the way every error reaches the user."""
+    click.echo(f"error: {message}", err=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: runs the app and maps every outcome to the contract's exit codes."""
+    _register_commands()
+    try:
+        rc = app(args=argv, prog_name="kschedctl", standalone_mode=False)
+    except KschedctlError as exc:
+        error(str(exc))
+        sys.exit(exc.exit_code)
+    except click.exceptions.UsageError as exc:
+        exc.show()
+        sys.exit(EXIT_BAD_INPUT)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_BAD_INPUT)
+    except click.exceptions.Abort:
+        error("aborted")
+        sys.exit(EXIT_NO)
+    except KeyboardInterrupt:
+        error("interrupted")
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    sys.exit(rc if isinstance(rc, int) else 0)

@@ -1,0 +1,51 @@
+"""Options shared by the commands, spelled once so every command spells them the same way."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+ConfigOption = Annotated[
+    Optional[Path],
+    typer.Option("--config", "-c", help="KubeSchedulerConfiguration file (default: the built-in default profile).",
+                 dir_okay=False),
+]
+ClusterOption = Annotated[
+    Optional[list[str]],
+    typer.Option("--cluster", "-f", help="Cluster state: a YAML/JSON file or a directory (repeatable). "
+                 "Without it, the live cluster of the current kubeconfig is read."),
+]
+KubeconfigOption = Annotated[
+    Optional[Path], typer.Option("--kubeconfig", help="Path to the kubeconfig file for a live cluster.")
+]
+ContextOption = Annotated[Optional[str], typer.Option("--context", help="The kubeconfig context to use.")]
+ProfileOption = Annotated[
+    Optional[str],
+    typer.Option("--profile", help="Scheduler name of the profile to use "
+                 "(default: the pod's spec.schedulerName, else default-scheduler)."),
+]
+OutputOption = Annotated[
+    OutputFormat, typer.Option("--output", "-o", help="Output format.", case_sensitive=False)
+]
+SeedOption = Annotated[
+    Optional[int], typer.Option("--seed", help="Seed for the random tie-break among equal top scores.")
+]
+AllFiltersOption = Annotated[
+    bool, typer.Option("--all-filters", help="Run every filter on every node instead of stopping at the first "
+                       "failing one (upstream stops).")
+]
+PluginOption = Annotated[
+    Optional[list[str]],
+    typer.Option("--plugin", help="Load a custom Python plugin, MODULE:ATTR or path/to/file.py:ATTR (repeatable)."),
+]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or warnings on stderr.")]

@@ -1,0 +1,1 @@
+"""KubeSchedulerConfiguration in, effective profiles out: decode, defaults, validation."""

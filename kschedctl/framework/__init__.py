@@ -1,0 +1,1 @@
+"""Upstream's vocabulary: Status, CycleState, PodInfo/NodeInfo, the plugin API and the runtime."""

@@ -1,0 +1,1 @@
+"""Pure functions on API-shaped dicts: quantities, resources, selectors, tolerations, priority."""

@@ -1,0 +1,1 @@
+"""Reports: the only package that imports rich. Renders plain result objects, never computes."""

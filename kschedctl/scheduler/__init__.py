@@ -1,0 +1,1 @@
+"""One scheduling cycle (schedule_one), the unschedulable message, and result objects."""
