@@ -5,11 +5,10 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Optional
 
-import click
 import typer
 
 from kschedctl import UPSTREAM_VERSION, __version__
-from kschedctl.errors import EXIT_BAD_INPUT, EXIT_NO, KschedctlError
+from kschedctl.errors import KschedctlError
 
 app = typer.Typer(
     name="kschedctl",
@@ -53,29 +52,23 @@ def _register_commands() -> None:
 
 def error(message: str) -> None:
     """One line on stderr, the way every error reaches the user."""
-    click.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {message}", err=True)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: runs the app and maps every outcome to the contract's exit codes."""
+    """Console-script entry point: runs the app and maps every outcome to the contract's exit codes.
+
+    Commands end with ``typer.Exit(code)``; typer itself turns usage errors into exit 2. What is
+    left to catch here is kschedctl's own user-facing errors, printed as one line, never a traceback.
+    """
     _register_commands()
     try:
-        rc = app(args=argv, prog_name="kschedctl", standalone_mode=False)
+        app(args=argv, prog_name="kschedctl")
     except KschedctlError as exc:
         error(str(exc))
         sys.exit(exc.exit_code)
-    except click.exceptions.UsageError as exc:
-        exc.show()
-        sys.exit(EXIT_BAD_INPUT)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(EXIT_BAD_INPUT)
-    except click.exceptions.Abort:
-        error("aborted")
-        sys.exit(EXIT_NO)
     except KeyboardInterrupt:
         error("interrupted")
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
-    sys.exit(rc if isinstance(rc, int) else 0)
