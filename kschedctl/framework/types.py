@@ -1,0 +1,556 @@
+"""PodInfo, NodeInfo and their parts: the scheduler's precomputed view of pods and nodes.
+
+Upstream: pkg/scheduler/framework/types.go (NodeInfo, PodInfo, NewPodInfo, CalculateResource,
+AddPodInfo / RemovePod / update, SetNode, SnapshotConcrete) and
+staging/src/k8s.io/kube-scheduler/framework/types.go (AffinityTerm, WeightedAffinityTerm,
+HostPortInfo, ImageStateSummary), v1.34.
+
+A ``PodInfo`` is built once per pod and carries everything upstream recomputes per call or
+caches (requests, non-zero requests, host ports, compiled affinity terms), so plugins read
+attributes instead of walking the pod dict. ``NodeInfo`` aggregates the pods on one node.
+
+Differences from upstream:
+- ``NodeInfo.remove_pod`` returns False instead of an error when the pod is not on the node, and
+  matches by UID, or by "namespace/name" when the pod has no UID (upstream requires a UID).
+- ``NodeInfo.clone`` shares ``ImageStateSummary`` objects (they are never mutated here).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Mapping
+
+from kschedctl.errors import InputError
+from kschedctl.k8s.resources import Resource, node_allocatable, pod_resources
+
+#: Upstream DefaultBindAllHostIP.
+DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
+#: v1.ProtocolTCP, the default protocol of a container port.
+DEFAULT_PROTOCOL = "TCP"
+#: What the API server writes into spec.schedulerName when a pod names none.
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+# NodeInfo generations only ever grow, across all NodeInfos (upstream nextGeneration).
+_generation = itertools.count(1)
+
+
+def next_generation() -> int:
+    """A new, process-wide unique generation number."""
+    return next(_generation)
+
+
+# --- affinity terms ------------------------------------------------------------------------------
+
+
+class AffinityTerm:
+    """A pod (anti-)affinity term with its selectors compiled (upstream fwk.AffinityTerm)."""
+
+    __slots__ = ("namespaces", "selector", "topology_key", "namespace_selector")
+
+    def __init__(self, namespaces: set[str], selector: Any, topology_key: str, namespace_selector: Any) -> None:
+        self.namespaces = namespaces
+        self.selector = selector
+        self.topology_key = topology_key
+        self.namespace_selector = namespace_selector
+
+    def matches(self, pod_info: "PodInfo", ns_labels: Mapping[str, str] | None) -> bool:
+        """The pod is in one of the term's namespaces (by name or namespace selector) and its
+        labels match the term's selector (upstream AffinityTerm.Matches)."""
+        if pod_info.namespace in self.namespaces or self.namespace_selector.matches(ns_labels or {}):
+            return self.selector.matches(pod_info.labels)
+        return False
+
+    def __repr__(self) -> str:
+        return (
+            f"AffinityTerm(namespaces={sorted(self.namespaces)!r}, selector={self.selector!r}, "
+            f"topology_key={self.topology_key!r}, namespace_selector={self.namespace_selector!r})"
+        )
+
+
+class WeightedAffinityTerm:
+    """A preferred term and its weight (upstream fwk.WeightedAffinityTerm, which embeds the term)."""
+
+    __slots__ = ("term", "weight")
+
+    def __init__(self, term: AffinityTerm, weight: int) -> None:
+        self.term = term
+        self.weight = weight
+
+    # The embedded term's fields, as Go's struct embedding exposes them.
+    @property
+    def namespaces(self) -> set[str]:
+        return self.term.namespaces
+
+    @property
+    def selector(self) -> Any:
+        return self.term.selector
+
+    @property
+    def topology_key(self) -> str:
+        return self.term.topology_key
+
+    @property
+    def namespace_selector(self) -> Any:
+        return self.term.namespace_selector
+
+    def matches(self, pod_info: "PodInfo", ns_labels: Mapping[str, str] | None) -> bool:
+        return self.term.matches(pod_info, ns_labels)
+
+    def __repr__(self) -> str:
+        return f"WeightedAffinityTerm({self.term!r}, weight={self.weight})"
+
+
+def _label_selector(sel: Any) -> Any:
+    # imported lazily: selectors is a sibling module and PodInfo needs it only for affinity terms
+    from kschedctl.k8s.selectors import label_selector
+
+    return label_selector(sel)
+
+
+def _error_text(error: Exception) -> str:
+    return getattr(error, "message", None) or str(error)
+
+
+def _new_affinity_term(namespace: str, term: Mapping[str, Any]) -> AffinityTerm:
+    selector = _label_selector(term.get("labelSelector"))
+    names = term.get("namespaces") or ()
+    ns_selector_spec = term.get("namespaceSelector")
+    # no namespaces and no namespace selector: the term is about the pod's own namespace
+    namespaces = {namespace} if not names and ns_selector_spec is None else set(names)
+    ns_selector = _label_selector(ns_selector_spec)
+    return AffinityTerm(namespaces, selector, term.get("topologyKey") or "", ns_selector)
+
+
+def _affinity_terms(namespace: str, terms: Iterable[Mapping[str, Any]] | None) -> list[AffinityTerm]:
+    # one bad term drops the whole list, as upstream getAffinityTerms returns nil with the error
+    return [_new_affinity_term(namespace, t or {}) for t in terms or ()]
+
+
+def _weighted_terms(namespace: str, terms: Iterable[Mapping[str, Any]] | None) -> list[WeightedAffinityTerm]:
+    out = []
+    for weighted in terms or ():
+        weighted = weighted or {}
+        term = _new_affinity_term(namespace, weighted.get("podAffinityTerm") or {})
+        out.append(WeightedAffinityTerm(term, int(weighted.get("weight") or 0)))
+    return out
+
+
+def _aggregate_errors(messages: list[str]) -> str | None:
+    """utilerrors.NewAggregate(...).Error(): one message as is, several deduplicated in brackets."""
+    if not messages:
+        return None
+    if len(messages) == 1:
+        return messages[0]
+    unique = list(dict.fromkeys(messages))
+    if len(unique) == 1:
+        return unique[0]
+    return "[" + ", ".join(unique) + "]"
+
+
+# --- PodInfo -------------------------------------------------------------------------------------
+
+
+def _as_int(value: Any, what: str) -> int:
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or value is None:
+        raise InputError(f"{what} must be an integer, got {value!r}")
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be an integer, got {value!r}") from None
+
+
+_EMPTY: tuple = ()
+
+
+class PodInfo:
+    """A pod with the facts the scheduler needs precomputed (upstream NewPodInfo + CalculateResource).
+
+    ``parse_error`` holds upstream NewPodInfo's error text when an affinity term's selector is
+    invalid (the terms of that kind are then empty, as upstream). A bad quantity in the pod
+    raises ``QuantityError`` (message only; the caller adds file and line).
+    """
+
+    __slots__ = (
+        "pod",
+        "name",
+        "namespace",
+        "key",
+        "uid",
+        "labels",
+        "priority",
+        "scheduler_name",
+        "node_name",
+        "nominated_node_name",
+        "is_terminating",
+        "start_time",
+        "requests",
+        "non_zero_milli_cpu",
+        "non_zero_memory",
+        "host_ports",
+        "tolerations",
+        "has_affinity",
+        "has_required_anti_affinity",
+        "required_affinity_terms",
+        "required_anti_affinity_terms",
+        "preferred_affinity_terms",
+        "preferred_anti_affinity_terms",
+        "parse_error",
+        "pvc_names",
+        "pvc_keys",
+    )
+
+    def __init__(self, pod: dict) -> None:
+        self.pod = pod
+        meta = pod.get("metadata") or {}
+        spec = pod.get("spec") or {}
+        status = pod.get("status") or {}
+        name = meta.get("name") or ""
+        namespace = meta.get("namespace") or ""
+        self.name: str = name
+        self.namespace: str = namespace
+        self.key: str = f"{namespace}/{name}"
+        self.uid: str = meta.get("uid") or ""
+        self.labels: dict[str, str] = meta.get("labels") or {}
+        priority = spec.get("priority")
+        self.priority: int = 0 if priority is None else _as_int(priority, "spec.priority")
+        self.scheduler_name: str = spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME
+        self.node_name: str = spec.get("nodeName") or ""
+        self.nominated_node_name: str = status.get("nominatedNodeName") or ""
+        self.is_terminating: bool = meta.get("deletionTimestamp") is not None
+        self.start_time: str | None = status.get("startTime")
+        self.requests: Resource
+        self.requests, self.non_zero_milli_cpu, self.non_zero_memory = pod_resources(pod)
+        self.host_ports: list[tuple[str, str, int]] = _host_ports(spec)
+        self.tolerations: list[dict] = spec.get("tolerations") or []
+
+        pvc_names: list[str] = []
+        for volume in spec.get("volumes") or _EMPTY:
+            claim = volume.get("persistentVolumeClaim")
+            if claim is not None:
+                pvc_names.append(claim.get("claimName") or "")
+        self.pvc_names: list[str] = pvc_names
+        self.pvc_keys: list[str] = [f"{namespace}/{c}" for c in pvc_names]
+
+        self.required_affinity_terms: list[AffinityTerm] = []
+        self.required_anti_affinity_terms: list[AffinityTerm] = []
+        self.preferred_affinity_terms: list[WeightedAffinityTerm] = []
+        self.preferred_anti_affinity_terms: list[WeightedAffinityTerm] = []
+        self.parse_error: str | None = None
+        affinity = spec.get("affinity")
+        pod_affinity = affinity.get("podAffinity") if affinity else None
+        pod_anti_affinity = affinity.get("podAntiAffinity") if affinity else None
+        self.has_affinity: bool = pod_affinity is not None or pod_anti_affinity is not None
+        self.has_required_anti_affinity: bool = bool(
+            pod_anti_affinity and pod_anti_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        )
+        if self.has_affinity:
+            self._compile_affinity(pod_affinity or {}, pod_anti_affinity or {})
+
+    def _compile_affinity(self, pod_affinity: Mapping[str, Any], pod_anti_affinity: Mapping[str, Any]) -> None:
+        errors: list[str] = []
+        ns = self.namespace
+        parts = (
+            ("requiredAffinityTerms", "required_affinity_terms", _affinity_terms,
+             pod_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")),
+            ("requiredAntiAffinityTerms", "required_anti_affinity_terms", _affinity_terms,
+             pod_anti_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")),
+            ("preferredAffinityTerms", "preferred_affinity_terms", _weighted_terms,
+             pod_affinity.get("preferredDuringSchedulingIgnoredDuringExecution")),
+            ("preferredAntiAffinityTerms", "preferred_anti_affinity_terms", _weighted_terms,
+             pod_anti_affinity.get("preferredDuringSchedulingIgnoredDuringExecution")),
+        )
+        for label, attr, build, terms in parts:
+            if not terms:
+                continue
+            try:
+                setattr(self, attr, build(ns, terms))
+            except ValueError as e:  # SelectorError
+                errors.append(f"{label}: {_error_text(e)}")
+        self.parse_error = _aggregate_errors(errors)
+
+    def __repr__(self) -> str:
+        return f"PodInfo({self.key!r}, uid={self.uid!r})"
+
+
+def _host_ports(spec: Mapping[str, Any]) -> list[tuple[str, str, int]]:
+    """schedutil.GetHostPorts: ports with hostPort > 0 of sidecars (restartable init containers)
+    first, then of the containers, as (hostIP, protocol, hostPort) exactly as written."""
+    ports: list[tuple[str, str, int]] = []
+    for container in spec.get("initContainers") or _EMPTY:
+        if container.get("restartPolicy") != "Always":
+            continue  # only init containers that run for the pod's whole life hold a port
+        _collect_ports(container, ports)
+    for container in spec.get("containers") or _EMPTY:
+        _collect_ports(container, ports)
+    return ports
+
+
+def _collect_ports(container: Mapping[str, Any], out: list[tuple[str, str, int]]) -> None:
+    for port in container.get("ports") or _EMPTY:
+        host_port = port.get("hostPort")
+        if host_port is None:
+            continue
+        host_port = _as_int(host_port, "hostPort")
+        if host_port > 0:
+            out.append((port.get("hostIP") or "", port.get("protocol") or "", host_port))
+
+
+# --- HostPortInfo --------------------------------------------------------------------------------
+
+
+class HostPortInfo:
+    """Host ports in use: ip -> {(protocol, port)}; 0.0.0.0 conflicts with every ip.
+
+    Empty ip means 0.0.0.0 and empty protocol means TCP; ports <= 0 are ignored (upstream
+    fwk.HostPortInfo). It is a set, not a count: removing a port frees it even if another pod
+    added the same one, as upstream.
+    """
+
+    __slots__ = ("_ports",)
+
+    def __init__(self) -> None:
+        self._ports: dict[str, set[tuple[str, int]]] = {}
+
+    def add(self, ip: str, protocol: str, port: int) -> None:
+        if port <= 0:
+            return
+        key = (protocol or DEFAULT_PROTOCOL, port)
+        ip = ip or DEFAULT_BIND_ALL_HOST_IP
+        entry = self._ports.get(ip)
+        if entry is None:
+            self._ports[ip] = {key}
+        else:
+            entry.add(key)
+
+    def remove(self, ip: str, protocol: str, port: int) -> None:
+        if port <= 0:
+            return
+        ip = ip or DEFAULT_BIND_ALL_HOST_IP
+        entry = self._ports.get(ip)
+        if entry is not None:
+            entry.discard((protocol or DEFAULT_PROTOCOL, port))
+            if not entry:
+                del self._ports[ip]
+
+    def check_conflict(self, ip: str, protocol: str, port: int) -> bool:
+        """Would (ip, protocol, port) clash with a port in use?"""
+        if port <= 0:
+            return False
+        key = (protocol or DEFAULT_PROTOCOL, port)
+        ip = ip or DEFAULT_BIND_ALL_HOST_IP
+        if ip == DEFAULT_BIND_ALL_HOST_IP:
+            return any(key in entry for entry in self._ports.values())
+        for candidate in (DEFAULT_BIND_ALL_HOST_IP, ip):
+            entry = self._ports.get(candidate)
+            if entry is not None and key in entry:
+                return True
+        return False
+
+    def __len__(self) -> int:
+        return sum(len(entry) for entry in self._ports.values())
+
+    def __iter__(self) -> Iterator[tuple[str, str, int]]:
+        """(ip, protocol, port) triples in a stable order."""
+        for ip in sorted(self._ports):
+            for protocol, port in sorted(self._ports[ip]):
+                yield ip, protocol, port
+
+    def clone(self) -> "HostPortInfo":
+        c = HostPortInfo()
+        c._ports = {ip: set(entry) for ip, entry in self._ports.items()}
+        return c
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HostPortInfo):
+            return NotImplemented
+        return self._ports == other._ports
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"HostPortInfo({list(self)!r})"
+
+
+# --- ImageStateSummary ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ImageStateSummary:
+    """An image on a node: its size in bytes and on how many nodes it is (upstream fwk type)."""
+
+    size: int
+    num_nodes: int
+
+
+# --- NodeInfo ------------------------------------------------------------------------------------
+
+
+def _same_pod(a: PodInfo, b: PodInfo) -> bool:
+    if b.uid:
+        return a.uid == b.uid
+    return a.key == b.key
+
+
+def _remove_from(pods: list[PodInfo], target: PodInfo) -> PodInfo | None:
+    """Remove ``target`` from ``pods`` as upstream does: the last pod takes its place."""
+    for i, candidate in enumerate(pods):
+        if _same_pod(candidate, target):
+            last = pods.pop()
+            if i < len(pods):
+                pods[i] = last
+            return candidate
+    return None
+
+
+class NodeInfo:
+    """A node and the pods on it, with their requests, ports and PVC references summed.
+
+    ``NodeInfo(node, pods)`` sets the node (if any) and adds the pods in order.
+    """
+
+    __slots__ = (
+        "node",
+        "name",
+        "labels",
+        "taints",
+        "pods",
+        "pods_with_affinity",
+        "pods_with_required_anti_affinity",
+        "used_ports",
+        "requested",
+        "non_zero_requested",
+        "allocatable",
+        "image_states",
+        "pvc_ref_counts",
+        "generation",
+    )
+
+    def __init__(self, node: dict | None = None, pods: Iterable[PodInfo] = ()) -> None:
+        self.node: dict | None = None
+        self.name: str = ""
+        self.labels: dict[str, str] = {}
+        self.taints: list[dict] = []
+        self.pods: list[PodInfo] = []
+        self.pods_with_affinity: list[PodInfo] = []
+        self.pods_with_required_anti_affinity: list[PodInfo] = []
+        self.used_ports = HostPortInfo()
+        self.requested = Resource()
+        self.non_zero_requested = Resource()
+        self.allocatable = Resource()
+        self.image_states: dict[str, ImageStateSummary] = {}
+        self.pvc_ref_counts: dict[str, int] = {}
+        self.generation: int = next_generation()
+        if node is not None:
+            self.set_node(node)
+        for pod_info in pods:
+            self.add_pod(pod_info)
+
+    def set_node(self, node: dict) -> None:
+        """Set the node object; allocatable comes from ``status.allocatable``."""
+        self.node = node
+        meta = node.get("metadata") or {}
+        self.name = meta.get("name") or ""
+        self.labels = meta.get("labels") or {}
+        self.taints = (node.get("spec") or {}).get("taints") or []
+        self.allocatable = node_allocatable(node)
+        self.generation = next_generation()
+
+    def remove_node(self) -> None:
+        """Forget the node object but keep the pods (upstream RemoveNode)."""
+        self.node = None
+        self.generation = next_generation()
+
+    def add_pod(self, pod_info: PodInfo) -> None:
+        """Add a pod: it counts towards requested resources, ports and PVC references."""
+        self.pods.append(pod_info)
+        if pod_info.has_affinity:
+            self.pods_with_affinity.append(pod_info)
+        if pod_info.has_required_anti_affinity:
+            self.pods_with_required_anti_affinity.append(pod_info)
+        self._update(pod_info, 1)
+
+    def remove_pod(self, pod_info: PodInfo) -> bool:
+        """Remove a pod (matched by UID, or by namespace/name without one); False if absent."""
+        if pod_info.has_affinity:
+            _remove_from(self.pods_with_affinity, pod_info)
+        if pod_info.has_required_anti_affinity:
+            _remove_from(self.pods_with_required_anti_affinity, pod_info)
+        removed = _remove_from(self.pods, pod_info)
+        if removed is None:
+            return False
+        # the stored PodInfo's figures are subtracted, as upstream uses its cached resources
+        self._update(removed, -1)
+        return True
+
+    def _update(self, pod_info: PodInfo, sign: int) -> None:
+        res = pod_info.requests
+        requested = self.requested
+        requested.milli_cpu += sign * res.milli_cpu
+        requested.memory += sign * res.memory
+        requested.ephemeral_storage += sign * res.ephemeral_storage
+        if res.scalar_resources:
+            scalars = requested.scalar_resources
+            for name, amount in res.scalar_resources.items():
+                scalars[name] = scalars.get(name, 0) + sign * amount
+        non_zero = self.non_zero_requested
+        non_zero.milli_cpu += sign * pod_info.non_zero_milli_cpu
+        non_zero.memory += sign * pod_info.non_zero_memory
+
+        if pod_info.host_ports:
+            ports = self.used_ports
+            change = ports.add if sign > 0 else ports.remove
+            for ip, protocol, port in pod_info.host_ports:
+                change(ip, protocol, port)
+        if pod_info.pvc_keys:
+            counts = self.pvc_ref_counts
+            for key in pod_info.pvc_keys:
+                if sign > 0:
+                    counts[key] = counts.get(key, 0) + 1
+                else:
+                    left = counts.get(key, 0) - 1
+                    if left <= 0:
+                        counts.pop(key, None)
+                    else:
+                        counts[key] = left
+        self.generation = next_generation()
+
+    def clone(self) -> "NodeInfo":
+        """A copy whose lists, maps and totals can change independently; PodInfos are shared."""
+        c = NodeInfo.__new__(NodeInfo)
+        c.node = self.node
+        c.name = self.name
+        c.labels = self.labels
+        c.taints = self.taints
+        c.pods = list(self.pods)
+        c.pods_with_affinity = list(self.pods_with_affinity)
+        c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
+        c.used_ports = self.used_ports.clone()
+        c.requested = self.requested.clone()
+        c.non_zero_requested = self.non_zero_requested.clone()
+        c.allocatable = self.allocatable.clone()
+        c.image_states = dict(self.image_states)
+        c.pvc_ref_counts = dict(self.pvc_ref_counts)
+        c.generation = self.generation
+        return c
+
+    def __repr__(self) -> str:
+        return (
+            f"NodeInfo(name={self.name!r}, pods={[p.name for p in self.pods]!r}, "
+            f"requested={self.requested!r}, non_zero_requested={self.non_zero_requested!r}, "
+            f"used_ports={self.used_ports!r}, allocatable={self.allocatable!r})"
+        )
+
+
+__all__ = [
+    "AffinityTerm",
+    "WeightedAffinityTerm",
+    "PodInfo",
+    "HostPortInfo",
+    "ImageStateSummary",
+    "NodeInfo",
+    "next_generation",
+    "DEFAULT_BIND_ALL_HOST_IP",
+]
