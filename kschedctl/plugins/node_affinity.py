@@ -1,0 +1,191 @@
+"""NodeAffinity: the pod's ``nodeSelector`` and required node affinity must match the node;
+its preferred node affinity terms score nodes. ``addedAffinity`` (plugin args) adds
+scheduler-enforced terms to every pod of the profile.
+
+Upstream: pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go (release-1.34).
+- PreFilter returns Skip when the pod has no required node affinity, no ``nodeSelector`` and
+  there is no ``addedAffinity.requiredDuringSchedulingIgnoredDuringExecution``. When every
+  required term names nodes with ``matchFields`` ``metadata.name In [...]``, the union of those
+  names is the PreFilterResult (the intersection within one term); an empty union is
+  UnschedulableAndUnresolvable "pod affinity terms conflict".
+- Filter: UnschedulableAndUnresolvable with "node(s) didn't match scheduler-enforced node
+  affinity" for the added affinity, then "node(s) didn't match Pod's node affinity/selector".
+  Terms that fail to parse never match (upstream ignores the parse error here).
+- PreScore returns Skip when the pod has no preferred terms and no added preferred terms; an
+  unparsable preferred term is an Error status. Score is the sum of the weights of the matching
+  preferred terms (added ones included); NormalizeScore is ``DefaultNormalizeScore(100, false)``.
+Differences from upstream: none known.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore, Plugin
+from kschedctl.framework.status import Code, PreFilterResult, Status, as_status
+from kschedctl.k8s.selectors import (
+    NodeSelector,
+    PreferredSchedulingTerms,
+    RequiredNodeAffinity,
+    SelectorError,
+    new_node_selector,
+)
+from kschedctl.plugins import names
+from kschedctl.plugins.helper import default_normalize_score
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.types import NodeInfo, PodInfo
+
+NAME = names.NODE_AFFINITY
+
+#: Filter reason when the pod's nodeSelector or required node affinity does not match.
+ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+#: Filter reason when the profile's addedAffinity does not match.
+ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
+#: PreFilter reason when the pod's matchFields terms name no node at all.
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
+
+#: CycleState keys (upstream "PreFilter" + Name and "PreScore" + Name).
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+_OBJECT_NAME_FIELD = "metadata.name"
+
+
+class NodeAffinity(Plugin):
+    """PreFilter, Filter, PreScore and Score on node selectors and node affinity."""
+
+    name = NAME
+
+    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+        super().__init__(args, handle)
+        #: addedAffinity's required selector (None when not set) and preferred terms (None when empty).
+        self.added_node_selector: NodeSelector | None = None
+        self.added_pref_sched_terms: PreferredSchedulingTerms | None = None
+        added = (args or {}).get("addedAffinity")
+        if added:
+            required = added.get("requiredDuringSchedulingIgnoredDuringExecution")
+            if required is not None:
+                try:
+                    self.added_node_selector = new_node_selector(required.get("nodeSelectorTerms") or [])
+                except ValueError as err:
+                    raise SelectorError(
+                        f"parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: {err}"
+                    ) from err
+            preferred = added.get("preferredDuringSchedulingIgnoredDuringExecution")
+            if preferred:
+                try:
+                    self.added_pref_sched_terms = PreferredSchedulingTerms(preferred)
+                except ValueError as err:
+                    raise SelectorError(
+                        f"parsing addedAffinity.preferredDuringSchedulingIgnoredDuringExecution: {err}"
+                    ) from err
+
+    # --- PreFilter / Filter ---------------------------------------------------------------------
+
+    def pre_filter(
+        self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        spec = pod_info.pod.get("spec") or {}
+        required = _required_node_selector(spec)
+        if required is None and self.added_node_selector is None and spec.get("nodeSelector") is None:
+            return None, Status(Code.Skip)
+
+        state.write(PRE_FILTER_STATE_KEY, RequiredNodeAffinity(pod_info.pod))
+
+        terms = required.get("nodeSelectorTerms") if required is not None else None
+        if not terms:
+            return None, None
+
+        # Nodes named by matchFields metadata.name In: ANDed within a term, ORed across terms.
+        node_names: set[str] | None = None
+        for term in terms:
+            term_names: set[str] | None = None
+            for req in (term or {}).get("matchFields") or ():
+                if req.get("key") == _OBJECT_NAME_FIELD and req.get("operator") == "In":
+                    values = set(req.get("values") or ())
+                    term_names = values if term_names is None else term_names & values
+            if term_names is None:
+                # A term without a node-name requirement lets every node through.
+                return None, None
+            node_names = set(term_names) if node_names is None else node_names | term_names
+        if node_names is not None and not node_names:
+            return None, Status(Code.UnschedulableAndUnresolvable, ERR_REASON_CONFLICT)
+        if node_names:
+            return PreFilterResult(node_names), None
+        return None, None
+
+    def filter(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> Status | None:
+        node = node_info.node
+        if self.added_node_selector is not None and not self.added_node_selector.match(node):
+            return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_ENFORCED)
+        try:
+            required = state.read(PRE_FILTER_STATE_KEY)
+        except KeyError:
+            # PreFilter disabled in the profile: compute it here (once per cycle, kept in the state).
+            required = RequiredNodeAffinity(pod_info.pod)
+            state.write(PRE_FILTER_STATE_KEY, required)
+        if not required.match(node):
+            return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_POD)
+        return None
+
+    # --- PreScore / Score -----------------------------------------------------------------------
+
+    def pre_score(self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]) -> Status | None:
+        try:
+            preferred = pod_preferred_node_affinity(pod_info.pod)
+        except ValueError as err:
+            return as_status(err)
+        if preferred is None and self.added_pref_sched_terms is None:
+            return Status(Code.Skip)
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(preferred))
+        return None
+
+    def score(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status | None]:
+        node = node_info.node
+        count = 0
+        if self.added_pref_sched_terms is not None:
+            count += self.added_pref_sched_terms.score(node)
+        try:
+            s = state.read(PRE_SCORE_STATE_KEY)
+        except KeyError:
+            # PreScore disabled in the profile: compute it here (once per cycle, kept in the state).
+            try:
+                s = _PreScoreState(pod_preferred_node_affinity(pod_info.pod))
+            except ValueError as err:
+                return 0, as_status(err)
+            state.write(PRE_SCORE_STATE_KEY, s)
+        if s.preferred is not None:
+            count += s.preferred.score(node)
+        return count, None
+
+    def normalize_score(self, state: "CycleState", pod_info: "PodInfo", scores: list[NodeScore]) -> Status | None:
+        return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+
+class _PreScoreState:
+    __slots__ = ("preferred",)
+
+    def __init__(self, preferred: PreferredSchedulingTerms | None) -> None:
+        self.preferred = preferred
+
+
+def pod_preferred_node_affinity(pod: dict) -> PreferredSchedulingTerms | None:
+    """The pod's preferred node affinity terms, parsed; None when the field is absent (null).
+
+    An empty list is not None: such a pod gets score 0 everywhere rather than a Skip, as upstream.
+    Raises ``ValueError`` (SelectorError) when a term does not parse.
+    """
+    affinity = (pod.get("spec") or {}).get("affinity") or {}
+    node_affinity = affinity.get("nodeAffinity") or {}
+    preferred = node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution")
+    if preferred is None:
+        return None
+    return PreferredSchedulingTerms(preferred)
+
+
+def _required_node_selector(spec: dict) -> dict | None:
+    affinity = spec.get("affinity") or {}
+    node_affinity = affinity.get("nodeAffinity") or {}
+    return node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")

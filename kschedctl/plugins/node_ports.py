@@ -1,0 +1,69 @@
+"""NodePorts: a pod's host ports must be free on the node.
+
+Upstream: pkg/scheduler/framework/plugins/nodeports/node_ports.go (release-1.34). The wanted ports
+are the pod's container ports with ``hostPort > 0``, sidecars (init containers with
+``restartPolicy: Always``) included, as upstream's ``util.GetHostPorts``; conflicts follow
+``HostPortInfo.CheckConflict`` (an empty host IP means 0.0.0.0, which conflicts with every IP of
+the same protocol and port; an empty protocol means TCP).
+PreFilter returns Skip when the pod wants no host port, so Filter does not run.
+Differences from upstream: none known. The conflicting port is reported in ``Status.details``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kschedctl.framework.interfaces import Plugin
+from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.plugins import names
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.types import NodeInfo, PodInfo
+
+NAME = names.NODE_PORTS
+
+#: Filter reason when a wanted host port is taken on the node.
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+
+#: CycleState key of the PreFilter state (upstream "PreFilter" + Name).
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+
+
+class NodePorts(Plugin):
+    """PreFilter (Skip without host ports) and Filter (Unschedulable on a port conflict)."""
+
+    name = NAME
+
+    def pre_filter(
+        self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        ports = list(pod_info.host_ports)
+        if not ports:
+            return None, Status(Code.Skip)
+        state.write(PRE_FILTER_STATE_KEY, tuple(ports))
+        return None, None
+
+    def filter(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> Status | None:
+        try:
+            wanted = state.read(PRE_FILTER_STATE_KEY)
+        except KeyError as err:
+            # PreFilter did not run (disabled in the profile): upstream's Error status, word for word.
+            return Status(Code.Error, f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found', error=err)
+        used = node_info.used_ports
+        if not len(used):
+            return None
+        for ip, protocol, port in wanted:
+            if used.check_conflict(ip, protocol, port):
+                return Status(
+                    Code.Unschedulable,
+                    ERR_REASON,
+                    details={"hostPort": port, "protocol": protocol or "TCP", "hostIP": ip or "0.0.0.0"},
+                )
+        return None
+
+
+def fits(pod_info: "PodInfo", node_info: "NodeInfo") -> bool:
+    """Upstream ``Fits``: whether none of the pod's host ports conflicts on the node."""
+    used = node_info.used_ports
+    return not any(used.check_conflict(ip, protocol, port) for ip, protocol, port in pod_info.host_ports)

@@ -1,0 +1,52 @@
+"""NodeUnschedulable: keep pods off cordoned nodes (``spec.unschedulable: true``).
+
+Upstream: pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go (release-1.34).
+A pod that tolerates the taint ``node.kubernetes.io/unschedulable:NoSchedule`` (the taint the
+node lifecycle controller puts on cordoned nodes) also tolerates ``spec.unschedulable``.
+Differences from upstream: none known.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kschedctl.framework.interfaces import Plugin
+from kschedctl.framework.status import Code, Status
+from kschedctl.k8s.tolerations import tolerates
+from kschedctl.plugins import names
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.types import NodeInfo, PodInfo
+
+NAME = names.NODE_UNSCHEDULABLE
+
+#: Filter reason for a node with ``spec.unschedulable: true`` the pod does not tolerate.
+ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+
+#: The taint a cordoned node is equivalent to (v1.TaintNodeUnschedulable, effect NoSchedule).
+UNSCHEDULABLE_TAINT: dict = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+
+
+class NodeUnschedulable(Plugin):
+    """Filter: a node marked unschedulable rejects every pod that does not tolerate
+    ``node.kubernetes.io/unschedulable:NoSchedule`` (UnschedulableAndUnresolvable)."""
+
+    name = NAME
+
+    def filter(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> Status | None:
+        node = node_info.node
+        if not ((node or {}).get("spec") or {}).get("unschedulable"):
+            return None
+        if pod_tolerates_unschedulable(pod_info.tolerations):
+            return None
+        return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_UNSCHEDULABLE)
+
+
+def pod_tolerates_unschedulable(tolerations: list[dict]) -> bool:
+    """Whether ``tolerations`` tolerate ``node.kubernetes.io/unschedulable:NoSchedule``
+    (upstream v1helper.TolerationsTolerateTaint on that taint)."""
+    for toleration in tolerations or ():
+        if tolerates(toleration, UNSCHEDULABLE_TAINT):
+            return True
+    return False
