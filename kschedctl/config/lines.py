@@ -1,0 +1,193 @@
+"""Safe YAML/JSON loading for configuration files, with a line number for every field path.
+
+The document is composed into YAML nodes (libyaml when available) and turned into plain
+Python data by a small walker of our own, so that we can
+  * record the line of every key and list item under its upstream field path
+    (``profiles[0].pluginConfig[1].args.scoringStrategy``), for ``-o github`` annotations;
+  * refuse hostile input with a one-line error instead of a traceback or a hang: alias bombs
+    (a budget of constructed nodes), deep nesting, numbers Go could not decode;
+  * notice duplicate keys, which kube-scheduler's strict decoder rejects.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from kschedctl.errors import InputError
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+#: Limits against hostile input. Real configurations are a few kilobytes and a few levels deep.
+MAX_BYTES = 8 * 1024 * 1024
+MAX_NODES = 200_000
+MAX_DEPTH = 64
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+_TAG = "tag:yaml.org,2002:"
+_constructor = yaml.constructor.SafeConstructor()
+
+
+@dataclass
+class Loaded:
+    """A parsed document: the data, the line of each field path, and duplicate keys seen."""
+
+    data: Any
+    lines: dict[str, int] = field(default_factory=dict)
+    duplicates: list[tuple[str, int]] = field(default_factory=list)
+
+
+def child(path: str, name: str) -> str:
+    """``path.name`` (just ``name`` at the root), as upstream's field.Path.Child prints."""
+    return f"{path}.{name}" if path else name
+
+
+def index(path: str, i: int) -> str:
+    """``path[i]``, as upstream's field.Path.Index prints."""
+    return f"{path}[{i}]"
+
+
+def _flow_depth(text: str) -> int:
+    # Flow collections can nest without indentation; libyaml's composer recurses on them,
+    # so bound the nesting before handing the text over.
+    depth = best = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            if depth > best:
+                best = depth
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return best
+
+
+def load_yaml(text: str, name: str) -> Loaded:
+    """Parse one YAML or JSON document safely; raise InputError (file, line) when it cannot be read."""
+    if len(text) > MAX_BYTES:
+        raise InputError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB", name)
+    if _flow_depth(text) > MAX_DEPTH:
+        raise InputError(f"document is nested more than {MAX_DEPTH} levels deep", name)
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = (exc.problem or exc.context or "malformed YAML").splitlines()[0]
+        raise InputError(f"not valid YAML: {problem}", name, line) from None
+    except yaml.YAMLError as exc:
+        first = (str(exc).splitlines() or ["malformed YAML"])[0]
+        raise InputError(f"not valid YAML: {first}", name) from None
+    except RecursionError:
+        raise InputError("document is nested too deeply", name) from None
+    if node is None:
+        raise InputError("the file is empty", name)
+    walker = _Walker(name)
+    data = walker.build(node, "", 0)
+    return Loaded(data, walker.lines, walker.duplicates)
+
+
+class _Walker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.budget = MAX_NODES
+        self.lines: dict[str, int] = {}
+        self.duplicates: list[tuple[str, int]] = []
+
+    def fail(self, message: str, node: yaml.Node) -> InputError:
+        return InputError(message, self.name, node.start_mark.line + 1)
+
+    def build(self, node: yaml.Node, path: str, depth: int) -> Any:
+        self.budget -= 1
+        if self.budget < 0:
+            raise self.fail(f"document expands to more than {MAX_NODES} nodes (alias bomb?)", node)
+        if depth > MAX_DEPTH:
+            raise self.fail(f"document is nested more than {MAX_DEPTH} levels deep", node)
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            out = []
+            for i, item in enumerate(node.value):
+                p = index(path, i)
+                self.lines.setdefault(p, item.start_mark.line + 1)
+                out.append(self.build(item, p, depth + 1))
+            return out
+        if isinstance(node, yaml.MappingNode):
+            return self.mapping(node, path, depth)
+        raise self.fail("unsupported YAML node", node)  # pragma: no cover
+
+    def mapping(self, node: yaml.MappingNode, path: str, depth: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        merged: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _TAG + "merge":
+                # ``<<: *anchor`` (Go's YAML library honours merge keys too): explicit keys win.
+                sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                for src in sources:
+                    value = self.build(src, path, depth + 1)
+                    if not isinstance(value, dict):
+                        raise self.fail("a merge key (<<) must refer to a mapping", src)
+                    for k, v in value.items():
+                        merged.setdefault(k, v)
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise self.fail("mapping keys must be plain strings", key_node)
+            key = self.scalar(key_node)
+            key = "null" if key is None else (str(key).lower() if isinstance(key, bool) else str(key))
+            p = child(path, key)
+            line = key_node.start_mark.line + 1
+            if key in out:
+                self.duplicates.append((p, line))
+            self.lines[p] = line
+            out[key] = self.build(value_node, p, depth + 1)
+        for k, v in merged.items():
+            out.setdefault(k, v)
+        return out
+
+    def scalar(self, node: yaml.ScalarNode) -> Any:
+        tag = node.tag
+        try:
+            if tag == _TAG + "int":
+                value = _constructor.construct_yaml_int(node)
+                if not _INT64_MIN <= value <= _INT64_MAX:
+                    raise self.fail(f"number {node.value[:40]} is out of range for a 64-bit integer", node)
+                return value
+            if tag == _TAG + "float":
+                fvalue = _constructor.construct_yaml_float(node)
+                if math.isinf(fvalue) or math.isnan(fvalue):
+                    raise self.fail(f"number {node.value[:40]} cannot be represented", node)
+                return fvalue
+            if tag == _TAG + "bool":
+                return _constructor.construct_yaml_bool(node)
+            if tag == _TAG + "null":
+                return None
+        except InputError:
+            raise
+        except (ValueError, OverflowError):
+            raise self.fail(f"number {node.value[:40]!r} cannot be read", node) from None
+        # Strings, and everything Go would read as a string (timestamps, binary, custom tags).
+        return str(node.value)
+
+
+#: Upstream paths that do not spell the YAML path (v1.34 reports RequestedToCapacityRatio shape
+#: errors under ``scoringStrategy.shape``; the multi-queue-sort error says ``Enabled``).
+_PATH_ALIASES = ((".scoringStrategy.shape", ".scoringStrategy.requestedToCapacityRatio.shape"),
+                 (".queueSort.Enabled", ".queueSort.enabled"))
+
+
+def line_for(lines: dict[str, int], path: str) -> int | None:
+    """The YAML line of ``path``, or of its nearest ancestor present in the file."""
+    for upstream, yaml_path in _PATH_ALIASES:
+        if upstream in path:
+            path = path.replace(upstream, yaml_path)
+    p = path
+    while p:
+        if p in lines:
+            return lines[p]
+        cut = max(p.rfind("."), p.rfind("["))
+        if cut <= 0:
+            return lines.get(p)
+        p = p[:cut]
+    return None

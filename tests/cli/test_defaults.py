@@ -1,0 +1,71 @@
+"""``kschedctl defaults``: the effective configuration, as --write-config-to prints it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from tests.cli.helpers import run_cli
+
+HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+
+
+def test_builtin_default_yaml() -> None:
+    result = run_cli("defaults")
+    assert result.exit_code == 0, result.stderr
+    data = yaml.safe_load(result.stdout)
+    assert data["apiVersion"] == "kubescheduler.config.k8s.io/v1"
+    assert data["kind"] == "KubeSchedulerConfiguration"
+    prof = data["profiles"][0]
+    assert prof["schedulerName"] == "default-scheduler"
+    names = [p["name"] for p in prof["plugins"]["multiPoint"]["enabled"]]
+    assert names[0] == "SchedulingGates" and names[-1] == "DefaultBinder"
+    assert names.index("DynamicResources") + 1 == names.index("DefaultPreemption")
+    assert [pc["name"] for pc in prof["pluginConfig"]] == [
+        "DefaultPreemption", "DynamicResources", "InterPodAffinity", "NodeAffinity",
+        "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread", "VolumeBinding"]
+    assert data["percentageOfNodesToScore"] == 0
+
+
+def test_json_output_of_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(HEAD + "profiles:\n- schedulerName: packer\n  pluginConfig:\n  - name: NodeResourcesFit\n"
+                    "    args: {scoringStrategy: {type: MostAllocated}}\n", encoding="utf-8")
+    result = run_cli("defaults", "-o", "json", str(path))
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    fit = data["profiles"][0]["pluginConfig"][0]
+    assert fit == {"name": "NodeResourcesFit", "args": {
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "NodeResourcesFitArgs",
+        "scoringStrategy": {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+                            "type": "MostAllocated"}}}
+
+
+def test_defaults_of_the_output_are_a_fixed_point(tmp_path: Path) -> None:
+    first = run_cli("defaults")
+    path = tmp_path / "d.yaml"
+    path.write_text(first.stdout, encoding="utf-8")
+    second = run_cli("defaults", str(path))
+    assert second.exit_code == 0, second.stderr
+    assert yaml.safe_load(second.stdout) == yaml.safe_load(first.stdout)
+
+
+def test_invalid_config_exits_2_naming_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(HEAD + "parallelism: 0\n", encoding="utf-8")
+    result = run_cli("defaults", str(path))
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (f"error: {path}:3: invalid scheduler configuration: parallelism: "
+                                     "Invalid value: 0: should be an integer value greater than zero")
+
+
+def test_removed_version_warning_on_stderr(tmp_path: Path) -> None:
+    path = tmp_path / "old.yaml"
+    path.write_text("apiVersion: kubescheduler.config.k8s.io/v1beta2\nkind: KubeSchedulerConfiguration\n",
+                    encoding="utf-8")
+    result = run_cli("defaults", str(path))
+    assert result.exit_code == 0
+    assert "removed in Kubernetes v1.28" in result.stderr
+    assert yaml.safe_load(result.stdout)["apiVersion"] == "kubescheduler.config.k8s.io/v1"
