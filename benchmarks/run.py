@@ -1,0 +1,92 @@
+"""Time kschedctl on synthetic clusters: load, explain, nodes evaluated per second.
+
+    python3 -m benchmarks.run                 # 500, 5,000 and 15,000 nodes, 10 pods per node
+    python3 -m benchmarks.run --nodes 5000 --yaml
+
+"load" builds what every explain needs once per cluster: a PodInfo per pod and the snapshot
+(NodeInfos in node-tree order, image summaries). With ``--yaml`` it also includes writing the
+cluster as one YAML file and reading it back through ``kschedctl.inputs`` (when available).
+"explain" is one pod through the default profile, with every node evaluated
+(percentageOfNodesToScore 100) and with upstream's adaptive percentage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+from benchmarks.synthetic import cluster_objects, pending_pod
+
+
+def _config(percentage: int) -> object:
+    from kschedctl.config import load_config
+
+    cfg = copy.deepcopy(load_config(None))
+    cfg.percentage_of_nodes_to_score = percentage
+    for p in cfg.profiles:
+        p.percentage_of_nodes_to_score = None
+    return cfg
+
+
+def _load(nodes: list[dict], pods: list[dict], via_yaml: bool) -> object:
+    if not via_yaml:
+        return SimpleNamespace(nodes=nodes, pods=pods, priority_classes={}, namespaces={}, warnings=[])
+    import yaml
+
+    from kschedctl.inputs.cluster import load_cluster
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cluster.yaml"
+        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+        path.write_text(yaml.dump_all(nodes + pods, Dumper=dumper), encoding="utf-8")
+        return load_cluster([str(path)])
+
+
+def bench(num_nodes: int, pods_per_node: int, via_yaml: bool) -> dict[str, float]:
+    from kschedctl.scheduler.explain import Explainer
+
+    nodes, pods = cluster_objects(num_nodes, pods_per_node)
+    t0 = time.perf_counter()
+    cluster = _load(nodes, pods, via_yaml)
+    explainer_all = Explainer(cluster, _config(100), seed=1)
+    load = time.perf_counter() - t0
+
+    out: dict[str, float] = {"nodes": num_nodes, "pods": len(pods), "load_s": load}
+    for label, explainer in (("all", explainer_all),
+                             ("adaptive", Explainer(cluster, _config(0), seed=1,
+                                                    pod_infos=None if via_yaml else None))):
+        explainer.explain(pending_pod("warm-up"))  # builds the framework (plugins) once
+        t1 = time.perf_counter()
+        result = explainer.explain(pending_pod())
+        took = time.perf_counter() - t1
+        evaluated = sum(1 for n in result.nodes if n.evaluated)
+        out[f"explain_{label}_s"] = took
+        out[f"evaluated_{label}"] = evaluated
+        out[f"nodes_per_s_{label}"] = evaluated / took if took else 0.0
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, action="append", help="cluster size (repeatable)")
+    parser.add_argument("--pods-per-node", type=int, default=10)
+    parser.add_argument("--yaml", action="store_true", help="include YAML writing/reading in the load time")
+    args = parser.parse_args(argv)
+    sizes = args.nodes or [500, 5000, 15000]
+    print(f"{'nodes':>7} {'pods':>7} {'load s':>8} {'explain s (all)':>16} {'nodes/s (all)':>14} "
+          f"{'explain s (adaptive)':>21} {'evaluated':>10}")
+    for n in sizes:
+        r = bench(n, args.pods_per_node, args.yaml)
+        print(f"{int(r['nodes']):>7} {int(r['pods']):>7} {r['load_s']:>8.2f} {r['explain_all_s']:>16.3f} "
+              f"{r['nodes_per_s_all']:>14,.0f} {r['explain_adaptive_s']:>21.3f} {int(r['evaluated_adaptive']):>10}")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1012 @@
+"""The framework runtime: one profile's plugins, run at each extension point as upstream runs them.
+
+Follows pkg/scheduler/framework/runtime/framework.go (kube-scheduler v1.34): PreFilter with Skip
+and PreFilterResult intersection, Filter stopping at the first failure (``all_filters`` runs them
+all, for reports), two-pass filtering with nominated pods, PostFilter, PreScore with Skip,
+Score + NormalizeScore + weights, Reserve/Unreserve, Permit (Wait with its timeout), PreBind,
+Bind, PostBind. Statuses are wrapped and stamped with the plugin name exactly where upstream
+does it, so messages match word for word. A plugin that raises is contained: an Error status
+naming the plugin and the exception.
+
+Every call is recorded into a ``Trace`` (small tuples, no copies) that the reports read.
+Plugins kschedctl has not implemented are skipped by the hot loops and recorded as Error
+("plugin X is not implemented by kschedctl yet"); the scheduler turns any such record into an
+``Error`` outcome.
+
+Also here, because plugins (DefaultPreemption) need them as much as the scheduler does:
+``NodeToStatus``, ``Diagnosis`` and ``FitError`` (upstream framework/types.go, interface.go).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interfaces import (
+    EXTENSION_POINT_METHODS,
+    MAX_NODE_SCORE,
+    MAX_TOTAL_SCORE,
+    MIN_NODE_SCORE,
+    NodeScore,
+)
+from kschedctl.framework.status import Code, PostFilterResult, PreFilterResult, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kschedctl.framework.types import NodeInfo, PodInfo
+
+#: Upper bound of a Permit wait (upstream maxTimeout, 15 minutes), in seconds.
+MAX_PERMIT_TIMEOUT = 15 * 60.0
+
+#: Extension points in upstream's spelling, as the reports show them.
+POINT_NAMES = {
+    "preEnqueue": "PreEnqueue",
+    "queueSort": "QueueSort",
+    "preFilter": "PreFilter",
+    "filter": "Filter",
+    "postFilter": "PostFilter",
+    "preScore": "PreScore",
+    "score": "Score",
+    "reserve": "Reserve",
+    "permit": "Permit",
+    "preBind": "PreBind",
+    "bind": "Bind",
+    "postBind": "PostBind",
+}
+
+_SUCCESS = Code.Success
+_ERROR = Code.Error
+_SKIP = Code.Skip
+_WAIT = Code.Wait
+_UNRESOLVABLE = Code.UnschedulableAndUnresolvable
+_REJECTED = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
+
+
+# ---------------------------------------------------------------------------------------------
+# Upstream vocabulary shared with plugins: NodeToStatus, Diagnosis, FitError
+# ---------------------------------------------------------------------------------------------
+
+
+def go_list(items: Iterable[str]) -> str:
+    """A Go ``%v`` of a sorted string slice: ``[a b c]``."""
+    return "[" + " ".join(sorted(items)) + "]"
+
+
+class NodeToStatus:
+    """Statuses of the nodes a pod does not fit, plus one status for every absent node.
+
+    Upstream ``framework.NodeToStatus``: nodes not set explicitly (never evaluated, or removed by
+    a PreFilterResult) share ``absent_nodes_status``, UnschedulableAndUnresolvable by default.
+    """
+
+    __slots__ = ("_statuses", "_absent")
+
+    def __init__(self, statuses: dict[str, Status] | None = None, absent: Status | None = None) -> None:
+        self._statuses: dict[str, Status] = {} if statuses is None else statuses
+        self._absent = Status(_UNRESOLVABLE) if absent is None else absent
+
+    def get(self, node_name: str) -> Status:
+        return self._statuses.get(node_name, self._absent)
+
+    def set(self, node_name: str, status: Status) -> None:
+        self._statuses[node_name] = status
+
+    def __len__(self) -> int:
+        return len(self._statuses)
+
+    def len(self) -> int:  # upstream spelling
+        return len(self._statuses)
+
+    def absent_nodes_status(self) -> Status:
+        return self._absent
+
+    def set_absent_nodes_status(self, status: Status) -> None:
+        self._absent = status
+
+    def items(self) -> Iterable[tuple[str, Status]]:
+        """The explicitly set (node, status) pairs (upstream ForEachExplicitNode)."""
+        return self._statuses.items()
+
+    def for_each_explicit_node(self, fn: Callable[[str, Status], None]) -> None:
+        for name, status in self._statuses.items():
+            fn(name, status)
+
+    def nodes_for_status_code(self, snapshot: Any, code: Code) -> list["NodeInfo"]:
+        """NodeInfos whose status (explicit, or the absent one) has ``code``, in snapshot order."""
+        if self._absent.code == code:
+            all_nodes = snapshot.node_infos()
+            if not self._statuses:
+                return list(all_nodes)
+            return [n for n in all_nodes if self.get(n.name).code == code]
+        out = []
+        for name, status in self._statuses.items():
+            if status.code == code:
+                node_info = snapshot.get_or_none(name) if hasattr(snapshot, "get_or_none") else snapshot.get(name)
+                if node_info is not None:
+                    out.append(node_info)
+        return out
+
+    def __repr__(self) -> str:
+        return f"NodeToStatus({self._statuses!r}, absent={self._absent!r})"
+
+
+@dataclass
+class Diagnosis:
+    """Why a pod did not fit: per-node statuses, the plugins that said no, PreFilter/PostFilter text."""
+
+    node_to_status: NodeToStatus = field(default_factory=NodeToStatus)
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    pre_filter_msg: str = ""
+    post_filter_msg: str = ""
+
+    def add_plugin_status(self, status: Status | None) -> None:
+        """Upstream ``AddPluginStatus``: remember which plugin rejected (or left pending) the pod."""
+        if status is None or not status.plugin:
+            return
+        if status.code in _REJECTED:
+            self.unschedulable_plugins.add(status.plugin)
+        if status.code == Code.Pending:
+            self.pending_plugins.add(status.plugin)
+
+
+class FitError(Exception):
+    """The pod fits no node; ``str()`` is upstream's ``FitError.Error()`` word for word.
+
+    ``"0/N nodes are available: <PreFilterMsg>."`` or ``"0/N nodes are available: <count reason,
+    ...>."`` (reasons counted per node, absent nodes counted with the absent status, entries
+    sorted as Go's ``sort.Strings`` sorts them), then ``" <PostFilterMsg>"`` when set.
+    """
+
+    def __init__(self, pod: Any, num_all_nodes: int, diagnosis: Diagnosis) -> None:
+        super().__init__()
+        self.pod = pod
+        self.num_all_nodes = num_all_nodes
+        self.diagnosis = diagnosis
+
+    def reason_histogram(self) -> dict[str, int]:
+        """Reason -> number of nodes, including absent nodes (empty after a PreFilter rejection)."""
+        d = self.diagnosis
+        if d.pre_filter_msg:
+            return {}
+        counts: dict[str, int] = {}
+        for _, status in d.node_to_status.items():
+            for reason in status.reasons:
+                counts[reason] = counts.get(reason, 0) + 1
+        explicit = len(d.node_to_status)
+        if explicit < self.num_all_nodes:
+            for reason in d.node_to_status.absent_nodes_status().reasons:
+                counts[reason] = counts.get(reason, 0) + self.num_all_nodes - explicit
+        return counts
+
+    def error(self) -> str:
+        d = self.diagnosis
+        msg = f"0/{self.num_all_nodes} nodes are available:"
+        if d.pre_filter_msg:
+            msg += f" {d.pre_filter_msg}."
+        else:
+            # Go sorts the "<count> <reason>" strings byte-wise, so "10 x" comes before "2 y".
+            entries = sorted(f"{count} {reason}" for reason, count in self.reason_histogram().items())
+            if entries:
+                msg += " " + ", ".join(entries) + "."
+        if d.post_filter_msg:
+            msg += f" {d.post_filter_msg}"
+        return msg
+
+    def __str__(self) -> str:
+        return self.error()
+
+
+# ---------------------------------------------------------------------------------------------
+# The trace: what the reports read
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class StageRecord:
+    """One pod-level plugin call (or a framework-level verdict when ``plugin`` is empty)."""
+
+    point: str  # upstream spelling: "PreFilter", "Permit", ...
+    plugin: str
+    status: Status | None
+    extra: dict | None = None  # e.g. {"nodes": [...]} for a PreFilterResult, {"timeout": 10.0} for Wait
+
+
+@dataclass
+class Trace:
+    """Everything one scheduling cycle did, recorded as it happened.
+
+    ``filters[node]`` holds ``(plugin, status)`` of the filter plugins that ran on that node
+    (status None = Success); ``scores`` holds, per score plugin, the raw and normalized score of
+    every scored node (lists aligned with ``scored_nodes``).
+    """
+
+    stages: list[StageRecord] = field(default_factory=list)
+    filters: dict[str, list[tuple[str, Status | None]]] = field(default_factory=dict)
+    nominated_nodes: set[str] = field(default_factory=set)
+    scored_nodes: list[str] = field(default_factory=list)
+    score_plugins: list[str] = field(default_factory=list)
+    raw_scores: dict[str, list[int]] = field(default_factory=dict)
+    normalized_scores: dict[str, list[int]] = field(default_factory=dict)
+    score_error: Status | None = None
+    #: plugin -> extension points (upstream spelling) where kschedctl had to skip it.
+    not_implemented: dict[str, list[str]] = field(default_factory=dict)
+
+    def stage(self, point: str, plugin: str, status: Status | None, extra: dict | None = None) -> None:
+        self.stages.append(StageRecord(point, plugin, status, extra))
+
+    def missing(self, plugin: str, point: str) -> None:
+        points = self.not_implemented.setdefault(plugin, [])
+        if point not in points:
+            points.append(point)
+
+
+@dataclass
+class NodePluginScores:
+    """A node's weighted score per plugin and their sum (upstream ``NodePluginScores``)."""
+
+    name: str
+    scores: list[tuple[str, int]]
+    total_score: int
+
+
+# ---------------------------------------------------------------------------------------------
+# Handle
+# ---------------------------------------------------------------------------------------------
+
+
+class PodNominator:
+    """Pods nominated to nodes (``status.nominatedNodeName``) that are not bound yet."""
+
+    def __init__(self, pod_infos: Iterable["PodInfo"] = ()) -> None:
+        self._by_node: dict[str, list["PodInfo"]] = {}
+        for pod_info in pod_infos:
+            self.add(pod_info)
+
+    def add(self, pod_info: "PodInfo", node_name: str | None = None) -> None:
+        node_name = node_name or pod_info.nominated_node_name
+        if node_name:
+            self._by_node.setdefault(node_name, []).append(pod_info)
+
+    def remove(self, pod_info: "PodInfo") -> None:
+        for pods in self._by_node.values():
+            for i, other in enumerate(pods):
+                if other.uid == pod_info.uid and other.key == pod_info.key:
+                    del pods[i]
+                    return
+
+    def nominated_pods_for_node(self, node_name: str) -> list["PodInfo"]:
+        return self._by_node.get(node_name, [])
+
+    def __bool__(self) -> bool:
+        return any(self._by_node.values())
+
+
+class FrameworkHandle:
+    """What plugins get at construction: the current snapshot, the cluster, the run's settings.
+
+    The scheduler swaps the snapshot between cycles; plugins must read it through ``snapshot()``
+    each time, as upstream plugins read the SharedLister.
+    """
+
+    def __init__(
+        self,
+        snapshot: Any = None,
+        cluster: Any = None,
+        parallelism: int = 16,
+        nominator: PodNominator | None = None,
+    ) -> None:
+        self._snapshot = snapshot
+        self._cluster = cluster
+        self._parallelism = parallelism
+        self.nominator = nominator if nominator is not None else PodNominator()
+        self.framework: "Framework | None" = None
+
+    def snapshot(self) -> Any:
+        return self._snapshot
+
+    snapshot_shared_lister = snapshot
+
+    def set_snapshot(self, snapshot: Any) -> None:
+        self._snapshot = snapshot
+
+    def cluster(self) -> Any:
+        return self._cluster
+
+    def set_cluster(self, cluster: Any) -> None:
+        self._cluster = cluster
+
+    def parallelism(self) -> int:
+        return self._parallelism
+
+    def nominated_pods_for_node(self, node_name: str) -> list["PodInfo"]:
+        return self.nominator.nominated_pods_for_node(node_name)
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod_info: "PodInfo", node_info: "NodeInfo"
+    ) -> Status | None:
+        assert self.framework is not None, "handle not attached to a framework"
+        return self.framework.run_filter_plugins_with_nominated_pods(state, pod_info, node_info)
+
+    def run_pre_filter_extension_add_pod(self, state, pod_info, pod_info_to_add, node_info) -> Status | None:
+        assert self.framework is not None, "handle not attached to a framework"
+        return self.framework.run_pre_filter_extension_add_pod(state, pod_info, pod_info_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(self, state, pod_info, pod_info_to_remove, node_info) -> Status | None:
+        assert self.framework is not None, "handle not attached to a framework"
+        return self.framework.run_pre_filter_extension_remove_pod(state, pod_info, pod_info_to_remove, node_info)
+
+    def profile_name(self) -> str:
+        return self.framework.profile_name if self.framework is not None else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# The framework
+# ---------------------------------------------------------------------------------------------
+
+
+def _raised(plugin: str, method: str, exc: BaseException) -> Status:
+    """The Error status of a plugin that raised instead of returning a status."""
+    return Status(Code.Error, f"plugin {plugin} raised {type(exc).__name__} in {method}: {exc}", error=exc,
+                  plugin=plugin)
+
+
+def _is_not_implemented(plugin: Any) -> bool:
+    return getattr(plugin, "not_implemented", False) is True
+
+
+def _err(message: str, plugin: str = "", cause: BaseException | None = None) -> Status:
+    return Status(Code.Error, message, error=cause, plugin=plugin)
+
+
+class Framework:
+    """One profile's plugins per extension point, with upstream's ``Run*`` semantics.
+
+    ``plugins`` maps each extension point (config spelling) to plugin instances in run order;
+    instances flagged ``not_implemented`` (see ``kschedctl.plugins.registry``) stay in the lists
+    so that "has Score plugins" and ordering match the configuration, but are never called.
+    ``weights`` are the Score weights (upstream getScoreWeights: 0 or unset means 1).
+    """
+
+    def __init__(
+        self,
+        profile_name: str,
+        plugins: dict[str, list[Any]],
+        weights: dict[str, int] | None = None,
+        percentage_of_nodes_to_score: int | None = None,
+        handle: FrameworkHandle | None = None,
+    ) -> None:
+        self.profile_name = profile_name
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.handle = handle if handle is not None else FrameworkHandle()
+        self.handle.framework = self
+        self.plugins: dict[str, list[Any]] = {p: list(plugins.get(p, ())) for p in EXTENSION_POINT_METHODS}
+        self.weights: dict[str, int] = {}
+        for pl in self.plugins["score"]:
+            w = (weights or {}).get(pl.name) or 1
+            self.weights[pl.name] = int(w)
+        total = 0
+        for w in self.weights.values():
+            if w * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+                raise ValueError("total score of Score plugins could overflow")
+            total += w * MAX_NODE_SCORE
+        self.trace: Trace | None = None
+        self.all_filters = False
+        # Bound methods for the hot loops, taken once; a plugin lacking the method for a point it
+        # is configured at (a partial port) counts as not implemented there.
+        self._missing: dict[str, list[str]] = {}
+        self._filters: list[tuple[str, Callable]] = self._bind("filter")
+        self._filter_cache_key: Any = None
+        self._filter_cache: list[tuple[str, Callable]] = self._filters
+        self._add_pod = [(pl.name, pl.add_pod) for pl in self._implemented("preFilter")
+                         if callable(getattr(pl, "add_pod", None))]
+        self._remove_pod = [(pl.name, pl.remove_pod) for pl in self._implemented("preFilter")
+                            if callable(getattr(pl, "remove_pod", None))]
+
+    # -- construction helpers -----------------------------------------------------------------
+    def _implemented(self, point: str) -> list[Any]:
+        method = EXTENSION_POINT_METHODS[point]
+        return [pl for pl in self.plugins[point] if not _is_not_implemented(pl) and callable(getattr(pl, method, None))]
+
+    def _bind(self, point: str) -> list[tuple[str, Callable]]:
+        method = EXTENSION_POINT_METHODS[point]
+        out = []
+        for pl in self.plugins[point]:
+            fn = None if _is_not_implemented(pl) else getattr(pl, method, None)
+            if callable(fn):
+                out.append((pl.name, fn))
+            else:
+                self._missing.setdefault(point, []).append(pl.name)
+        return out
+
+    def missing_at(self, point: str) -> list[str]:
+        """Plugins configured at ``point`` that kschedctl cannot run there, in configured order."""
+        method = EXTENSION_POINT_METHODS[point]
+        return [pl.name for pl in self.plugins[point]
+                if _is_not_implemented(pl) or not callable(getattr(pl, method, None))]
+
+    def plugin_names(self, point: str) -> list[str]:
+        return [pl.name for pl in self.plugins[point]]
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.plugins["filter"])
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.plugins["postFilter"])
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.plugins["score"])
+
+    def queue_sort_func(self) -> Callable[[Any, Any], bool]:
+        for pl in self.plugins["queueSort"]:
+            if not _is_not_implemented(pl) and callable(getattr(pl, "less", None)):
+                return pl.less
+        return lambda a, b: False
+
+    def begin_trace(self, all_filters: bool = False) -> Trace:
+        """Start recording a new cycle (the previous trace is dropped)."""
+        self.trace = Trace()
+        self.all_filters = all_filters
+        return self.trace
+
+    def _skip_missing(self, point: str, plugin: Any) -> bool:
+        """Record and report True when ``plugin`` cannot run at ``point`` (pod-level points)."""
+        if _is_not_implemented(plugin) or not callable(getattr(plugin, EXTENSION_POINT_METHODS[point], None)):
+            if self.trace is not None:
+                msg = getattr(plugin, "message", None) or f"plugin {plugin.name} is not implemented by kschedctl yet"
+                self.trace.stage(POINT_NAMES[point], plugin.name, Status(Code.Error, msg, plugin=plugin.name),
+                                 {"notImplemented": True})
+                self.trace.missing(plugin.name, POINT_NAMES[point])
+            return True
+        return False
+
+    def note_missing_node_level(self, point: str) -> None:
+        """Record the plugins configured at a node-level point (Filter, Score) that cannot run."""
+        if self.trace is not None:
+            for name in self.missing_at(point):
+                self.trace.missing(name, POINT_NAMES[point])
+
+    # -- PreEnqueue ---------------------------------------------------------------------------
+    def run_pre_enqueue_plugins(self, pod_info: "PodInfo") -> Status | None:
+        """Upstream runPreEnqueuePlugins: the first non-success gates the pod (plugin stamped)."""
+        trace = self.trace
+        for pl in self.plugins["preEnqueue"]:
+            if self._skip_missing("preEnqueue", pl):
+                continue
+            try:
+                s = pl.pre_enqueue(pod_info)
+            except Exception as exc:
+                s = _raised(pl.name, "PreEnqueue", exc)
+            if trace is not None:
+                trace.stage("PreEnqueue", pl.name, s)
+            if s is not None and s.code != _SUCCESS:
+                s.plugin = pl.name
+                return s
+        return None
+
+    # -- PreFilter ----------------------------------------------------------------------------
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod_info: "PodInfo"
+    ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
+        """Upstream RunPreFilterPlugins: (merged PreFilterResult, status, plugins that narrowed nodes)."""
+        trace = self.trace
+        skip: set[str] = set()
+        result: PreFilterResult | None = None
+        plugins_with_nodes: set[str] = set()
+        return_status: Status | None = None
+        snapshot = self.handle.snapshot()
+        nodes = snapshot.node_infos() if snapshot is not None else []
+        try:
+            for pl in self.plugins["preFilter"]:
+                if self._skip_missing("preFilter", pl):
+                    continue
+                name = pl.name
+                try:
+                    out = pl.pre_filter(state, pod_info, nodes)
+                    r, s = out if isinstance(out, tuple) else (None, out)
+                except Exception as exc:
+                    r, s = None, _raised(name, "PreFilter", exc)
+                if trace is not None:
+                    extra = None
+                    if r is not None and not r.all_nodes() and (s is None or s.code == _SUCCESS):
+                        extra = {"nodes": sorted(r.node_names or ())}
+                    trace.stage("PreFilter", name, s, extra)
+                if s is not None and s.code == _SKIP:
+                    skip.add(name)
+                    continue
+                if s is not None and s.code != _SUCCESS:
+                    s.plugin = name
+                    if s.code == _UNRESOLVABLE:
+                        # No preemption can help this cycle, so the other PreFilters need not run.
+                        return None, s, set()
+                    if s.code in _REJECTED:
+                        # Preemption runs later and needs every PreFilter's state: keep going.
+                        return_status = s
+                        continue
+                    return None, _err(f'running PreFilter plugin "{name}": {s.message()}', name, s.as_error()), set()
+                if r is not None and not r.all_nodes():
+                    plugins_with_nodes.add(name)
+                result = r if result is None else result.merge(r)
+                if result is not None and not result.all_nodes() and not result.node_names:
+                    if len(plugins_with_nodes) == 1:
+                        msg = f"node(s) didn't satisfy plugin {next(iter(plugins_with_nodes))}"
+                    else:
+                        msg = f"node(s) didn't satisfy plugin(s) {go_list(plugins_with_nodes)} simultaneously"
+                    return result, Status(_UNRESOLVABLE, msg), plugins_with_nodes
+            return result, return_status, plugins_with_nodes
+        finally:
+            state.skip_filter_plugins = skip
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod_info: "PodInfo", pod_info_to_add: "PodInfo", node_info: "NodeInfo"
+    ) -> Status | None:
+        skip = state.skip_filter_plugins
+        for name, fn in self._add_pod:
+            if name in skip:
+                continue
+            try:
+                s = fn(state, pod_info, pod_info_to_add, node_info)
+            except Exception as exc:
+                s = _raised(name, "AddPod", exc)
+            if s is not None and s.code != _SUCCESS:
+                return _err(f'running AddPod on PreFilter plugin "{name}": {s.message()}', cause=s.as_error())
+        return None
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod_info: "PodInfo", pod_info_to_remove: "PodInfo", node_info: "NodeInfo"
+    ) -> Status | None:
+        skip = state.skip_filter_plugins
+        for name, fn in self._remove_pod:
+            if name in skip:
+                continue
+            try:
+                s = fn(state, pod_info, pod_info_to_remove, node_info)
+            except Exception as exc:
+                s = _raised(name, "RemovePod", exc)
+            if s is not None and s.code != _SUCCESS:
+                return _err(f'running RemovePod on PreFilter plugin "{name}": {s.message()}', cause=s.as_error())
+        return None
+
+    # -- Filter -------------------------------------------------------------------------------
+    def _active_filters(self, state: CycleState) -> list[tuple[str, Callable]]:
+        skip = state.skip_filter_plugins
+        if not skip:
+            return self._filters
+        key = (id(skip), len(skip))
+        if key != self._filter_cache_key:
+            self._filter_cache = [(n, f) for n, f in self._filters if n not in skip]
+            self._filter_cache_key = key
+        return self._filter_cache
+
+    def run_filter_plugins(
+        self,
+        state: CycleState,
+        pod_info: "PodInfo",
+        node_info: "NodeInfo",
+        record: list | None = None,
+    ) -> Status | None:
+        """Upstream RunFilterPlugins: the first non-success, rejections stamped, others wrapped.
+
+        With ``self.all_filters`` every filter runs (for the report); the verdict is still the
+        first non-success, as upstream would have stopped there.
+        """
+        first: Status | None = None
+        all_filters = self.all_filters
+        for name, fn in self._active_filters(state):
+            try:
+                status = fn(state, pod_info, node_info)
+            except Exception as exc:
+                status = _raised(name, "Filter", exc)
+            if status is not None and status.code != _SUCCESS:
+                if status.code in _REJECTED:
+                    status.plugin = name
+                else:
+                    # Filters may only say Success or Unschedulable*: anything else is an error.
+                    status = _err(f'running "{name}" filter plugin: {status.message()}', name, status.as_error())
+                if record is not None:
+                    record.append((name, status))
+                if not all_filters:
+                    return status
+                if first is None:
+                    first = status
+            elif record is not None:
+                record.append((name, None))
+        return first
+
+    def run_filter_plugins_with_nominated_pods(
+        self,
+        state: CycleState,
+        pod_info: "PodInfo",
+        node_info: "NodeInfo",
+        record: list | None = None,
+    ) -> Status | None:
+        """Filters with equal-or-higher-priority nominated pods added, then (if that passed and
+        some were added) again without them, as upstream: both must pass."""
+        nominated = self.handle.nominated_pods_for_node(node_info.name)
+        if not nominated:
+            return self.run_filter_plugins(state, pod_info, node_info, record)
+        priority, uid = pod_info.priority, pod_info.uid
+        ge = [pi for pi in nominated if pi.priority >= priority and pi.uid != uid]
+        if not ge:
+            return self.run_filter_plugins(state, pod_info, node_info, record)
+        node_out = node_info.clone()
+        state_out = state.clone()
+        for pi in ge:
+            node_out.add_pod(pi)
+            s = self.run_pre_filter_extension_add_pod(state_out, pod_info, pi, node_out)
+            if s is not None and s.code != _SUCCESS:
+                return Status(Code.Error, s.message(), error=s.error)
+        if self.trace is not None:
+            self.trace.nominated_nodes.add(node_info.name)
+        first_pass: list | None = [] if record is not None else None
+        status = self.run_filter_plugins(state_out, pod_info, node_out, first_pass)
+        if status is not None and status.code != _SUCCESS:
+            if record is not None:
+                record.extend(first_pass)  # type: ignore[arg-type]
+            return status
+        return self.run_filter_plugins(state, pod_info, node_info, record)
+
+    # -- PostFilter ---------------------------------------------------------------------------
+    def run_post_filter_plugins(
+        self, state: CycleState, pod_info: "PodInfo", filtered_node_status: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status | None]:
+        """Upstream RunPostFilterPlugins: stop at the first Success, Error or Unresolvable."""
+        trace = self.trace
+        result: PostFilterResult | None = None
+        reasons: list[str] = []
+        rejector = ""
+        for pl in self.plugins["postFilter"]:
+            if self._skip_missing("postFilter", pl):
+                continue
+            name = pl.name
+            try:
+                out = pl.post_filter(state, pod_info, filtered_node_status)
+                r, s = out if isinstance(out, tuple) else (None, out)
+            except Exception as exc:
+                r, s = None, _raised(name, "PostFilter", exc)
+            if trace is not None:
+                extra = None
+                if r is not None and r.nominated_node_name:
+                    extra = {"nominatedNode": r.nominated_node_name, "victims": list(r.victims)}
+                trace.stage("PostFilter", name, s, extra)
+            if s is None or s.code == _SUCCESS:
+                return r, s
+            if s.code == _UNRESOLVABLE:
+                s.plugin = name
+                return r, s
+            if s.code not in _REJECTED:
+                return None, Status(Code.Error, s.message(), error=s.as_error(), plugin=name)
+            if r is not None and r.nominated_node_name:
+                result = r
+            reasons.extend(s.reasons)
+            if not rejector:
+                rejector = name
+        return result, Status(Code.Unschedulable, *reasons, plugin=rejector)
+
+    # -- PreScore / Score ---------------------------------------------------------------------
+    def run_pre_score_plugins(self, state: CycleState, pod_info: "PodInfo", nodes: list["NodeInfo"]) -> Status | None:
+        trace = self.trace
+        skip: set[str] = set()
+        try:
+            for pl in self.plugins["preScore"]:
+                if self._skip_missing("preScore", pl):
+                    continue
+                name = pl.name
+                try:
+                    s = pl.pre_score(state, pod_info, nodes)
+                except Exception as exc:
+                    s = _raised(name, "PreScore", exc)
+                if trace is not None:
+                    trace.stage("PreScore", name, s)
+                if s is not None and s.code == _SKIP:
+                    skip.add(name)
+                    continue
+                if s is not None and s.code != _SUCCESS:
+                    return _err(f'running PreScore plugin "{name}": {s.message()}', cause=s.as_error())
+            return None
+        finally:
+            state.skip_score_plugins = skip
+
+    def run_score_plugins(
+        self, state: CycleState, pod_info: "PodInfo", nodes: list["NodeInfo"]
+    ) -> tuple[list[NodePluginScores] | None, Status | None]:
+        """Score every node with every (non-skipped) plugin, normalize, weigh; record raw and
+        normalized scores in the trace."""
+        trace = self.trace
+        skip = state.skip_score_plugins
+        self.note_missing_node_level("score")
+        plugins = [pl for pl in self.plugins["score"]
+                   if pl.name not in skip and not _is_not_implemented(pl) and callable(getattr(pl, "score", None))]
+        names = [n.name for n in nodes]
+        if trace is not None:
+            trace.scored_nodes = names
+            trace.score_plugins = [pl.name for pl in plugins]
+        per_plugin: list[list[NodeScore]] = []
+        for pl in plugins:
+            name, fn = pl.name, pl.score
+            scores: list[NodeScore] = []
+            append = scores.append
+            try:
+                for node_info in nodes:
+                    out = fn(state, pod_info, node_info)
+                    if type(out) is tuple:
+                        value, s = out
+                        if s is not None and s.code != _SUCCESS:
+                            return None, self._score_failed(
+                                f'running Score plugins: plugin "{name}" failed with: {s.message()}', s.as_error())
+                    else:
+                        value = out
+                    append(NodeScore(node_info.name, int(value)))
+            except Exception as exc:
+                return None, self._score_failed(
+                    f'running Score plugins: plugin "{name}" failed with: {_raised(name, "Score", exc).message()}', exc)
+            per_plugin.append(scores)
+            if trace is not None:
+                trace.raw_scores[name] = [ns.score for ns in scores]
+        for pl, scores in zip(plugins, per_plugin):
+            normalize = getattr(pl, "normalize_score", None)
+            if not callable(normalize):
+                continue
+            try:
+                s = normalize(state, pod_info, scores)
+            except Exception as exc:
+                s = _raised(pl.name, "NormalizeScore", exc)
+            if s is not None and s.code != _SUCCESS:
+                return None, self._score_failed(
+                    f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {s.message()}', s.as_error())
+        result = [NodePluginScores(n, [], 0) for n in names]
+        for pl, scores in zip(plugins, per_plugin):
+            name = pl.name
+            weight = self.weights.get(name, 1)
+            normalized = [ns.score for ns in scores]
+            if trace is not None:
+                trace.normalized_scores[name] = normalized
+            for i, score in enumerate(normalized):
+                if score > MAX_NODE_SCORE or score < MIN_NODE_SCORE:
+                    return None, self._score_failed(
+                        f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score '
+                        f"{score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+                entry = result[i]
+                weighted = score * weight
+                entry.scores.append((name, weighted))
+                entry.total_score += weighted
+        return result, None
+
+    def _score_failed(self, message: str, cause: BaseException | None = None) -> Status:
+        s = _err(message, cause=cause)
+        if self.trace is not None:
+            self.trace.score_error = s
+        return s
+
+    # -- Reserve / Permit ---------------------------------------------------------------------
+    def run_reserve_plugins_reserve(self, state: CycleState, pod_info: "PodInfo", node_name: str) -> Status | None:
+        trace = self.trace
+        for pl in self.plugins["reserve"]:
+            if self._skip_missing("reserve", pl):
+                continue
+            try:
+                s = pl.reserve(state, pod_info, node_name)
+            except Exception as exc:
+                s = _raised(pl.name, "Reserve", exc)
+            if trace is not None:
+                trace.stage("Reserve", pl.name, s)
+            if s is not None and s.code != _SUCCESS:
+                if s.code in _REJECTED:
+                    s.plugin = pl.name
+                    return s
+                return _err(f'running Reserve plugin "{pl.name}": {s.message()}', cause=s.as_error())
+        return None
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod_info: "PodInfo", node_name: str) -> None:
+        """Unreserve in the reverse order of Reserve, every plugin, errors only recorded."""
+        trace = self.trace
+        for pl in reversed(self.plugins["reserve"]):
+            if _is_not_implemented(pl) or not callable(getattr(pl, "unreserve", None)):
+                continue
+            status = None
+            try:
+                pl.unreserve(state, pod_info, node_name)
+            except Exception as exc:
+                status = _raised(pl.name, "Unreserve", exc)
+            if trace is not None:
+                trace.stage("Unreserve", pl.name, status)
+
+    def run_permit_plugins(
+        self, state: CycleState, pod_info: "PodInfo", node_name: str
+    ) -> tuple[Status | None, dict[str, float]]:
+        """Upstream RunPermitPlugins; also returns each waiting plugin's timeout (capped at 15m)."""
+        trace = self.trace
+        waits: dict[str, float] = {}
+        for pl in self.plugins["permit"]:
+            if self._skip_missing("permit", pl):
+                continue
+            name = pl.name
+            try:
+                out = pl.permit(state, pod_info, node_name)
+                s, timeout = out if isinstance(out, tuple) else (out, 0.0)
+            except Exception as exc:
+                s, timeout = _raised(name, "Permit", exc), 0.0
+            extra = None
+            if s is not None and s.code == _WAIT:
+                timeout = min(float(timeout or 0.0), MAX_PERMIT_TIMEOUT)
+                extra = {"timeout": timeout}
+            if trace is not None:
+                trace.stage("Permit", name, s, extra)
+            if s is None or s.code == _SUCCESS:
+                continue
+            if s.code in _REJECTED:
+                s.plugin = name
+                return s, waits
+            if s.code == _WAIT:
+                waits[name] = timeout
+                continue
+            return _err(f'running Permit plugin "{name}": {s.message()}', name, s.as_error()), waits
+        if waits:
+            return Status(_WAIT, f'one or more plugins asked to wait and no plugin rejected pod "{pod_info.name}"'), waits
+        return None, waits
+
+    # -- PreBind / Bind / PostBind ------------------------------------------------------------
+    def run_pre_bind_plugins(self, state: CycleState, pod_info: "PodInfo", node_name: str) -> Status | None:
+        trace = self.trace
+        for pl in self.plugins["preBind"]:
+            if self._skip_missing("preBind", pl):
+                continue
+            try:
+                s = pl.pre_bind(state, pod_info, node_name)
+            except Exception as exc:
+                s = _raised(pl.name, "PreBind", exc)
+            if trace is not None:
+                trace.stage("PreBind", pl.name, s)
+            if s is not None and s.code != _SUCCESS:
+                if s.code in _REJECTED:
+                    s.plugin = pl.name
+                    return s
+                return _err(f'running PreBind plugin "{pl.name}": {s.message()}', cause=s.as_error())
+        return None
+
+    def run_bind_plugins(self, state: CycleState, pod_info: "PodInfo", node_name: str) -> Status | None:
+        """Bind plugins in order until one does not Skip; Skip when none handled the pod."""
+        trace = self.trace
+        if not self.plugins["bind"]:
+            return Status(_SKIP, "")
+        status: Status | None = Status(_SKIP, "")
+        for pl in self.plugins["bind"]:
+            if self._skip_missing("bind", pl):
+                continue
+            try:
+                status = pl.bind(state, pod_info, node_name)
+            except Exception as exc:
+                status = _raised(pl.name, "Bind", exc)
+            if trace is not None:
+                trace.stage("Bind", pl.name, status)
+            if status is not None and status.code == _SKIP:
+                continue
+            if status is not None and status.code != _SUCCESS:
+                if status.code in _REJECTED:
+                    status.plugin = pl.name
+                    return status
+                return _err(f'running Bind plugin "{pl.name}": {status.message()}', cause=status.as_error())
+            return status
+        return status
+
+    def run_post_bind_plugins(self, state: CycleState, pod_info: "PodInfo", node_name: str) -> None:
+        trace = self.trace
+        for pl in self.plugins["postBind"]:
+            if self._skip_missing("postBind", pl):
+                continue
+            status = None
+            try:
+                pl.post_bind(state, pod_info, node_name)
+            except Exception as exc:
+                status = _raised(pl.name, "PostBind", exc)
+            if trace is not None:
+                trace.stage("PostBind", pl.name, status)
+
+    def __repr__(self) -> str:
+        return f"<Framework {self.profile_name!r}>"
+
+    # -- building from a configuration profile ------------------------------------------------
+    @classmethod
+    def from_profile(
+        cls,
+        profile: Any,
+        registry: Any,
+        handle: FrameworkHandle | None = None,
+        expanded: Any = None,
+    ) -> "Framework":
+        """Build the framework of a (defaulted) configuration profile.
+
+        ``expanded`` is what ``kschedctl.config.expand.expand_plugins(profile, registry.points_of)``
+        returns (computed here when not given): the plugins of each extension point in run order,
+        entries as names, ``(name, weight)`` pairs or objects with ``name``/``weight``. Each
+        plugin is built once, with ``profile.args_for(name)``, and shared by its points.
+        """
+        if expanded is None:
+            from kschedctl.config.expand import expand_plugins  # config is built by its own helper
+
+            expanded = expand_plugins(profile, registry.points_of)
+        handle = handle if handle is not None else FrameworkHandle()
+        per_point = _normalize_expanded(expanded)
+        instances: dict[str, Any] = {}
+        plugins: dict[str, list[Any]] = {}
+        weights: dict[str, int] = {}
+        for point, entries in per_point.items():
+            out = []
+            for name, weight in entries:
+                plugin = instances.get(name)
+                if plugin is None:
+                    args = profile.args_for(name) if hasattr(profile, "args_for") else None
+                    plugin = instances[name] = registry.build(name, args, handle)
+                out.append(plugin)
+                if point == "score" and weight and name not in weights:
+                    weights[name] = int(weight)
+            plugins[point] = out
+        for name, weight in _configured_score_weights(profile):
+            weights.setdefault(name, weight)
+        return cls(
+            getattr(profile, "scheduler_name", "") or "",
+            plugins,
+            weights,
+            getattr(profile, "percentage_of_nodes_to_score", None),
+            handle,
+        )
+
+
+def _entry(entry: Any) -> tuple[str, int | None]:
+    if isinstance(entry, str):
+        return entry, None
+    if isinstance(entry, tuple):
+        return entry[0], (entry[1] if len(entry) > 1 else None)
+    if isinstance(entry, dict):
+        return entry["name"], entry.get("weight")
+    return entry.name, getattr(entry, "weight", None)
+
+
+_POINT_ALIASES = {v: k for k, v in POINT_NAMES.items()}
+_POINT_ALIASES.update({k: k for k in POINT_NAMES})
+_POINT_ALIASES.update({"pre_enqueue": "preEnqueue", "queue_sort": "queueSort", "pre_filter": "preFilter",
+                       "post_filter": "postFilter", "pre_score": "preScore", "pre_bind": "preBind",
+                       "post_bind": "postBind"})
+
+
+def _normalize_expanded(expanded: Any) -> dict[str, list[tuple[str, int | None]]]:
+    """Accept the shapes an expansion may come in and return point -> [(name, weight)]."""
+    out: dict[str, list[tuple[str, int | None]]] = {}
+    if isinstance(expanded, dict):
+        items = expanded.items()
+    else:
+        items = []
+        for point in POINT_NAMES:
+            value = None
+            if hasattr(expanded, "get"):
+                value = expanded.get(point)
+            if value is None:
+                value = getattr(expanded, point, None) or getattr(expanded, _snake(point), None)
+            if value is not None:
+                items.append((point, value))
+    for point, value in items:
+        key = _POINT_ALIASES.get(point)
+        if key is None:
+            continue
+        if hasattr(value, "enabled"):
+            value = value.enabled
+        out[key] = [_entry(e) for e in value or ()]
+    return out
+
+
+def _snake(point: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in point)
+
+
+def _configured_score_weights(profile: Any) -> list[tuple[str, int]]:
+    """Weights from ``score.enabled`` then ``multiPoint.enabled`` (the first one wins, 0 -> 1)."""
+    plugins = getattr(profile, "plugins", None)
+    if plugins is None:
+        return []
+    out: list[tuple[str, int]] = []
+    for attr in ("score", "multi_point"):
+        plugin_set = getattr(plugins, attr, None)
+        for ref in getattr(plugin_set, "enabled", None) or ():
+            name, weight = _entry(ref)
+            out.append((name, int(weight or 0) or 1))
+    return out

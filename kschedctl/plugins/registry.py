@@ -1,0 +1,175 @@
+"""The plugin registry: every built-in plugin in one literal, imported only when a profile uses it.
+
+Upstream keeps the in-tree registry in pkg/scheduler/framework/plugins/registry.go. Here each
+name maps to ``"module:Class"``; a module (or class) that does not exist yet means kschedctl has
+not implemented that plugin. Such a plugin is never dropped: ``Registry.build`` returns a
+stand-in that answers ``Error`` ("plugin X is not implemented by kschedctl yet") at every
+extension point upstream's plugin implements, so the outcome of a cycle that needs it is an
+error, never a silent pass. Custom plugins are added with ``register``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Iterable
+
+from kschedctl.framework.interfaces import EXTENSION_POINT_METHODS, extension_points_of
+from kschedctl.framework.status import Code, Status
+from kschedctl.plugins import names
+
+#: Every built-in plugin: name -> "module:Class" (the class is named exactly like the plugin).
+BUILTIN_PLUGINS: dict[str, str] = {
+    names.SCHEDULING_GATES: "kschedctl.plugins.scheduling_gates:SchedulingGates",
+    names.PRIORITY_SORT: "kschedctl.plugins.priority_sort:PrioritySort",
+    names.NODE_UNSCHEDULABLE: "kschedctl.plugins.node_unschedulable:NodeUnschedulable",
+    names.NODE_NAME: "kschedctl.plugins.node_name:NodeName",
+    names.TAINT_TOLERATION: "kschedctl.plugins.taint_toleration:TaintToleration",
+    names.NODE_AFFINITY: "kschedctl.plugins.node_affinity:NodeAffinity",
+    names.NODE_PORTS: "kschedctl.plugins.node_ports:NodePorts",
+    names.NODE_RESOURCES_FIT: "kschedctl.plugins.node_resources_fit:NodeResourcesFit",
+    names.VOLUME_RESTRICTIONS: "kschedctl.plugins.volume_restrictions:VolumeRestrictions",
+    names.NODE_VOLUME_LIMITS: "kschedctl.plugins.node_volume_limits:NodeVolumeLimits",
+    names.VOLUME_BINDING: "kschedctl.plugins.volume_binding:VolumeBinding",
+    names.VOLUME_ZONE: "kschedctl.plugins.volume_zone:VolumeZone",
+    names.POD_TOPOLOGY_SPREAD: "kschedctl.plugins.pod_topology_spread:PodTopologySpread",
+    names.INTER_POD_AFFINITY: "kschedctl.plugins.inter_pod_affinity:InterPodAffinity",
+    names.DYNAMIC_RESOURCES: "kschedctl.plugins.dynamic_resources:DynamicResources",
+    names.DEFAULT_PREEMPTION: "kschedctl.plugins.default_preemption:DefaultPreemption",
+    names.NODE_RESOURCES_BALANCED_ALLOCATION:
+        "kschedctl.plugins.node_resources_balanced_allocation:NodeResourcesBalancedAllocation",
+    names.IMAGE_LOCALITY: "kschedctl.plugins.image_locality:ImageLocality",
+    names.DEFAULT_BINDER: "kschedctl.plugins.default_binder:DefaultBinder",
+}
+
+
+def not_implemented_message(plugin_name: str) -> str:
+    """The reason of the Error status a plugin kschedctl lacks answers with."""
+    return f"plugin {plugin_name} is not implemented by kschedctl yet"
+
+
+class NotImplementedPlugin:
+    """Stands in for a plugin kschedctl cannot run: Error at each of upstream's extension points.
+
+    ``points`` are the extension points upstream's plugin implements (config spelling); ``detail``
+    says why it is missing (module absent, class absent, import failure).
+    """
+
+    not_implemented = True
+
+    def __init__(self, name: str, points: Iterable[str], detail: str = "") -> None:
+        self.name = name
+        self.points = tuple(points)
+        self.detail = detail
+        self.message = not_implemented_message(name)
+
+    def error(self) -> Status:
+        return Status(Code.Error, self.message, plugin=self.name)
+
+    def __repr__(self) -> str:
+        return f"<plugin {self.name} (not implemented)>"
+
+
+def missing_points(plugin: Any, points: Iterable[str]) -> list[str]:
+    """Of ``points``, those whose method ``plugin`` lacks (partially implemented plugins)."""
+    return [p for p in points if not callable(getattr(plugin, EXTENSION_POINT_METHODS[p], None))]
+
+
+class Registry:
+    """Plugin name -> how to build it. Built-ins load lazily; custom plugins are added later.
+
+    ``points_of(name)`` is what config defaulting needs to expand ``multiPoint``: upstream's
+    extension points for a built-in (even one not implemented yet), the implemented methods
+    for a custom plugin, () for a name nobody knows.
+    """
+
+    def __init__(self, builtins: dict[str, str] | None = None) -> None:
+        self._builtins = dict(BUILTIN_PLUGINS if builtins is None else builtins)
+        self._custom: dict[str, Any] = {}
+        self._loaded: dict[str, Any] = {}
+        self._load_errors: dict[str, str] = {}
+
+    # -- what is known ------------------------------------------------------------------------
+    def names(self) -> list[str]:
+        return list(self._builtins) + [n for n in self._custom if n not in self._builtins]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._custom or name in self._builtins
+
+    def is_builtin(self, name: str) -> bool:
+        return name in self._builtins and name not in self._custom
+
+    def register(self, name: str, factory: Any) -> None:
+        """Add (or replace) a plugin: a class or a callable ``factory(args, handle) -> plugin``."""
+        self._custom[name] = factory
+        self._loaded.pop(name, None)
+
+    def points_of(self, name: str) -> tuple[str, ...]:
+        """Extension points (config spelling) of ``name``; () for a plugin nobody knows."""
+        if name in self._custom:
+            return tuple(extension_points_of(self._custom[name]))
+        if name in self._builtins:
+            return names.IN_TREE_EXTENSION_POINTS.get(name) or tuple(extension_points_of(self.load(name) or object))
+        return ()
+
+    # -- loading ------------------------------------------------------------------------------
+    def load(self, name: str) -> Any | None:
+        """The class (or factory) of ``name``, or None when kschedctl does not implement it."""
+        if name in self._custom:
+            return self._custom[name]
+        if name in self._loaded:
+            return self._loaded[name]
+        target = self._builtins.get(name)
+        cls = None
+        if target is not None:
+            module_name, _, attr = target.partition(":")
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:
+                if exc.name != module_name:  # the module exists but something it needs does not
+                    self._load_errors[name] = f"{module_name} could not be imported: {exc}"
+                else:
+                    self._load_errors[name] = f"module {module_name} does not exist"
+            except Exception as exc:  # a broken module must not take the whole run down
+                self._load_errors[name] = f"{module_name} could not be imported: {type(exc).__name__}: {exc}"
+            else:
+                cls = getattr(module, attr, None)
+                if cls is None:
+                    self._load_errors[name] = f"{module_name} has no class {attr}"
+        self._loaded[name] = cls
+        return cls
+
+    def is_implemented(self, name: str) -> bool:
+        return self.load(name) is not None
+
+    def load_error(self, name: str) -> str:
+        return self._load_errors.get(name, "")
+
+    def build(self, name: str, args: dict | None, handle: Any) -> Any:
+        """An instance of ``name`` built from ``args``; a ``NotImplementedPlugin`` if it is missing.
+
+        Raises KeyError for a name the registry does not know at all (a configuration error the
+        config layer reports before this point).
+        """
+        if name not in self:
+            raise KeyError(name)
+        factory: Callable[..., Any] | None = self.load(name)
+        if factory is None:
+            return NotImplementedPlugin(name, names.IN_TREE_EXTENSION_POINTS.get(name, ()), self.load_error(name))
+        plugin = factory(args, handle)
+        if not getattr(plugin, "name", None):
+            try:
+                plugin.name = name
+            except AttributeError:  # pragma: no cover - a plugin with a read-only name property
+                pass
+        return plugin
+
+
+_DEFAULT: Registry | None = None
+
+
+def default_registry() -> Registry:
+    """The process-wide registry of built-in plugins (custom plugins are registered on it)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Registry()
+    return _DEFAULT

@@ -1,0 +1,292 @@
+"""Tables for ``kschedctl explain``: readable on 5 nodes and on 5,000.
+
+Per pod: a summary, a loud warning for plugins kschedctl cannot run yet, the pod-level stages,
+the filter matrix (nodes x filter plugins: a check mark or the reason), the score table
+(raw -> normalized x weight = weighted, total, rank; the chosen node highlighted, ties marked)
+and, on large clusters, rejections counted by plugin and reason instead of one row per node.
+``wide`` shows every node; ``node`` shows one node in full. Renders result objects only.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich import box
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from kschedctl.scheduler.diagnosis import rejections_by_plugin
+from kschedctl.scheduler.result import ExplainResult, NodeResult
+
+#: Up to this many nodes every node gets a row without --wide.
+SMALL_CLUSTER = 20
+#: On larger clusters, how many of the best-scored nodes are shown.
+TOP_NODES = 10
+
+_OUTCOME_STYLE = {
+    "Scheduled": "bold green",
+    "Unschedulable": "bold red",
+    "Rejected": "bold red",
+    "Gated": "bold yellow",
+    "Error": "bold magenta",
+}
+_CODE_STYLE = {
+    "Success": "green",
+    "Skip": "dim",
+    "Wait": "yellow",
+    "Unschedulable": "yellow",
+    "UnschedulableAndUnresolvable": "red",
+    "Pending": "yellow",
+    "Error": "magenta",
+}
+CHECK = "✓"
+
+
+def render_explain(
+    results: Iterable[ExplainResult],
+    console: Console,
+    wide: bool = False,
+    node: str | None = None,
+    top: int = TOP_NODES,
+) -> None:
+    """Print the tables of every result, one pod after another."""
+    first = True
+    for result in results:
+        if not first:
+            console.rule()
+        first = False
+        for part in explain_renderables(result, wide=wide, node=node, top=top):
+            console.print(part)
+
+
+def explain_renderables(result: ExplainResult, wide: bool = False, node: str | None = None,
+                        top: int = TOP_NODES) -> list:
+    parts: list = [_summary(result)]
+    if result.not_implemented:
+        parts.append(_not_implemented(result))
+    if result.stages:
+        parts.append(_stages(result))
+    if node is not None:
+        parts.extend(_one_node(result, node))
+        return parts
+    small = wide or len(result.nodes) <= SMALL_CLUSTER
+    evaluated = [n for n in result.nodes if n.evaluated or n.filters]
+    if evaluated:
+        if small:
+            parts.append(_filter_matrix(result, evaluated))
+        else:
+            parts.append(_rejections(result))
+    scored = [n for n in result.nodes if n.total_score is not None]
+    if scored:
+        parts.append(_score_table(result, scored, None if small else top))
+    if result.scoring_skipped_upstream:
+        parts.append(Text("Only one node was feasible: upstream picks it without running PreScore/Score; "
+                          "the scores above are shown for information only.", style="dim"))
+    if result.preemption is not None:
+        parts.append(_preemption(result))
+    return parts
+
+
+# -- sections --------------------------------------------------------------------------------
+
+
+def _summary(r: ExplainResult) -> Table:
+    t = Table(box=box.SIMPLE_HEAD, show_header=False, title=f"Pod {r.pod}", title_justify="left",
+              title_style="bold")
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("Profile", r.profile)
+    t.add_row("Outcome", Text(r.outcome, style=_OUTCOME_STYLE.get(r.outcome, "")))
+    chosen = r.selected_node or "-"
+    if r.provisional_node and not r.selected_node:
+        chosen = f"- (without the missing plugins: {r.provisional_node})"
+    t.add_row("Selected node", Text(chosen, style="bold green" if r.selected_node else ""))
+    if len(r.tied_nodes) > 1:
+        seed = f"seed {r.seed}" if r.seed is not None else "no --seed: may differ between runs"
+        t.add_row("Tie", f"{len(r.tied_nodes)} nodes share the top score ({seed}): {_names(r.tied_nodes)}")
+    total = len(r.nodes)
+    t.add_row("Nodes", f"{r.evaluated_nodes} evaluated, {r.feasible_nodes} feasible, {total} in the cluster"
+              + (f" (stops after {r.num_nodes_to_find} feasible)" if r.num_nodes_to_find and
+                 r.num_nodes_to_find < total else ""))
+    if r.message:
+        t.add_row("Message", r.message)
+    return t
+
+
+def _not_implemented(r: ExplainResult) -> Panel:
+    lines = [f"{name}: {', '.join(points)}" for name, points in r.not_implemented.items()]
+    body = Text("kschedctl cannot run these plugins yet, so this answer may differ from kube-scheduler's:\n",
+                style="bold")
+    body.append("\n".join(lines), style="")
+    return Panel(body, title="WARNING: plugins not implemented", border_style="bold red", expand=False)
+
+
+def _stages(r: ExplainResult) -> Table:
+    t = Table(title="Pod-level extension points", title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("Extension point")
+    t.add_column("Plugin")
+    t.add_column("Code")
+    t.add_column("Reasons / details", overflow="fold")
+    for s in r.stages:
+        info = "; ".join(s.reasons)
+        extra = dict(s.extra or {})
+        if s.status is not None and s.status.details:
+            extra.update(s.status.details)
+        extra.pop("notImplemented", None)
+        if extra:
+            info = (info + "  " if info else "") + _short(extra)
+        t.add_row(s.extension_point, s.plugin, Text(s.code, style=_CODE_STYLE.get(s.code, "")), info)
+    return t
+
+
+def _filter_matrix(r: ExplainResult, nodes: list[NodeResult]) -> Table:
+    plugins = list(r.filter_plugins)
+    for n in nodes:
+        for f in n.filters:
+            if f.plugin not in plugins:
+                plugins.insert(0, f.plugin)  # a PreFilter exclusion column comes first
+    t = Table(title="Filter", title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("Node", no_wrap=True)
+    for p in plugins:
+        t.add_column(p, overflow="fold")
+    t.add_column("Feasible")
+    for n in nodes:
+        cells = {f.plugin: f for f in n.filters}
+        row: list = [_node_name(r, n)]
+        for p in plugins:
+            f = cells.get(p)
+            if f is None:
+                row.append(Text("·", style="dim"))
+            elif f.status is None or f.code == "Success":
+                row.append(Text(CHECK, style="green"))
+            elif _is_missing(f.reasons):
+                row.append(Text("not implemented", style="bold magenta"))
+            else:
+                row.append(Text("; ".join(f.reasons) or f.code, style=_CODE_STYLE.get(f.code, "")))
+        row.append(Text("yes", style="green") if n.feasible else Text("no", style="red"))
+        t.add_row(*row)
+    return t
+
+
+def _rejections(r: ExplainResult) -> Table:
+    entries = []
+    for n in r.nodes:
+        v = n.verdict()
+        if v is not None:
+            for reason in v.reasons or [v.code]:
+                entries.append((v.plugin, v.code, reason))
+    rows = rejections_by_plugin(entries)
+    evaluated = sum(1 for n in r.nodes if n.evaluated)
+    t = Table(title=f"Filter: {evaluated} nodes evaluated, {r.feasible_nodes} feasible "
+                    f"(rejections counted by plugin and reason; --wide for every node)",
+              title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("Plugin")
+    t.add_column("Code")
+    t.add_column("Reason", overflow="fold")
+    t.add_column("Nodes", justify="right")
+    for plugin, code, reason, count in rows:
+        t.add_row(plugin, Text(code, style=_CODE_STYLE.get(code, "")), reason, str(count))
+    if not rows:
+        t.add_row("-", "-", "no node was rejected", "0")
+    return t
+
+
+def _score_table(r: ExplainResult, nodes: list[NodeResult], top: int | None) -> Table:
+    ranked = sorted(nodes, key=lambda n: (n.rank or 0, n.name if n.rank else ""))
+    shown = ranked if top is None else ranked[:top]
+    if r.selected_node and all(n.name != r.selected_node for n in shown):
+        shown += [n for n in ranked if n.name == r.selected_node]
+    title = "Score (raw → normalized × weight = weighted)"
+    if top is not None and len(ranked) > len(shown):
+        title += f": top {len(shown)} of {len(ranked)} scored nodes (--wide for all)"
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("#", justify="right")
+    t.add_column("Node", no_wrap=True)
+    plugins = [p for p in r.score_plugins if any(s.plugin == p for n in nodes for s in n.scores)]
+    for p in plugins:
+        t.add_column(p, justify="right")
+    t.add_column("Total", justify="right", style="bold")
+    for n in shown:
+        by = {s.plugin: s for s in n.scores}
+        row: list = [str(n.rank or ""), _node_name(r, n)]
+        for p in plugins:
+            s = by.get(p)
+            if s is None:
+                row.append(Text("skip", style="dim"))
+            elif s.raw == s.normalized:
+                row.append(f"{s.normalized}×{s.weight}={s.weighted}")
+            else:
+                row.append(f"{s.raw}→{s.normalized}×{s.weight}={s.weighted}")
+        total = Text(str(n.total_score))
+        if n.tied:
+            total.append(" (tie)", style="yellow")
+        row.append(total)
+        style = "bold green" if n.name in (r.selected_node, r.provisional_node) else ""
+        t.add_row(*row, style=style)
+    return t
+
+
+def _one_node(r: ExplainResult, name: str) -> list:
+    n = r.node(name)
+    if n is None:
+        return [Text(f"node {name} is not in the cluster", style="bold red")]
+    t = Table(title=f"Node {name}: " + ("feasible" if n.feasible else "not feasible")
+              + ("" if n.evaluated else " (not evaluated)"), title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("Filter plugin")
+    t.add_column("Code")
+    t.add_column("Reasons")
+    t.add_column("Details", overflow="fold")
+    for f in n.filters:
+        details = _short(f.status.details) if f.status is not None and f.status.details else ""
+        t.add_row(f.plugin, Text(f.code, style=_CODE_STYLE.get(f.code, "")), "; ".join(f.reasons), details)
+    parts: list = [t]
+    if n.scores:
+        s = Table(title=f"Scores of {name} (rank {n.rank}, total {n.total_score})", title_justify="left",
+                  box=box.SIMPLE_HEAD)
+        for col in ("Plugin", "Raw", "Normalized", "Weight", "Weighted"):
+            s.add_column(col, justify="left" if col == "Plugin" else "right")
+        for sc in n.scores:
+            s.add_row(sc.plugin, str(sc.raw), str(sc.normalized), str(sc.weight), str(sc.weighted))
+        parts.append(s)
+    return parts
+
+
+def _preemption(r: ExplainResult) -> Panel:
+    p = r.preemption
+    assert p is not None
+    body = Text(f"nominated node: {p.nominated_node}\nvictims: {', '.join(p.victims) or '-'}")
+    return Panel(Group(body), title="Preemption", border_style="yellow", expand=False)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _node_name(r: ExplainResult, n: NodeResult) -> Text:
+    if n.name == r.selected_node:
+        return Text(f"★ {n.name}", style="bold green")
+    if n.name == r.provisional_node:
+        return Text(f"☆ {n.name}", style="green")
+    return Text(n.name)
+
+
+def _names(names: list[str], limit: int = 8) -> str:
+    if len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[:limit]) + f", … (+{len(names) - limit})"
+
+
+def _short(d: dict) -> str:
+    parts = []
+    for k, v in d.items():
+        if k == "binding" and isinstance(v, dict):
+            meta, target = v.get("metadata") or {}, v.get("target") or {}
+            parts.append(f"Binding {meta.get('namespace')}/{meta.get('name')} → {target.get('kind')} {target.get('name')}")
+        else:
+            parts.append(f"{k}={v}")
+    return ", ".join(parts)
+
+
+def _is_missing(reasons: list[str]) -> bool:
+    return len(reasons) == 1 and reasons[0].endswith("is not implemented by kschedctl yet")

@@ -1,0 +1,217 @@
+"""Result objects of ``explain``; ``to_dict()`` is the contract's JSON (camelCase keys).
+
+Fields the contract fixes: kind, pod, profile, outcome, selectedNode, message, evaluatedNodes,
+feasibleNodes, stages, nodes (name, evaluated, feasible, filters, scores, totalScore) and
+preemption. kschedctl adds (the contract allows new fields): tiedNodes, numNodesToFind,
+scoringSkippedUpstream, notImplemented, provisionalNode, seed, and per node rank, tied,
+nominatedPodsConsidered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kschedctl.framework.status import Status
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` made of dicts, lists, strings, numbers, booleans and None only."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [jsonable(v) for v in value]
+        return sorted(items, key=str) if isinstance(value, (set, frozenset)) else items
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return jsonable(to_dict())
+    return str(value)
+
+
+def _status_dict(status: Status | None) -> dict[str, Any]:
+    if status is None:
+        return {"code": "Success", "reasons": []}
+    out: dict[str, Any] = {"code": str(status.code), "reasons": list(status.reasons)}
+    if status.details:
+        out["details"] = jsonable(status.details)
+    return out
+
+
+@dataclass(slots=True)
+class StageResult:
+    """One pod-level plugin call."""
+
+    extension_point: str
+    plugin: str
+    status: Status | None
+    extra: dict | None = None
+
+    @property
+    def code(self) -> str:
+        return "Success" if self.status is None else str(self.status.code)
+
+    @property
+    def reasons(self) -> list[str]:
+        return [] if self.status is None else list(self.status.reasons)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"extensionPoint": self.extension_point, "plugin": self.plugin}
+        out.update(_status_dict(self.status))
+        if self.extra:
+            out.update(jsonable(self.extra))
+        return out
+
+
+@dataclass(slots=True)
+class FilterResult:
+    """One filter plugin's verdict on one node."""
+
+    plugin: str
+    status: Status | None
+
+    @property
+    def code(self) -> str:
+        return "Success" if self.status is None else str(self.status.code)
+
+    @property
+    def reasons(self) -> list[str]:
+        return [] if self.status is None else list(self.status.reasons)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"plugin": self.plugin}
+        out.update(_status_dict(self.status))
+        return out
+
+
+@dataclass(slots=True)
+class ScoreResult:
+    """One score plugin on one node: raw -> normalized x weight = weighted."""
+
+    plugin: str
+    raw: int
+    normalized: int
+    weight: int
+    weighted: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"plugin": self.plugin, "raw": self.raw, "normalized": self.normalized, "weight": self.weight,
+                "weighted": self.weighted}
+
+
+@dataclass(slots=True)
+class NodeResult:
+    """Everything that happened to one node in the cycle."""
+
+    name: str
+    evaluated: bool
+    feasible: bool
+    filters: list[FilterResult] = field(default_factory=list)
+    scores: list[ScoreResult] = field(default_factory=list)
+    total_score: int | None = None
+    rank: int | None = None
+    tied: bool = False
+    nominated_pods_considered: bool = False
+
+    def verdict(self) -> FilterResult | None:
+        """The filter result that decided this node (the first non-success), if any."""
+        for f in self.filters:
+            if f.status is not None and f.status.code.name != "Success":
+                return f
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "evaluated": self.evaluated,
+            "feasible": self.feasible,
+            "filters": [f.to_dict() for f in self.filters],
+            "scores": [s.to_dict() for s in self.scores],
+            "totalScore": self.total_score,
+        }
+        if self.rank is not None:
+            out["rank"] = self.rank
+        if self.tied:
+            out["tied"] = True
+        if self.nominated_pods_considered:
+            out["nominatedPodsConsidered"] = True
+        return out
+
+
+@dataclass
+class Preemption:
+    nominated_node: str
+    victims: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"nominatedNode": self.nominated_node, "victims": list(self.victims)}
+
+
+@dataclass
+class ExplainResult:
+    """The answer for one pod (contract: ``kind: ExplainResult``)."""
+
+    pod: str
+    profile: str
+    outcome: str
+    selected_node: str | None
+    message: str
+    evaluated_nodes: int
+    feasible_nodes: int
+    stages: list[StageResult] = field(default_factory=list)
+    nodes: list[NodeResult] = field(default_factory=list)
+    preemption: Preemption | None = None
+    tied_nodes: list[str] = field(default_factory=list)
+    num_nodes_to_find: int = 0
+    scoring_skipped_upstream: bool = False
+    not_implemented: dict[str, list[str]] = field(default_factory=dict)
+    provisional_node: str | None = None
+    seed: int | None = None
+    all_filters: bool = False
+    score_plugins: list[str] = field(default_factory=list)
+    filter_plugins: list[str] = field(default_factory=list)
+
+    @property
+    def scheduled(self) -> bool:
+        return self.outcome == "Scheduled"
+
+    def node(self, name: str) -> NodeResult | None:
+        for n in self.nodes:
+            if n.name == name:
+                return n
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": "ExplainResult",
+            "pod": self.pod,
+            "profile": self.profile,
+            "outcome": self.outcome,
+            "selectedNode": self.selected_node,
+            "message": self.message,
+            "evaluatedNodes": self.evaluated_nodes,
+            "feasibleNodes": self.feasible_nodes,
+            "stages": [s.to_dict() for s in self.stages],
+            "nodes": [n.to_dict() for n in self.nodes],
+            "preemption": self.preemption.to_dict() if self.preemption is not None else None,
+            "tiedNodes": list(self.tied_nodes),
+            "numNodesToFind": self.num_nodes_to_find,
+            "scoringSkippedUpstream": self.scoring_skipped_upstream,
+            "notImplemented": {k: list(v) for k, v in self.not_implemented.items()},
+        }
+        if self.provisional_node:
+            out["provisionalNode"] = self.provisional_node
+        if self.seed is not None:
+            out["seed"] = self.seed
+        return out
+
+
+@dataclass
+class ExplainResultList:
+    """Several pods (contract: ``kind: ExplainResultList``)."""
+
+    items: list[ExplainResult]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "ExplainResultList", "items": [r.to_dict() for r in self.items]}

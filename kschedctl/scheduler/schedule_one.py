@@ -1,0 +1,484 @@
+"""One scheduling cycle, as pkg/scheduler/schedule_one.go (kube-scheduler v1.34) runs it.
+
+``Scheduler.schedule_pod`` is upstream's ``schedulePod``: PreFilter, the nominated node first,
+Filter over ``numFeasibleNodesToFind`` nodes from the rotating start index, the single feasible
+node shortcut, PreScore/Score, and ``selectHost``'s random pick among the top scores (seeded,
+so ``--seed`` reproduces it). ``Scheduler.run_cycle`` adds what ``ScheduleOne`` does around it
+(PreEnqueue, PostFilter/preemption, Reserve, Permit, PreBind, Bind, PostBind) and returns a
+``CycleOutcome`` for the report; it never touches a cluster.
+
+Known differences from upstream (also in the README's Fidelity section):
+- upstream checks nodes with 16 goroutines and stops once enough feasible nodes are found, so
+  which nodes beyond that number got checked varies run to run; kschedctl checks them one by
+  one in order, which is the result upstream gets with parallelism 1;
+- when exactly one node is feasible upstream skips PreScore/Score; kschedctl still computes the
+  scores (on a copy of the cycle state, errors ignored) so the report can show them, and marks
+  the result ``scoringSkippedUpstream``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.runtime import (
+    Diagnosis,
+    FitError,
+    Framework,
+    NodePluginScores,
+    NodeToStatus,
+    Trace,
+    go_list,
+)
+from kschedctl.framework.status import Code, PostFilterResult, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kschedctl.framework.types import NodeInfo, PodInfo
+
+#: Upstream constants (schedule_one.go).
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+#: Event messages are cut to this many bytes (validation.NoteLengthLimit).
+NOTE_LENGTH_LIMIT = 1024
+
+NO_NODES_AVAILABLE_MSG = "no nodes available to schedule pods"
+
+_SUCCESS = Code.Success
+_REJECTED = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
+
+
+class NoNodesAvailable(Exception):
+    """The snapshot has no node at all (upstream ErrNoNodesAvailable)."""
+
+    def __str__(self) -> str:
+        return NO_NODES_AVAILABLE_MSG
+
+
+class SchedulingError(Exception):
+    """A plugin or the framework failed (an ``Error`` status, not a "no")."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message())
+        self.status = status
+
+
+@dataclass
+class ScheduleResult:
+    suggested_host: str
+    evaluated_nodes: int
+    feasible_nodes: int
+    #: kschedctl additions for the report.
+    tied_nodes: list[str] = field(default_factory=list)
+    scoring_skipped_upstream: bool = False
+
+
+@dataclass
+class CycleOutcome:
+    """Everything the report needs from one cycle (turned into an ``ExplainResult`` later)."""
+
+    pod_info: Any
+    profile: str
+    outcome: str  # Scheduled | Unschedulable | Gated | Rejected | Error
+    selected_node: str | None = None
+    message: str = ""
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+    visit_order: list[str] = field(default_factory=list)
+    feasible: list[str] = field(default_factory=list)
+    excluded_by_prefilter: list[str] = field(default_factory=list)
+    prefilter_exclusion: Status | None = None
+    prefilter_rejection: Status | None = None
+    node_scores: list[NodePluginScores] | None = None
+    tied_nodes: list[str] = field(default_factory=list)
+    scoring_skipped_upstream: bool = False
+    num_nodes_to_find: int = 0
+    start_index: int = 0
+    preemption: PostFilterResult | None = None
+    diagnosis: Diagnosis | None = None
+    trace: Trace | None = None
+    provisional_node: str | None = None
+    weights: dict[str, int] = field(default_factory=dict)
+
+
+def truncate_message(message: str) -> str:
+    """Upstream truncateMessage: at most 1024 bytes, the end replaced by " ..."."""
+    data = message.encode("utf-8")
+    if len(data) <= NOTE_LENGTH_LIMIT:
+        return message
+    return data[: NOTE_LENGTH_LIMIT - 4].decode("utf-8", errors="ignore") + " ..."
+
+
+def go_duration(seconds: float) -> str:
+    """A duration as Go's ``time.Duration.String()`` prints it ("10s", "1m30s", "1.5s", "0s")."""
+    nanos = round(seconds * 1e9)
+    if nanos == 0:
+        return "0s"
+    sign = "-" if nanos < 0 else ""
+    nanos = abs(nanos)
+    if nanos < 1_000_000_000:
+        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
+            if nanos >= size or unit == "ns":
+                return sign + _trim(nanos / size) + unit
+    hours, rest = divmod(nanos, 3_600_000_000_000)
+    minutes, rest = divmod(rest, 60_000_000_000)
+    secs = _trim(rest / 1e9)
+    if hours:
+        return f"{sign}{hours}h{minutes}m{secs}s"
+    if minutes:
+        return f"{sign}{minutes}m{secs}s"
+    return f"{sign}{secs}s"
+
+
+def _trim(value: float) -> str:
+    text = f"{value:.9f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+class Scheduler:
+    """Upstream's Scheduler as far as one cycle needs it: the snapshot, the rotating start index,
+    the global ``percentageOfNodesToScore`` and the random source of ``selectHost``."""
+
+    def __init__(
+        self,
+        snapshot: Any,
+        percentage_of_nodes_to_score: int | None = 0,
+        seed: int | None = None,
+        all_filters: bool = False,
+    ) -> None:
+        self.snapshot = snapshot
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score or 0
+        self.next_start_node_index = 0
+        self.rng = random.Random(seed)
+        self.all_filters = all_filters
+
+    # -- numFeasibleNodesToFind ---------------------------------------------------------------
+    def num_feasible_nodes_to_find(self, percentage_of_nodes_to_score: int | None, num_all_nodes: int) -> int:
+        """How many feasible nodes to find before filtering stops (adaptive when the percentage is 0)."""
+        if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+            return num_all_nodes
+        if percentage_of_nodes_to_score is not None:
+            percentage = percentage_of_nodes_to_score
+        else:
+            percentage = self.percentage_of_nodes_to_score
+        if percentage == 0:
+            percentage = 50 - num_all_nodes // 125
+            if percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+                percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+        num_nodes = num_all_nodes * percentage // 100
+        if num_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+            return MIN_FEASIBLE_NODES_TO_FIND
+        return num_nodes
+
+    # -- schedulePod --------------------------------------------------------------------------
+    def schedule_pod(self, fwk: Framework, state: CycleState, pod_info: "PodInfo",
+                     outcome: CycleOutcome | None = None) -> ScheduleResult:
+        """Upstream schedulePod. Raises NoNodesAvailable, FitError or SchedulingError."""
+        if self.snapshot.num_nodes() == 0:
+            raise NoNodesAvailable()
+        feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, pod_info, outcome)
+        if not feasible:
+            raise FitError(pod_info, self.snapshot.num_nodes(), diagnosis)
+        if len(feasible) == 1:
+            return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1,
+                                  [feasible[0].name], scoring_skipped_upstream=True)
+        scores = self.prioritize_nodes(fwk, state, pod_info, feasible)
+        if outcome is not None:
+            outcome.node_scores = scores
+        host, tied = self.select_host(scores)
+        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), tied)
+
+    def find_nodes_that_fit_pod(
+        self, fwk: Framework, state: CycleState, pod_info: "PodInfo", outcome: CycleOutcome | None = None
+    ) -> tuple[list["NodeInfo"], Diagnosis]:
+        """Upstream findNodesThatFitPod: PreFilter, the nominated node, then Filter."""
+        diagnosis = Diagnosis()
+        all_nodes = self.snapshot.node_infos()
+        pre_res, s, unscheduled_plugins = fwk.run_pre_filter_plugins(state, pod_info)
+        diagnosis.unschedulable_plugins = set(unscheduled_plugins)
+        if s is not None and s.code != _SUCCESS:
+            if s.code not in _REJECTED:
+                raise SchedulingError(s)
+            # Every node gets the same status, so that preemption sees them all rejected.
+            diagnosis.node_to_status.set_absent_nodes_status(s)
+            diagnosis.pre_filter_msg = s.message()
+            diagnosis.add_plugin_status(s)
+            if outcome is not None:
+                outcome.prefilter_rejection = s
+            return [], diagnosis
+
+        nominated = pod_info.nominated_node_name
+        if nominated:
+            feasible = self._evaluate_nominated_node(fwk, state, pod_info, diagnosis, nominated)
+            if feasible:
+                return feasible, diagnosis
+
+        nodes = all_nodes
+        if pre_res is not None and not pre_res.all_nodes():
+            allowed = pre_res.node_names or set()
+            # Keep snapshot order (upstream iterates a Go set, i.e. in random order).
+            nodes = [n for n in all_nodes if n.name in allowed]
+            exclusion = Status(Code.UnschedulableAndUnresolvable,
+                               f"node(s) didn't satisfy plugin(s) {go_list(unscheduled_plugins)}")
+            diagnosis.node_to_status.set_absent_nodes_status(exclusion)
+            if outcome is not None:
+                outcome.prefilter_exclusion = exclusion
+                outcome.excluded_by_prefilter = [n.name for n in all_nodes if n.name not in allowed]
+        try:
+            feasible = self.find_nodes_that_pass_filters(fwk, state, pod_info, diagnosis, nodes, outcome)
+        finally:
+            processed = len(diagnosis.node_to_status) + (len(self._last_feasible) if self._last_feasible else 0)
+            if all_nodes:
+                self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        return feasible, diagnosis
+
+    _last_feasible: list | None = None
+
+    def _evaluate_nominated_node(self, fwk, state, pod_info, diagnosis, node_name) -> list["NodeInfo"]:
+        node_info = self.snapshot.get_or_none(node_name)
+        if node_info is None:
+            return []
+        try:
+            return self.find_nodes_that_pass_filters(fwk, state, pod_info, diagnosis, [node_info], None,
+                                                     from_start=False)
+        except SchedulingError:
+            return []  # upstream logs the error and goes on with every node
+
+    def find_nodes_that_pass_filters(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod_info: "PodInfo",
+        diagnosis: Diagnosis,
+        nodes: list["NodeInfo"],
+        outcome: CycleOutcome | None = None,
+        from_start: bool = True,
+    ) -> list["NodeInfo"]:
+        """Upstream findNodesThatPassFilters, one node at a time from the start index."""
+        num_all = len(nodes)
+        num_to_find = self.num_feasible_nodes_to_find(fwk.percentage_of_nodes_to_score, num_all)
+        if not fwk.has_score_plugins():
+            num_to_find = 1  # no extenders in kschedctl yet: nothing would rank the nodes
+        start = self.next_start_node_index if from_start else 0
+        if outcome is not None:
+            outcome.num_nodes_to_find = num_to_find
+        self._last_feasible = None
+        if not fwk.has_filter_plugins():
+            feasible = [nodes[(start + i) % num_all] for i in range(min(num_to_find, num_all))] if num_all else []
+            self._last_feasible = feasible
+            if outcome is not None:
+                outcome.visit_order = [n.name for n in feasible]
+            return feasible
+
+        trace = fwk.trace
+        filters = trace.filters if trace is not None else None
+        if trace is not None:
+            fwk.note_missing_node_level("filter")
+        run = fwk.run_filter_plugins_with_nominated_pods
+        if not fwk.handle.nominator:
+            run = fwk.run_filter_plugins  # nobody is nominated: the single pass is all there is
+        node_to_status = diagnosis.node_to_status
+        feasible: list["NodeInfo"] = []
+        visited: list[str] = []
+        error: Status | None = None
+        for i in range(num_all):
+            node_info = nodes[(start + i) % num_all]
+            name = node_info.name
+            record: list | None = [] if filters is not None else None
+            status = run(state, pod_info, node_info, record)
+            if filters is not None:
+                filters[name] = record  # type: ignore[assignment]
+            visited.append(name)
+            if status is None or status.code == _SUCCESS:
+                feasible.append(node_info)
+                if len(feasible) >= num_to_find:
+                    break
+            elif status.code == Code.Error:
+                error = status
+                break
+            else:
+                node_to_status.set(name, status)
+                diagnosis.add_plugin_status(status)
+        self._last_feasible = feasible
+        if outcome is not None and from_start:
+            outcome.visit_order = visited
+        if error is not None:
+            raise SchedulingError(error)
+        return feasible
+
+    # -- prioritizeNodes / selectHost ---------------------------------------------------------
+    def prioritize_nodes(
+        self, fwk: Framework, state: CycleState, pod_info: "PodInfo", nodes: list["NodeInfo"]
+    ) -> list[NodePluginScores]:
+        """Upstream prioritizeNodes: every node scores 1 when the profile has no Score plugin."""
+        if not fwk.has_score_plugins():
+            return [NodePluginScores(n.name, [], 1) for n in nodes]
+        s = fwk.run_pre_score_plugins(state, pod_info, nodes)
+        if s is not None and s.code != _SUCCESS:
+            raise SchedulingError(s)
+        scores, s = fwk.run_score_plugins(state, pod_info, nodes)
+        if s is not None and s.code != _SUCCESS:
+            raise SchedulingError(s)
+        return scores  # type: ignore[return-value]
+
+    def select_host(self, node_scores: list[NodePluginScores]) -> tuple[str, list[str]]:
+        """Upstream selectHost: one of the nodes sharing the top total score, uniformly at random
+        (reservoir sampling, seeded). Returns the host and every node tied at the top."""
+        if not node_scores:
+            raise SchedulingError(Status(Code.Error, "empty priorityList"))
+        best = max(ns.total_score for ns in node_scores)
+        tied = [ns.name for ns in node_scores if ns.total_score == best]
+        selected = tied[0]
+        randrange = self.rng.randrange
+        for count in range(2, len(tied) + 1):
+            if randrange(count) == 0:  # replace the pick with probability 1/count
+                selected = tied[count - 1]
+        return selected, tied
+
+    # -- the whole cycle ----------------------------------------------------------------------
+    def run_cycle(self, fwk: Framework, pod_info: "PodInfo") -> CycleOutcome:
+        """PreEnqueue, the scheduling cycle and the binding cycle of one pod, recorded."""
+        trace = fwk.begin_trace(self.all_filters)
+        out = CycleOutcome(pod_info, fwk.profile_name, "Scheduled", trace=trace, weights=dict(fwk.weights),
+                           start_index=self.next_start_node_index)
+        s = fwk.run_pre_enqueue_plugins(pod_info)
+        if s is not None and s.code != _SUCCESS:
+            out.outcome = "Error" if s.code == Code.Error else "Gated"
+            out.message = s.message()
+            return self._finish(out)
+        if getattr(pod_info, "is_terminating", False):
+            out.outcome = "Error"
+            out.message = f"skip schedule deleting pod: {pod_info.namespace}/{pod_info.name}"
+            return self._finish(out)
+
+        state = CycleState()
+        try:
+            result = self.schedule_pod(fwk, state, pod_info, out)
+        except NoNodesAvailable as exc:
+            out.outcome, out.message = "Unschedulable", str(exc)
+            return self._finish(out)
+        except FitError as fit_error:
+            out.diagnosis = fit_error.diagnosis
+            out.feasible_nodes = 0
+            out.evaluated_nodes = len(fit_error.diagnosis.node_to_status)
+            if fwk.has_post_filter_plugins():
+                r, ps = fwk.run_post_filter_plugins(state, pod_info, fit_error.diagnosis.node_to_status)
+                fit_error.diagnosis.post_filter_msg = ps.message() if ps is not None else ""
+                if r is not None and r.nominated_node_name:
+                    out.preemption = r
+            out.outcome = "Unschedulable"
+            out.message = truncate_message(fit_error.error())
+            return self._finish(out)
+        except SchedulingError as exc:
+            out.outcome, out.message = "Error", truncate_message(exc.status.message())
+            return self._finish(out)
+
+        host = result.suggested_host
+        out.evaluated_nodes, out.feasible_nodes = result.evaluated_nodes, result.feasible_nodes
+        out.feasible = [host] if result.feasible_nodes == 1 else [ns.name for ns in out.node_scores or ()]
+        out.tied_nodes = result.tied_nodes
+        if result.scoring_skipped_upstream:
+            out.scoring_skipped_upstream = True
+            self._display_scores(fwk, state, pod_info, host, out)
+
+        # Reserve
+        s = fwk.run_reserve_plugins_reserve(state, pod_info, host)
+        if s is not None and s.code != _SUCCESS:
+            fwk.run_reserve_plugins_unreserve(state, pod_info, host)
+            return self._finish(self._rejected_on_node(out, host, s))
+        # Permit
+        s, waits = fwk.run_permit_plugins(state, pod_info, host)
+        if s is not None and s.code not in (_SUCCESS, Code.Wait):
+            fwk.run_reserve_plugins_unreserve(state, pod_info, host)
+            return self._finish(self._rejected_on_node(out, host, s))
+        if s is not None and s.code == Code.Wait:
+            # Nobody allows the pod in a what-if run: the first timer to fire rejects it.
+            plugin, timeout = min(waits.items(), key=lambda kv: kv[1])
+            rejected = Status(Code.Unschedulable,
+                              f"rejected due to timeout after waiting {go_duration(timeout)} at plugin {plugin}",
+                              plugin=plugin)
+            trace.stage("WaitOnPermit", plugin, rejected, {"timeout": timeout})
+            fwk.run_reserve_plugins_unreserve(state, pod_info, host)
+            return self._finish(self._rejected_on_node(out, host, rejected))
+        # PreBind
+        s = fwk.run_pre_bind_plugins(state, pod_info, host)
+        if s is not None and s.code != _SUCCESS:
+            fwk.run_reserve_plugins_unreserve(state, pod_info, host)
+            out.outcome = "Rejected" if s.code in _REJECTED else "Error"
+            out.message = truncate_message(s.message())
+            out.provisional_node = host
+            return self._finish(out)
+        # Bind
+        s = fwk.run_bind_plugins(state, pod_info, host)
+        if s is not None and s.code != _SUCCESS:
+            fwk.run_reserve_plugins_unreserve(state, pod_info, host)
+            out.outcome = "Rejected" if s.code in _REJECTED else "Error"
+            out.message = truncate_message(s.message() or "no Bind plugin bound the pod (every one returned Skip)")
+            out.provisional_node = host
+            return self._finish(out)
+        fwk.run_post_bind_plugins(state, pod_info, host)
+        out.selected_node = host
+        return self._finish(out)
+
+    def _rejected_on_node(self, out: CycleOutcome, host: str, status: Status) -> CycleOutcome:
+        """Reserve/Permit said no: upstream reports a FitError over the one chosen node."""
+        out.provisional_node = host
+        if status.code in _REJECTED:
+            diagnosis = Diagnosis(NodeToStatus({host: status}))
+            diagnosis.add_plugin_status(status)
+            out.diagnosis = diagnosis
+            out.outcome = "Rejected"
+            out.message = truncate_message(FitError(out.pod_info, 1, diagnosis).error())
+        else:
+            out.outcome = "Error"
+            out.message = truncate_message(status.message())
+        return out
+
+    def _display_scores(self, fwk: Framework, state: CycleState, pod_info: "PodInfo", host: str,
+                        out: CycleOutcome) -> None:
+        """Scores upstream does not compute (single feasible node), for the report only."""
+        if not fwk.has_score_plugins():
+            return
+        trace = fwk.trace
+        missing_before = {k: list(v) for k, v in trace.not_implemented.items()} if trace is not None else {}
+        stages_before = len(trace.stages) if trace is not None else 0
+        node_info = self.snapshot.get_or_none(host)
+        if node_info is None:
+            return
+        scratch = state.clone()
+        s = fwk.run_pre_score_plugins(scratch, pod_info, [node_info])
+        if s is None or s.code == _SUCCESS:
+            scores, _ = fwk.run_score_plugins(scratch, pod_info, [node_info])
+            out.node_scores = scores
+        if trace is not None:
+            # Display-only: what these calls lacked or said must not change the verdict.
+            trace.not_implemented = missing_before
+            for stage in trace.stages[stages_before:]:
+                stage.extra = dict(stage.extra or {}, displayOnly=True)
+
+    def _finish(self, out: CycleOutcome) -> CycleOutcome:
+        """A cycle that needed a plugin kschedctl lacks cannot be trusted: its outcome is Error."""
+        trace = out.trace
+        if trace is None or not trace.not_implemented:
+            return out
+        if out.outcome == "Gated" and _gated_by_implemented(trace):
+            return out  # a pod held back by a plugin kschedctl runs stays Gated
+        if out.outcome == "Scheduled":
+            out.provisional_node = out.selected_node
+        out.selected_node = None
+        missing = ", ".join(f"{name} ({', '.join(points)})" for name, points in trace.not_implemented.items())
+        detail = f" (without them: {out.outcome}" + (f" on {out.provisional_node}" if out.provisional_node else "")
+        detail += f": {out.message})" if out.message else ")"
+        out.message = f"plugin(s) not implemented by kschedctl yet: {missing}{detail}"
+        out.outcome = "Error"
+        return out
+
+
+def _gated_by_implemented(trace: Trace) -> bool:
+    """A pod gated by a plugin kschedctl does run stays Gated whatever else is missing."""
+    for stage in trace.stages:
+        if stage.point == "PreEnqueue" and stage.status is not None and stage.status.code != _SUCCESS:
+            if not (stage.extra or {}).get("notImplemented"):
+                return True
+    return False

@@ -1,0 +1,169 @@
+"""`kschedctl explain` end to end through the CLI: each outcome and its exit code,
+--all-filters, --seed, --profile with two profiles, --plugin, and the JSON shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.cli.helpers import run_cli
+
+CONFIG = str(Path(__file__).resolve().parent.parent / "scheduler" / "cases" / "config-implemented.yaml")
+
+
+def test_without_cluster_says_live_reading_is_not_available() -> None:
+    result = run_cli("explain", "pod.yaml")
+    assert result.exit_code == 2
+    assert "live cluster is not available yet" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.fixture
+def inputs_ready() -> None:
+    """The rest reads files through kschedctl.inputs (built by another helper)."""
+    pytest.importorskip("kschedctl.inputs.cluster", reason="kschedctl.inputs.cluster not there yet")
+    pytest.importorskip("kschedctl.inputs.workloads", reason="kschedctl.inputs.workloads not there yet")
+
+
+def node(name: str, cpu: str = "4", taints: list | None = None) -> dict:
+    n = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+         "status": {"allocatable": {"cpu": cpu, "memory": "32Gi", "pods": "110"},
+                    "capacity": {"cpu": cpu, "memory": "32Gi", "pods": "110"}}}
+    if taints:
+        n["spec"] = {"taints": taints}
+    return n
+
+
+def running(name: str, node_name: str, cpu: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"nodeName": node_name, "containers": [{"name": "c", "image": "app",
+                                                            "resources": {"requests": {"cpu": cpu}}}]},
+            "status": {"phase": "Running"}}
+
+
+def pod(cpu: str = "1", name: str = "web", **spec) -> dict:
+    p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+         "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": cpu}}}]}}
+    p["spec"].update(spec)
+    return p
+
+
+def write(path: Path, *docs: dict) -> str:
+    path.write_text(yaml.safe_dump_all(list(docs)), encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture
+def env(tmp_path: Path, inputs_ready: None):
+    cluster = write(tmp_path / "cluster.yaml", node("node-a"), node("node-b"), node("node-c"),
+                    running("x", "node-a", "2"), running("y", "node-b", "1"))
+    return tmp_path, cluster
+
+
+def explain(tmp_path: Path, cluster: str, the_pod: dict, *args: str):
+    pod_file = write(tmp_path / "pod.yaml", the_pod)
+    return run_cli("explain", pod_file, "--cluster", cluster, "--config", CONFIG, *args)
+
+
+def test_scheduled_exit_0_and_table(env) -> None:
+    tmp_path, cluster = env
+    result = explain(tmp_path, cluster, pod(), "--seed", "1")
+    assert result.exit_code == 0, result.stderr
+    assert "Scheduled" in result.stdout and "node-c" in result.stdout
+
+
+def test_unschedulable_exit_1_with_upstream_message(env) -> None:
+    tmp_path, cluster = env
+    result = explain(tmp_path, cluster, pod("8"), "-o", "json")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["outcome"] == "Unschedulable"
+    assert data["message"] == "0/3 nodes are available: 3 Insufficient cpu."
+
+
+def test_gated_exit_1(env) -> None:
+    tmp_path, cluster = env
+    result = explain(tmp_path, cluster, pod(schedulingGates=[{"name": "wait"}]), "-o", "json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["outcome"] == "Gated"
+
+
+REJECT_PLUGIN = '''
+from kschedctl.framework.status import Code, Status
+
+
+class RejectOnPermit:
+    name = "RejectOnPermit"
+
+    def __init__(self, args=None, handle=None):
+        self.args = args
+
+    def permit(self, state, pod_info, node_name):
+        return Status(Code.Unschedulable, "on permit"), 0
+'''
+
+
+def test_rejected_by_a_custom_permit_plugin(env) -> None:
+    tmp_path, cluster = env
+    (tmp_path / "reject.py").write_text(REJECT_PLUGIN, encoding="utf-8")
+    cfg = yaml.safe_load(Path(CONFIG).read_text(encoding="utf-8"))
+    cfg["profiles"] = cfg["profiles"][:1]
+    cfg["profiles"][0]["plugins"]["permit"] = {"enabled": [{"name": "RejectOnPermit"}]}
+    config = write(tmp_path / "config.yaml", cfg)
+    pod_file = write(tmp_path / "pod.yaml", pod())
+    result = run_cli("explain", pod_file, "--cluster", cluster, "--config", config,
+                     "--plugin", f"{tmp_path / 'reject.py'}:RejectOnPermit", "-o", "json")
+    assert result.exit_code == 1, result.stderr
+    data = json.loads(result.stdout)
+    assert data["outcome"] == "Rejected"
+    assert data["message"] == "0/1 nodes are available: 1 on permit."
+
+
+def test_all_filters_lists_every_filter(env) -> None:
+    tmp_path, _ = env
+    cluster = write(tmp_path / "c2.yaml", node("node-a", taints=[{"key": "k", "effect": "NoSchedule"}]))
+    first = json.loads(explain(tmp_path, cluster, pod("8"), "-o", "json").stdout)
+    every = json.loads(explain(tmp_path, cluster, pod("8"), "-o", "json", "--all-filters").stdout)
+    assert [f["plugin"] for f in first["nodes"][0]["filters"]][-1] == "TaintToleration"
+    assert [f["plugin"] for f in every["nodes"][0]["filters"]][-1] == "NodeResourcesFit"
+    assert first["message"] == every["message"]
+
+
+def test_seed_is_reproducible(tmp_path: Path, inputs_ready: None) -> None:
+    cluster = write(tmp_path / "c.yaml", *[node(f"node-{i}") for i in range(6)])
+    picks = {json.loads(explain(tmp_path, cluster, pod(), "-o", "json", "--seed", "42").stdout)["selectedNode"]
+             for _ in range(3)}
+    assert len(picks) == 1
+
+
+def test_profile_flag_picks_the_second_profile(env) -> None:
+    tmp_path, cluster = env
+    default = json.loads(explain(tmp_path, cluster, pod(), "-o", "json").stdout)
+    packing = json.loads(explain(tmp_path, cluster, pod(), "-o", "json", "--profile", "bin-packing").stdout)
+    assert (default["profile"], default["selectedNode"]) == ("default-scheduler", "node-c")
+    assert (packing["profile"], packing["selectedNode"]) == ("bin-packing", "node-a")
+    unknown = explain(tmp_path, cluster, pod(), "--profile", "nope")
+    assert unknown.exit_code == 2 and "nope" in unknown.stderr
+
+
+def test_json_and_yaml_shapes_and_lists(env) -> None:
+    tmp_path, cluster = env
+    data = json.loads(explain(tmp_path, cluster, pod(), "-o", "json").stdout)
+    for key in ("kind", "pod", "profile", "outcome", "selectedNode", "message", "evaluatedNodes", "feasibleNodes",
+                "stages", "nodes", "preemption"):
+        assert key in data
+    assert yaml.safe_load(explain(tmp_path, cluster, pod(), "-o", "yaml").stdout)["kind"] == "ExplainResult"
+    two = write(tmp_path / "two.yaml", pod(name="a"), pod(name="b"))
+    result = run_cli("explain", two, "--cluster", cluster, "--config", CONFIG, "-o", "json")
+    listed = json.loads(result.stdout)
+    assert listed["kind"] == "ExplainResultList" and [i["pod"] for i in listed["items"]] == ["default/a", "default/b"]
+
+
+def test_wide_and_node_views(env) -> None:
+    tmp_path, cluster = env
+    assert "NodeResourcesFit" in explain(tmp_path, cluster, pod(), "--wide").stdout
+    one = explain(tmp_path, cluster, pod(), "--node", "node-b")
+    assert one.exit_code == 0 and "Node node-b" in one.stdout

@@ -1,0 +1,276 @@
+"""The framework runtime: upstream's framework_test.go tables (cases/runtime.yaml) and the
+kschedctl additions (recording, containment of plugins that raise, not-implemented plugins)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.runtime import Framework, FrameworkHandle, NodeToStatus, go_list
+from kschedctl.framework.status import Code, Status
+from kschedctl.plugins.registry import NotImplementedPlugin
+from tests.framework.fakes import (
+    Raising,
+    ScorePlugin,
+    TestPlugin,
+    TrueFilter,
+    framework,
+    make_node,
+    make_pod,
+    pod_info,
+)
+
+CASES = yaml.safe_load((Path(__file__).parent / "cases" / "runtime.yaml").read_text(encoding="utf-8"))
+
+
+def cases(section: str) -> list[Any]:
+    return [pytest.param(c, id=f"{section}_{c['name']}") for c in CASES[section]]
+
+
+def plugins_of(specs: list[dict]) -> list[TestPlugin]:
+    return [TestPlugin(s["name"], s.get("inj")) for s in specs]
+
+
+def status_dict(status: Status | None) -> dict | None:
+    if status is None:
+        return None
+    out: dict[str, Any] = {"code": status.code.name, "reasons": list(status.reasons)}
+    if status.plugin:
+        out["plugin"] = status.plugin
+    return out
+
+
+def want(spec: dict | None) -> dict | None:
+    if spec is None:
+        return None
+    out = {"code": spec["code"], "reasons": list(spec.get("reasons") or [])}
+    if spec.get("plugin"):
+        out["plugin"] = spec["plugin"]
+    return out
+
+
+def is_success(status: Status | None) -> bool:
+    return status is None or status.code == Code.Success
+
+
+NODES = [make_node("node1"), make_node("node2")]
+POD = make_pod("pod")
+
+
+@pytest.mark.parametrize("case", cases("RunPreFilterPlugins"))
+def test_run_pre_filter_plugins(case: dict) -> None:
+    fwk = framework({"preFilter": plugins_of(case["plugins"])}, NODES)
+    state = CycleState()
+    result, status, _ = fwk.run_pre_filter_plugins(state, pod_info(POD))
+    code = Code.Success if status is None else status.code
+    assert code.name == case["wantStatusCode"]
+    assert state.skip_filter_plugins == set(case["wantSkippedPlugins"])
+    if "wantPreFilterResult" in case:
+        assert result is not None and result.node_names == set(case["wantPreFilterResult"])
+    elif code == Code.Success:
+        assert result is None or result.all_nodes()
+    if "wantReasons" in case:
+        assert status is not None and status.reasons == case["wantReasons"]
+
+
+@pytest.mark.parametrize("case", cases("FilterPlugins"))
+def test_filter_plugins(case: dict) -> None:
+    fwk = framework({"filter": plugins_of(case["plugins"])}, NODES)
+    state = CycleState()
+    state.skip_filter_plugins = set(case.get("skippedPlugins") or ())
+    node_info = fwk.handle.snapshot().get("node1")
+    got = fwk.run_filter_plugins(state, pod_info(POD), node_info)
+    if case.get("wantStatus") is None:
+        assert is_success(got)
+    else:
+        assert status_dict(got) == want(case["wantStatus"])
+
+
+@pytest.mark.parametrize("case", cases("PostFilterPlugins"))
+def test_post_filter_plugins(case: dict) -> None:
+    fwk = framework({"postFilter": plugins_of(case["plugins"])}, NODES)
+    _, got = fwk.run_post_filter_plugins(CycleState(), pod_info(POD), NodeToStatus())
+    assert status_dict(got) == want(case["wantStatus"])
+
+
+@pytest.mark.parametrize("case", cases("FilterPluginsWithNominatedPods"))
+def test_filter_plugins_with_nominated_pods(case: dict) -> None:
+    plugins: dict[str, list] = {}
+    if case.get("preFilterPlugin"):
+        plugins["preFilter"] = plugins_of([case["preFilterPlugin"]])
+    if case.get("filterPlugin"):
+        plugins["filter"] = plugins_of([case["filterPlugin"]])
+    nominated = []
+    if case.get("nominatedPod"):
+        nominated = [make_pod(**case["nominatedPod"], nominated="testNode")]
+    fwk = framework(plugins, [make_node("testNode")], nominated=nominated)
+    state = CycleState()
+    got = fwk.run_filter_plugins_with_nominated_pods(state, pod_info(make_pod(**case["pod"])),
+                                                     fwk.handle.snapshot().get("testNode"))
+    if case.get("wantStatus") is None:
+        assert is_success(got)
+    else:
+        assert status_dict(got) == want(case["wantStatus"])
+
+
+def _bind_like(section: str, point: str, run: str):
+    @pytest.mark.parametrize("case", cases(section))
+    def test(case: dict) -> None:
+        fwk = framework({point: plugins_of(case["plugins"])}, NODES)
+        got = getattr(fwk, run)(CycleState(), pod_info(POD), "node1")
+        if isinstance(got, tuple):
+            got, waits = got
+            assert waits == case.get("wantWaits", {})
+        if case.get("wantStatus") is None:
+            assert is_success(got)
+        else:
+            assert status_dict(got) == want(case["wantStatus"])
+
+    return test
+
+
+test_pre_bind_plugins = _bind_like("PreBindPlugins", "preBind", "run_pre_bind_plugins")
+test_reserve_plugins = _bind_like("ReservePlugins", "reserve", "run_reserve_plugins_reserve")
+test_permit_plugins = _bind_like("PermitPlugins", "permit", "run_permit_plugins")
+
+
+@pytest.mark.parametrize("case", cases("RunScorePlugins"))
+def test_run_score_plugins(case: dict) -> None:
+    plugins = [ScorePlugin(s["name"], s.get("args"), s.get("normalize", False)) for s in case["plugins"]]
+    weights = {s["name"]: s["weight"] for s in case["plugins"] if "weight" in s}
+    fwk = framework({"score": plugins}, NODES, weights=weights)
+    state = CycleState()
+    state.skip_score_plugins = set(case.get("skippedPlugins") or ())
+    nodes = fwk.handle.snapshot().node_infos()
+    result, status = fwk.run_score_plugins(state, pod_info(POD), nodes)
+    if "err" in case:
+        assert status is not None and status.code == Code.Error
+        assert status.message() == case["err"]
+        return
+    assert is_success(status)
+    got = {ns.name: [[p, s] for p, s in ns.scores] for ns in result}
+    assert got == case["want"]
+    for ns in result:
+        assert ns.total_score == sum(s for _, s in ns.scores)
+
+
+# -- kschedctl additions -------------------------------------------------------------------
+
+
+def test_go_list_sorts_and_spaces() -> None:
+    assert go_list({"b", "a"}) == "[a b]"
+
+
+def test_score_weights_default_to_one_and_overflow_is_refused() -> None:
+    fwk = framework({"score": [ScorePlugin("a"), ScorePlugin("b")]}, NODES, weights={"b": 0})
+    assert fwk.weights == {"a": 1, "b": 1}
+    with pytest.raises(ValueError, match="could overflow"):
+        framework({"score": [ScorePlugin("a"), ScorePlugin("b")]}, NODES, weights={"a": 2**62, "b": 2**62})
+
+
+def test_filter_records_every_plugin_in_order_and_stops_at_first_failure() -> None:
+    p1, p2, p3 = TestPlugin("A"), TestPlugin("B", {"filter": "Unschedulable"}), TestPlugin("C")
+    fwk = framework({"filter": [p1, p2, p3]}, NODES)
+    record: list = []
+    status = fwk.run_filter_plugins(CycleState(), pod_info(POD), fwk.handle.snapshot().get("node1"), record)
+    assert status is not None and status.plugin == "B"
+    assert [(p, s.code.name if s else "Success") for p, s in record] == [("A", "Success"), ("B", "Unschedulable")]
+    assert "filter" not in p3.calls
+
+
+def test_all_filters_runs_every_filter_but_keeps_the_first_verdict() -> None:
+    p1 = TestPlugin("A", {"filter": "UnschedulableAndUnresolvable"})
+    p2 = TestPlugin("B", {"filter": "Unschedulable"})
+    p3 = TestPlugin("C", {"filter": "Error"})
+    fwk = framework({"filter": [p1, p2, p3]}, NODES)
+    fwk.all_filters = True
+    record: list = []
+    status = fwk.run_filter_plugins(CycleState(), pod_info(POD), fwk.handle.snapshot().get("node1"), record)
+    assert status is not None and status.plugin == "A" and status.code == Code.UnschedulableAndUnresolvable
+    assert [p for p, _ in record] == ["A", "B", "C"]
+    assert record[2][1].message() == 'running "C" filter plugin: injected filter status'
+
+
+def test_a_plugin_that_raises_is_contained() -> None:
+    fwk = framework({"filter": [Raising()], "score": [Raising()]}, NODES)
+    node_info = fwk.handle.snapshot().get("node1")
+    status = fwk.run_filter_plugins(CycleState(), pod_info(POD), node_info)
+    assert status is not None and status.code == Code.Error and status.plugin == "Raising"
+    assert status.message() == 'running "Raising" filter plugin: plugin Raising raised ValueError in Filter: boom'
+    _, status = fwk.run_score_plugins(CycleState(), pod_info(POD), [node_info])
+    assert status is not None and status.code == Code.Error
+    assert "plugin Raising raised ValueError in Score: boom" in status.message()
+
+
+def test_not_implemented_plugins_are_recorded_never_passed_silently() -> None:
+    missing = NotImplementedPlugin("NodeVolumeLimits", ("preFilter", "filter"))
+    fwk = framework({"preFilter": [missing], "filter": [TrueFilter(), missing]}, NODES)
+    trace = fwk.begin_trace()
+    state = CycleState()
+    _, status, _ = fwk.run_pre_filter_plugins(state, pod_info(POD))
+    assert status is None
+    (stage,) = trace.stages
+    assert stage.point == "PreFilter" and stage.status.code == Code.Error
+    assert stage.status.reasons == ["plugin NodeVolumeLimits is not implemented by kschedctl yet"]
+    assert fwk.missing_at("filter") == ["NodeVolumeLimits"]
+    fwk.note_missing_node_level("filter")
+    assert trace.not_implemented == {"NodeVolumeLimits": ["PreFilter", "Filter"]}
+
+
+def test_partial_plugin_lacking_a_method_counts_as_not_implemented_there() -> None:
+    class HalfDone:
+        name = "Half"
+
+        def filter(self, state, pod_info, node_info):
+            return None
+
+    fwk = framework({"filter": [HalfDone()], "score": [HalfDone()]}, NODES)
+    assert fwk.missing_at("score") == ["Half"]
+    assert fwk.missing_at("filter") == []
+
+
+def test_post_filter_result_is_recorded_with_victims() -> None:
+    class Preempt:
+        name = "DefaultPreemption"
+
+        def post_filter(self, state, pod_info, statuses):
+            from kschedctl.framework.status import PostFilterResult
+
+            return PostFilterResult("node2", ["default/low"]), Status(Code.Success)
+
+    fwk = framework({"postFilter": [Preempt()]}, NODES)
+    trace = fwk.begin_trace()
+    result, status = fwk.run_post_filter_plugins(CycleState(), pod_info(POD), NodeToStatus())
+    assert result.nominated_node_name == "node2"
+    assert trace.stages[0].extra == {"nominatedNode": "node2", "victims": ["default/low"]}
+
+
+def test_bind_skips_until_a_plugin_binds_and_unreserve_runs_in_reverse() -> None:
+    skip = TestPlugin("skipper", {"bind": "Skip"})
+    binder = TestPlugin("binder")
+    fwk = framework({"bind": [skip, binder]}, NODES)
+    assert fwk.run_bind_plugins(CycleState(), pod_info(POD), "node1") is None
+    assert binder.calls == {"bind": 1}
+    only_skip = framework({"bind": [TestPlugin("s", {"bind": "Skip"})]}, NODES)
+    status = only_skip.run_bind_plugins(CycleState(), pod_info(POD), "node1")
+    assert status is not None and status.code == Code.Skip
+
+    r1, r2 = TestPlugin("r1"), TestPlugin("r2")
+    fwk = framework({"reserve": [r1, r2]}, NODES)
+    trace = fwk.begin_trace()
+    fwk.run_reserve_plugins_unreserve(CycleState(), pod_info(POD), "node1")
+    assert [s.plugin for s in trace.stages] == ["r2", "r1"]
+
+
+def test_handle_delegates_to_its_framework() -> None:
+    handle = FrameworkHandle()
+    fwk = Framework("p", {"filter": [TestPlugin("F", {"filter": "Unschedulable"})]}, {}, None, handle)
+    assert handle.framework is fwk and handle.profile_name() == "p"
+    fwk2 = framework({"filter": [TestPlugin("F", {"filter": "Unschedulable"})]}, NODES)
+    status = fwk2.handle.run_filter_plugins_with_nominated_pods(
+        CycleState(), pod_info(POD), fwk2.handle.snapshot().get("node1"))
+    assert status is not None and status.code == Code.Unschedulable
