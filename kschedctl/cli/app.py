@@ -37,12 +37,16 @@ def _root(
     """kschedctl: explain, validate and simulate kube-scheduler decisions."""
 
 
+#: Command modules, in the order ``--help`` lists them; a module not written yet is skipped.
+_COMMAND_MODULES = ("explain", "simulate", "capacity", "validate", "defaults", "snapshot", "plugins", "test", "diff")
+
+
 def _register_commands() -> None:
     # Each command module adds itself to ``app``; importing them is cheap because they import
     # the core lazily, inside the command function.
     import importlib
 
-    for module in ("explain", "validate", "defaults"):
+    for module in _COMMAND_MODULES:
         try:
             importlib.import_module(f"kschedctl.cli.{module}")
         except ModuleNotFoundError as exc:  # a command still being built is simply absent
