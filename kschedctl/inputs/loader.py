@@ -1,0 +1,874 @@
+"""Files in, plain dicts out: YAML/JSON documents with the file and line each one starts at.
+
+``load_documents(paths)`` reads files, directories (recursively, in lexical order, only
+``*.yaml``/``*.yml``/``*.json``; entries whose name starts with ``.`` are skipped) and ``-``
+(standard input). A file may hold several YAML documents (``---``), a stream of JSON values,
+and ``kind: List`` or any ``kind: <Kind>List`` object, whose ``items`` become documents of
+their own (they keep the file, and the line of the item where it is known; items of a typed
+list such as ``PodList`` without a kind of their own get ``Pod`` and the list's apiVersion).
+
+What the files hold is never trusted. Every failure is an ``InputError`` naming the file and,
+where known, the line, and every check is made before anything large is built:
+
+- at most ``MAX_FILE_BYTES`` (512 MiB) per file or standard input;
+- text must be UTF-8 (an UTF-8/16/32 byte-order mark is honoured); a NUL byte means binary;
+- a document is nested at most ``MAX_DEPTH`` levels (deeper input could crash the C YAML
+  parser, whose composer recurses on the C stack, and would break later recursive code);
+- YAML aliases are checked before the objects are built, with the rule go-yaml (hence
+  kubectl) applies ("document contains excessive aliasing"): this stops "billion laughs";
+  an alias to an anchor that contains it is refused, and documents that use aliases are
+  deep-copied so no two places share one dict;
+- integer literals longer than ``MAX_NUMBER_CHARS`` characters are refused (Python's
+  int() parsing is quadratic); YAML timestamps stay strings, as go-yaml gives them to
+  kubectl.
+
+JSON is read with ``json`` when the text starts with ``{`` or ``[`` (a stream of values is
+fine); YAML with libyaml's ``CSafeLoader`` when PyYAML has it.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import re
+import sys
+from contextlib import contextmanager
+from typing import IO, Any, Callable, Iterable, Iterator
+
+import yaml
+
+from kschedctl.errors import InputError
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_DEPTH",
+    "MAX_NUMBER_CHARS",
+    "STDIN_NAME",
+    "Document",
+    "load_documents",
+    "load_file",
+    "parse_text",
+    "expand_paths",
+    "gc_paused",
+]
+
+#: Largest input file (or standard input) accepted, in bytes.
+MAX_FILE_BYTES = 512 * 1024 * 1024
+#: Deepest nesting of mappings and sequences accepted in one document.
+MAX_DEPTH = 200
+#: Longest integer literal accepted, in characters.
+MAX_NUMBER_CHARS = 1000
+#: The name standard input goes by in messages.
+STDIN_NAME = "<stdin>"
+#: File name endings read from a directory (as kubectl's -R).
+EXTENSIONS = (".yaml", ".yml", ".json")
+
+_CHUNK = 1 << 20
+
+
+class Document:
+    """One object read from a file: the dict, the file it came from and its 1-based start line.
+
+    For items of a JSON ``List`` the line is found only when first asked for (finding it
+    means scanning the file again, which is only worth it for an error message).
+    """
+
+    __slots__ = ("obj", "file", "_line", "_locate")
+
+    def __init__(self, obj: dict, file: str, line: int | None = None,
+                 locate: Callable[[], int | None] | None = None) -> None:
+        self.obj = obj
+        self.file = file
+        self._line = line
+        self._locate = locate
+
+    @property
+    def line(self) -> int | None:
+        """1-based line where the object starts, or None when unknown."""
+        if self._line is None and self._locate is not None:
+            locate, self._locate = self._locate, None
+            try:
+                self._line = locate()
+            except Exception:  # a locator is best effort, never a reason to fail
+                self._line = None
+        return self._line
+
+    @line.setter
+    def line(self, value: int | None) -> None:
+        self._line = value
+        self._locate = None
+
+    @property
+    def kind(self) -> str:
+        """The object's ``kind`` ("" when missing)."""
+        kind = self.obj.get("kind")
+        return kind if isinstance(kind, str) else ""
+
+    @property
+    def api_version(self) -> str:
+        """The object's ``apiVersion`` ("" when missing)."""
+        v = self.obj.get("apiVersion")
+        return v if isinstance(v, str) else ""
+
+    @property
+    def where(self) -> str:
+        """``file:line`` (or just the file) for messages."""
+        line = self.line
+        return self.file if line is None else f"{self.file}:{line}"
+
+    def error(self, message: str) -> InputError:
+        """An ``InputError`` located at this document."""
+        return InputError(message, self.file, self.line)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Document):
+            return NotImplemented
+        return (self.obj, self.file, self.line) == (other.obj, other.file, other.line)
+
+    def __repr__(self) -> str:
+        return f"Document({self.kind or '?'} {_object_name(self.obj)!r} at {self.where})"
+
+
+# --------------------------------------------------------------------------- public API
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: building many dicts would trigger it for nothing."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def load_documents(paths: Iterable[str], stdin: IO[Any] | None = None) -> list[Document]:
+    """Every document of every path, in order; directories expand recursively (sorted)."""
+    docs: list[Document] = []
+    with gc_paused():
+        for path in paths:
+            path = os.fspath(path)
+            if path == "-":
+                docs.extend(_load_stdin(stdin))
+                continue
+            for file in expand_paths([path]):
+                docs.extend(load_file(file))
+    return docs
+
+
+def expand_paths(paths: Iterable[str]) -> list[str]:
+    """The files ``paths`` stand for: files as given, directories walked in lexical order.
+
+    Raises ``InputError`` for a path that does not exist or cannot be listed.
+    """
+    out: list[str] = []
+    for path in paths:
+        path = os.fspath(path)
+        try:
+            is_dir = os.path.isdir(path)
+            exists = is_dir or os.path.exists(path)
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read: {_os_reason(exc)}", path) from None
+        if not exists:
+            raise InputError("no such file or directory", path)
+        if is_dir:
+            _walk(path, out, set())
+        else:
+            out.append(path)
+    return out
+
+
+def load_file(path: str) -> list[Document]:
+    """The documents of one file (``[]`` when it holds none)."""
+    data = _read_file(path)
+    with gc_paused():
+        return _parse_text(data, path)
+
+
+def parse_text(text: str | bytes, name: str) -> list[Document]:
+    """The documents in ``text`` (bytes are decoded as a file would be); ``name`` is the file."""
+    with gc_paused():
+        return _parse_text(text, name)
+
+
+def _parse_text(text: str | bytes, name: str) -> list[Document]:
+    utf8: bytes | None = None
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        raw = bytes(text)
+        if len(raw) > MAX_FILE_BYTES:
+            raise _too_big(name)
+        text = _decode(raw, name)
+        # The JSON depth check works on UTF-8 bytes: reuse the file's when they are exactly that.
+        if not raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x00\x00")):
+            utf8 = raw
+    elif len(text) > MAX_FILE_BYTES:
+        raise _too_big(name)
+    if "\x00" in text:
+        raise InputError("binary data (NUL byte), not YAML or JSON text", name, _line_at(text, text.index("\x00")))
+    stripped = text.lstrip(" \t\r\n\ufeff")
+    if not stripped:
+        return []
+    if stripped[0] in "{[":
+        try:
+            values = _parse_json_stream(text, name, utf8)
+        except InputError as json_error:
+            # A flow-style YAML document also starts with a brace; a .json file gets the JSON error.
+            if name.lower().endswith(".json"):
+                raise
+            try:
+                return _parse_yaml(text, name)
+            except InputError:
+                raise json_error from None
+        docs: list[Document] = []
+        for value, line, item_locator in values:
+            docs.extend(_documents_of(value, name, line, item_locator))
+        return docs
+    return _parse_yaml(text, name)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _walk(directory: str, out: list[str], seen: set[str]) -> None:
+    real = os.path.realpath(directory)
+    if real in seen:  # a symlink loop
+        return
+    seen.add(real)
+    try:
+        with os.scandir(directory) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        raise InputError(f"cannot list directory: {_os_reason(exc)}", directory) from None
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            _walk(entry.path, out, seen)
+        elif entry.name.lower().endswith(EXTENSIONS):
+            out.append(entry.path)
+
+
+def _read_file(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if st.st_size > MAX_FILE_BYTES:
+                raise _too_big(path)
+            return _read_limited(f, path)
+    except InputError:
+        raise
+    except IsADirectoryError:
+        raise InputError("is a directory", path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {_os_reason(exc)}", path) from None
+
+
+def _read_limited(f: IO[Any], name: str) -> bytes:
+    """Read at most MAX_FILE_BYTES, failing early on binary data (think /dev/zero or a pipe)."""
+    chunks: list[bytes] = []
+    total = 0
+    first = True
+    while True:
+        chunk = f.read(_CHUNK)
+        if not chunk:
+            break
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8", "surrogatepass")
+        if first:
+            first = False
+            if b"\x00" in chunk and not chunk.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+                raise InputError("binary data (NUL byte), not YAML or JSON text", name,
+                                 chunk.count(b"\n", 0, chunk.index(b"\x00")) + 1)
+        total += len(chunk)
+        if total > MAX_FILE_BYTES:
+            raise _too_big(name)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _load_stdin(stdin: IO[Any] | None) -> list[Document]:
+    stream = stdin if stdin is not None else sys.stdin
+    if stream is None:
+        raise InputError("standard input is not available", STDIN_NAME)
+    source = getattr(stream, "buffer", stream)
+    try:
+        data = _read_limited(source, STDIN_NAME)
+    except InputError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read: {_os_reason(exc)}", STDIN_NAME) from None
+    return parse_text(data, STDIN_NAME)
+
+
+def _decode(raw: bytes, name: str) -> str:
+    for bom, codec in ((b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+                       (b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if raw.startswith(bom):
+            try:
+                return raw[len(bom):].decode(codec)
+            except UnicodeDecodeError as exc:
+                raise InputError(f"not valid {codec.upper()} text (after its byte-order mark)", name) from None
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise InputError("binary data (NUL byte), not YAML or JSON text", name, raw.count(b"\n", 0, nul) + 1)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = raw[exc.start:exc.start + 1].hex()
+        raise InputError(f"not UTF-8 text (byte 0x{bad} cannot be decoded)", name,
+                         raw.count(b"\n", 0, exc.start) + 1) from None
+
+
+def _too_big(name: str) -> InputError:
+    return InputError(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, the limit for one input", name)
+
+
+def _os_reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc) or type(exc).__name__
+
+
+def _line_at(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def _object_name(obj: dict) -> str:
+    meta = obj.get("metadata")
+    if isinstance(meta, dict):
+        name = meta.get("name") or meta.get("generateName")
+        if isinstance(name, str):
+            ns = meta.get("namespace")
+            return f"{ns}/{name}" if isinstance(ns, str) and ns else name
+    return ""
+
+
+def _check_object(obj: Any, name: str, line: int | None, what: str = "document") -> dict:
+    if not isinstance(obj, dict):
+        raise InputError(f"{what} is {_describe(obj)}, not a mapping (a Kubernetes object)", name, line)
+    kind = obj.get("kind")
+    api_version = obj.get("apiVersion")
+    missing = [f for f, v in (("apiVersion", api_version), ("kind", kind)) if v is None or v == ""]
+    if missing:
+        raise InputError(f"{what} has no {' and no '.join(missing)}"
+                         f"{' (' + _object_name(obj) + ')' if _object_name(obj) else ''}", name, line)
+    if not isinstance(kind, str):
+        raise InputError(f"kind must be a string, not {_describe(kind)}", name, line)
+    if not isinstance(api_version, str):
+        raise InputError(f"apiVersion must be a string, not {_describe(api_version)}", name, line)
+    return obj
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__}"
+
+
+def _is_list_kind(obj: dict) -> bool:
+    kind = obj.get("kind")
+    return isinstance(kind, str) and kind.endswith("List") and "items" in obj
+
+
+def _documents_of(obj: Any, name: str, line: int | None,
+                  item_line: Callable[[int], int | None] | None = None,
+                  nesting: int = 0) -> list[Document]:
+    """``obj`` as documents: itself, or its items when it is a List (recursively)."""
+    if obj is None:  # an empty document
+        return []
+    if line is None and item_line is not None and getattr(item_line, "element", False):
+        # An element of a top-level JSON array: its own line, found only when needed.
+        element_line = item_line
+        try:
+            obj = _check_object(obj, name, None)
+        except InputError as exc:
+            exc.line = element_line(0)
+            raise
+        if not _is_list_kind(obj):
+            return [Document(obj, name, None, lambda: element_line(0))]
+        line, item_line = element_line(0), None
+    obj = _check_object(obj, name, line)
+    if not _is_list_kind(obj):
+        return [Document(obj, name, line)]
+    if nesting > 8:
+        raise InputError("Lists nested too deeply", name, line)
+    items = obj.get("items")
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise InputError(f"items of a {obj['kind']} must be a list, not {_describe(items)}", name, line)
+    list_kind = obj["kind"]
+    item_kind = list_kind[: -len("List")]
+    api_version = obj.get("apiVersion")
+    out: list[Document] = []
+    for i, item in enumerate(items):
+        ln: int | None = None
+        locate: Callable[[], int | None] | None = None
+        if item_line is not None:
+            if getattr(item_line, "lazy", False):
+                locate = (lambda i=i: item_line(i))  # type: ignore[misc]
+            else:
+                ln = item_line(i)
+        if isinstance(item, dict) and item_kind and not item.get("kind"):
+            # A typed list straight from the API server leaves kind/apiVersion off its items.
+            item.setdefault("apiVersion", api_version)
+            item["kind"] = item_kind
+        if locate is not None:
+            try:
+                _check_object(item, name, None, f"item {i} of the {list_kind}")
+            except InputError as exc:
+                exc.line = locate()
+                raise
+            if _is_list_kind(item):
+                out.extend(_documents_of(item, name, None, None, nesting + 1))
+            else:
+                out.append(Document(item, name, None, locate))
+        else:
+            _check_object(item, name, ln if ln is not None else line, f"item {i} of the {list_kind}")
+            if _is_list_kind(item):
+                out.extend(_documents_of(item, name, ln, None, nesting + 1))
+            else:
+                out.append(Document(item, name, ln if ln is not None else line))
+    return out
+
+
+# --------------------------------------------------------------------------- JSON
+
+_JSON_DECODER = json.JSONDecoder()
+_WS = re.compile(r"[ \t\n\r]*")
+_JSON_DELETE = bytes(c for c in range(256) if c not in b'"[]{}')
+_JSON_SAME_BRACKETS = bytes.maketrans(b"{}", b"[]")
+_RUNS = re.compile(rb"\[+|\]+")
+
+
+def _parse_json_stream(text: str, name: str, utf8: bytes | None = None,
+                       ) -> list[tuple[Any, int | None, Callable[[int], int | None] | None]]:
+    """Every JSON value in ``text`` (one, or several one after another) with its start line."""
+    out: list[tuple[Any, int, Callable[[int], int | None] | None]] = []
+    _check_json_depth(text, name, utf8)
+    idx = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    if text.startswith("\ufeff", idx):
+        idx = _WS.match(text, idx + 1).end()  # type: ignore[union-attr]
+    line = 1 + text.count("\n", 0, idx)
+    last = 0
+    end_all = len(text)
+    while idx < end_all:
+        line += text.count("\n", last, idx)
+        last = idx
+        try:
+            value, end = _JSON_DECODER.raw_decode(text, idx)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", name, exc.lineno) from None
+        except RecursionError:
+            raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name, line) from None
+        except ValueError as exc:  # an integer literal beyond Python's digit limit
+            raise InputError(f"invalid JSON: {_number_reason(exc)}", name, line) from None
+        if isinstance(value, list):
+            # A top-level array of objects: each element is a document.
+            array_lines = _lazy_lines(text, lambda start=idx: _json_array_offsets(text, start))
+            for i, element in enumerate(value):
+                out.append((element, None, _element_locator(array_lines, i)))
+        else:
+            locator = None
+            if isinstance(value, dict) and _is_list_kind(value):
+                locator = _lazy_lines(text, lambda start=idx: _json_items_offsets(text, start))
+            out.append((value, line, locator))
+        idx = _WS.match(text, end).end()  # type: ignore[union-attr]
+    return out
+
+
+def _number_reason(exc: ValueError) -> str:
+    msg = str(exc)
+    if "digits" in msg or "integer" in msg:
+        return "integer literal too large"
+    return msg.splitlines()[0] if msg else "invalid number"
+
+
+def _check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:
+    """Refuse JSON nested deeper than MAX_DEPTH before json builds it.
+
+    Works on bytes with C-speed operations: drop escaped backslashes and quotes, keep only
+    quotes and brackets, drop the strings, then peel innermost pairs one level per pass
+    (each pass lowers the maximum depth by exactly one) until few runs of brackets are
+    left, whose depth a short loop then measures.
+    """
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    b = utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass")
+    b = b.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _JSON_DELETE)
+    # Strings without brackets vanish here; the few left are removed by the regex below.
+    b = b.replace(b'""', b"")
+    if b'"' in b:
+        b = re.sub(rb'"[^"]*"', b"", b)
+    b = b.translate(_JSON_SAME_BRACKETS)
+    for peeled in range(MAX_DEPTH + 1):
+        if not b:
+            return
+        if b.count(b"[]") + b.count(b"][") < 100_000:
+            depth = deepest = 0
+            for run in _RUNS.finditer(b):
+                if b[run.start()] == 91:  # "["
+                    depth += run.end() - run.start()
+                    if depth > deepest:
+                        deepest = depth
+                else:
+                    depth -= run.end() - run.start()
+            if peeled + deepest <= MAX_DEPTH:
+                return
+            break
+        b = b.replace(b"[]", b"")
+    raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name, _json_deep_line(text))
+
+
+def _json_deep_line(text: str) -> int | None:
+    """Line of the bracket that opens level MAX_DEPTH+1 (only for texts small enough to walk)."""
+    if len(text) > (4 << 20):
+        return None
+    depth = 0
+    in_str = esc = False
+    for i, ch in enumerate(text):
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return _line_at(text, i)
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
+def _json_array_offsets(text: str, start: int) -> list[int]:
+    """Start offsets of the elements of the JSON array at ``start`` (already known valid)."""
+    offsets: list[int] = []
+    scan = _JSON_DECODER.scan_once
+    idx = _WS.match(text, start + 1).end()  # type: ignore[union-attr]
+    if text.startswith("]", idx):
+        return offsets
+    while True:
+        offsets.append(idx)
+        _, idx = scan(text, idx)
+        idx = _WS.match(text, idx).end()  # type: ignore[union-attr]
+        if text.startswith(",", idx):
+            idx = _WS.match(text, idx + 1).end()  # type: ignore[union-attr]
+            continue
+        return offsets
+
+
+def _json_items_offsets(text: str, start: int) -> list[int] | None:
+    """Start offsets of ``items[*]`` of the JSON object at ``start``, or None."""
+    scan = _JSON_DECODER.scan_once
+    idx = _WS.match(text, start + 1).end()  # type: ignore[union-attr]
+    while idx < len(text) and text[idx] == '"':
+        key, idx = scan(text, idx)
+        idx = _WS.match(text, idx).end()  # type: ignore[union-attr]
+        idx = _WS.match(text, idx + 1).end()  # type: ignore[union-attr]  # past ':'
+        if key == "items" and text.startswith("[", idx):
+            return _json_array_offsets(text, idx)
+        _, idx = scan(text, idx)
+        idx = _WS.match(text, idx).end()  # type: ignore[union-attr]
+        if text.startswith(",", idx):
+            idx = _WS.match(text, idx + 1).end()  # type: ignore[union-attr]
+    return None
+
+
+def _lazy_lines(text: str, find_offsets: Callable[[], list[int] | None]) -> Callable[[int], int | None]:
+    """``line_of(i)``: the line of the i-th offset ``find_offsets`` gives, all computed on first use.
+
+    Scanning the text again is only worth it when a line is asked for (for a message).
+    """
+    cache: list[list[int]] = []
+
+    def line_of(i: int) -> int | None:
+        if not cache:
+            lines: list[int] = []
+            offsets = find_offsets() or []
+            line, last = 1, 0
+            for off in offsets:
+                line += text.count("\n", last, off)
+                last = off
+                lines.append(line)
+            cache.append(lines)
+        lines = cache[0]
+        return lines[i] if i < len(lines) else None
+
+    line_of.lazy = True  # type: ignore[attr-defined]
+    return line_of
+
+
+def _element_locator(line_of: Callable[[int], int | None], i: int) -> Callable[[int], int | None]:
+    """A locator for a top-level array element, in the shape _documents_of expects."""
+
+    def locate(_: int) -> int | None:
+        return line_of(i)
+
+    locate.lazy = True  # type: ignore[attr-defined]
+    locate.element = True  # type: ignore[attr-defined]
+    return locate
+
+
+# --------------------------------------------------------------------------- YAML
+
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """SafeLoader (libyaml when present) with go-yaml's reading of timestamps and a cap on ints."""
+
+
+def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
+    value = loader.construct_scalar(node)
+    if len(value) > MAX_NUMBER_CHARS:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"integer literal of {len(value)} characters is too large", node.start_mark)
+    return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+
+
+def _construct_timestamp(loader: Any, node: yaml.ScalarNode) -> str:
+    # go-yaml hands timestamps to kubectl as strings; keep them as written.
+    return loader.construct_scalar(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+
+_BLOCK_PREFIX_CACHE: dict[tuple[int, bool], re.Pattern[str]] = {}
+
+
+def _block_prefix_re(k: int, props: bool) -> re.Pattern[str]:
+    pat = _BLOCK_PREFIX_CACHE.get((k, props))
+    if pat is None:
+        token = r"(?:[ \t?:\-]|[&!][^ \t\r\n]*)" if props else r"[ \t?:\-]"
+        pat = _BLOCK_PREFIX_CACHE[(k, props)] = re.compile(r"^%s{%d}" % (token, k), re.M)
+    return pat
+
+
+def _depth_surely_ok(text: str) -> bool:
+    """A cheap upper bound on nesting: flow brackets plus two levels per column of block indent.
+
+    A block collection nested in another starts at least one column further right, or after
+    an indicator (``- ``, ``? ``, ``: ``, an anchor or a tag) on the same line, so no line
+    with a prefix of k such tokens means at most about 2k block levels.
+    """
+    flow = text.count("[") + text.count("{") - text.count("[]") - text.count("{}") + 1
+    room = MAX_DEPTH - flow - 2
+    if room < 2:
+        return False
+    k = room // 2
+    props = "&" in text or "!" in text
+    return _block_prefix_re(k, props).search(text) is None
+
+
+def _alias_ratio(decode_count: int) -> float:
+    # go-yaml's allowedAliasRatio: 99% up to 400k decoded nodes, falling to 10% at 4M.
+    if decode_count <= 400_000:
+        return 0.99
+    if decode_count >= 4_000_000:
+        return 0.10
+    return 0.99 - 0.89 * (decode_count - 400_000) / 3_600_000
+
+
+def _yaml_error(exc: yaml.YAMLError, name: str, text: str = "") -> InputError:
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        parts = [p for p in (exc.context, exc.problem) if p]
+        reason = ", ".join(parts) or "malformed"
+        if mark is not None and text and 0 <= mark.index < len(text) and text[mark.index] == "\t":
+            reason += " (a tab: YAML is indented with spaces only)"
+        if mark is not None:
+            return InputError(f"invalid YAML: {reason} (column {mark.column + 1})", name, mark.line + 1)
+        return InputError(f"invalid YAML: {reason}", name)
+    if isinstance(exc, yaml.reader.ReaderError):
+        line = _line_at(text, exc.position) if text and isinstance(exc.position, int) else None
+        char = exc.character
+        code = ord(char) if isinstance(char, str) and len(char) == 1 else char
+        if isinstance(code, int):
+            return InputError(f"invalid YAML: unacceptable character #x{code:04x} ({exc.reason})", name, line)
+        return InputError(f"invalid YAML: {exc.reason}", name, line)
+    return InputError(f"invalid YAML: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", name)
+
+
+class _DocFacts:
+    """What the event pre-scan learned about one document."""
+
+    __slots__ = ("aliases",)
+
+    def __init__(self) -> None:
+        self.aliases = 0
+
+
+def _prescan(text: str, name: str, check_depth: bool) -> list[_DocFacts]:
+    """Walk the event stream (iterative, in C) to check nesting and aliases before building.
+
+    Per document: depth (aliases count with the height of what they point to), aliases to
+    an anchor still open ("contains itself"), unknown anchors, and go-yaml's alias ratio.
+    """
+    loader = _BaseLoader(text)
+    facts: list[_DocFacts] = []
+    try:
+        ScalarEvent, AliasEvent = yaml.ScalarEvent, yaml.AliasEvent
+        starts = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+        ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+        # Per open collection: [expanded node count, height, anchor].
+        stack: list[list[Any]] = []
+        anchors: dict[str, tuple[int, int] | None] = {}
+        doc: _DocFacts | None = None
+        decoded = aliased = 0
+        while True:
+            ev = loader.get_event()
+            if ev is None:
+                break
+            cls = type(ev)
+            if cls is ScalarEvent:
+                if stack:
+                    stack[-1][0] += 1
+                else:
+                    decoded += 1
+                if ev.anchor:
+                    anchors[ev.anchor] = (1, 0)
+                continue
+            if cls in starts:
+                if len(stack) >= MAX_DEPTH:
+                    raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name, ev.start_mark.line + 1)
+                stack.append([1, 1, ev.anchor])
+                if ev.anchor:
+                    anchors[ev.anchor] = None  # open: an alias to it now would contain itself
+                continue
+            if cls in ends:
+                size, height, anchor = stack.pop()
+                if anchor:
+                    anchors[anchor] = (size, height)
+                if stack:
+                    parent = stack[-1]
+                    parent[0] += size
+                    if height + 1 > parent[1]:
+                        parent[1] = height + 1
+                else:
+                    decoded += size
+                continue
+            if cls is AliasEvent:
+                if ev.anchor not in anchors:
+                    raise InputError(f"invalid YAML: unknown anchor '{ev.anchor}' referenced", name,
+                                     ev.start_mark.line + 1)
+                target = anchors[ev.anchor]
+                if target is None:
+                    raise InputError(f"invalid YAML: anchor '{ev.anchor}' value contains itself", name,
+                                     ev.start_mark.line + 1)
+                size, height = target
+                if check_depth and len(stack) + height > MAX_DEPTH:
+                    raise InputError(f"document nested deeper than {MAX_DEPTH} levels (through alias "
+                                     f"'{ev.anchor}')", name, ev.start_mark.line + 1)
+                if stack:
+                    stack[-1][0] += 1 + size
+                    if height + 1 > stack[-1][1]:
+                        stack[-1][1] = height + 1
+                    decoded_now = decoded + sum(s[0] for s in stack)
+                else:
+                    decoded += 1 + size
+                    decoded_now = decoded
+                aliased += size
+                if doc is not None:
+                    doc.aliases += 1
+                if aliased > 100 and decoded_now > 1000 and aliased / decoded_now > _alias_ratio(decoded_now):
+                    raise InputError("invalid YAML: document contains excessive aliasing", name,
+                                     ev.start_mark.line + 1)
+                continue
+            if cls is yaml.DocumentStartEvent:
+                doc = _DocFacts()
+                facts.append(doc)
+                anchors = {}
+                decoded = aliased = 0
+                continue
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, name, text) from None
+    finally:
+        dispose = getattr(loader, "dispose", None)
+        if dispose is not None:
+            dispose()
+    return facts
+
+
+def _parse_yaml(text: str, name: str) -> list[Document]:
+    has_alias = "*" in text
+    check_depth = not _depth_surely_ok(text)
+    facts: list[_DocFacts] | None = None
+    if has_alias or check_depth:
+        facts = _prescan(text, name, check_depth)
+    loader = _Loader(text)
+    docs: list[Document] = []
+    index = 0
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                index += 1
+                continue
+            line = node.start_mark.line + 1
+            try:
+                obj = loader.construct_document(node)
+            except ValueError as exc:
+                raise InputError(f"invalid YAML: {_number_reason(exc)}", name, line) from None
+            if facts is not None and index < len(facts) and facts[index].aliases:
+                # go-yaml decodes every alias into its own value; never share dicts.
+                obj = _unshare(obj)
+            index += 1
+            item_lines = _yaml_item_lines(node) if isinstance(obj, dict) and _is_list_kind(obj) else None
+            docs.extend(_documents_of(obj, name, line, item_lines))
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, name, text) from None
+    except RecursionError:
+        raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name) from None
+    finally:
+        dispose = getattr(loader, "dispose", None)
+        if dispose is not None:
+            dispose()
+    return docs
+
+
+def _unshare(value: Any) -> Any:
+    """A copy in which no dict or list appears twice (deepcopy would keep the sharing).
+
+    Only used for documents with aliases, whose expanded size the pre-scan has bounded.
+    """
+    if isinstance(value, dict):
+        return {k: _unshare(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unshare(v) for v in value]
+    return value
+
+
+def _yaml_item_lines(node: Any) -> Callable[[int], int | None] | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == "items" and isinstance(value, yaml.SequenceNode):
+            lines = [child.start_mark.line + 1 for child in value.value]
+            return lambda i: lines[i] if i < len(lines) else None
+    return None

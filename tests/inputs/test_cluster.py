@@ -1,0 +1,152 @@
+"""Building the cluster state: admission defaults, priorities, ignored kinds, bad input."""
+
+from __future__ import annotations
+
+import copy
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from kschedctl.errors import InputError
+from kschedctl.inputs.cluster import ClusterState, admit_pod, load_cluster, make_uid
+from kschedctl.inputs.loader import Document, parse_text
+
+HERE = Path(__file__).parent
+CASES = yaml.safe_load((HERE / "cases" / "cluster.yaml").read_text(encoding="utf-8"))["cases"]
+MISSING = object()
+
+
+def get_path(obj: Any, path: str) -> Any:
+    """``obj`` at a dotted path; list indexes are numbers ("spec.containers.0.name")."""
+    cur = obj
+    parts = path.split(".")
+    i = 0
+    while i < len(parts):
+        if isinstance(cur, list):
+            cur = cur[int(parts[i])]
+            i += 1
+            continue
+        # keys may contain dots (labels such as kubernetes.io/metadata.name): try the longest
+        for j in range(len(parts), i, -1):
+            key = ".".join(parts[i:j])
+            if isinstance(cur, dict) and key in cur:
+                cur = cur[key]
+                i = j
+                break
+        else:
+            return MISSING
+    return cur
+
+
+def _object(state: ClusterState, ref: str) -> dict:
+    kind, key = ref.split("/", 1)
+    if kind == "Pod":
+        return next(p for p in state.pods if f"{p['metadata']['namespace']}/{p['metadata']['name']}" == key)
+    if kind == "Node":
+        return state.node_by_name[key]
+    from kschedctl.inputs.cluster import KIND_COLLECTIONS
+
+    return getattr(state, KIND_COLLECTIONS[kind][0])[key]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=f"Cluster_{c['name']}") for c in CASES])
+def test_cluster_cases(case: dict) -> None:
+    start = time.perf_counter()
+    try:
+        state: Any = ClusterState.from_documents(parse_text(case["text"], "<text>"))
+    except InputError as exc:
+        state = exc
+    assert time.perf_counter() - start < 1.0
+    if "error" in case:
+        assert isinstance(state, InputError), f"expected an error, got {state!r}"
+        assert state.file == "<text>"
+        assert state.line == case["error"]["line"]
+        assert case["error"]["contains"] in str(state)
+        return
+    assert not isinstance(state, InputError), str(state)
+    expect = case.get("expect") or {}
+    if "counts" in expect:
+        assert state.counts() == expect["counts"]
+    for group, prefix in (("pods", "Pod/"), ("nodes", "Node/"), ("objects", "")):
+        for ref, fields in (expect.get(group) or {}).items():
+            obj = _object(state, prefix + ref)
+            for path, want in fields.items():
+                assert get_path(obj, path) == want, f"{ref} {path}"
+    if "ignored" in expect:
+        assert state.ignored_kinds == expect["ignored"]
+    if "warnings" in expect:
+        assert state.warnings == expect["warnings"]
+    if "implied_namespaces" in expect:
+        assert state.implied_namespaces == expect["implied_namespaces"]
+    if "uid_is_deterministic" in expect:
+        ns, name = expect["uid_is_deterministic"].split("/")
+        pod = _object(state, f"Pod/{ns}/{name}")
+        assert pod["metadata"]["uid"] == make_uid("Pod", ns, name)
+        again = ClusterState.from_documents(parse_text(case["text"], "<text>"))
+        assert again.pods[0]["metadata"]["uid"] == pod["metadata"]["uid"]
+
+
+def test_admit_pod_for_a_new_pod_checks_a_given_priority() -> None:
+    state = ClusterState.from_documents(parse_text(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 10\n", "pc.yaml"))
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"priorityClassName": "high", "priority": 11, "containers": [{"name": "c", "image": "i"}]}}
+    with pytest.raises(InputError) as err:
+        admit_pod(copy.deepcopy(pod), state)
+    assert "the integer value of priority (11) must not be provided in pod spec" in str(err.value)
+    pod["spec"]["priority"] = 10
+    admitted = admit_pod(copy.deepcopy(pod), state)
+    assert admitted["spec"]["priority"] == 10 and admitted["metadata"]["namespace"] == "default"
+    # admitting twice changes nothing
+    assert admit_pod(copy.deepcopy(admitted), state) == admitted
+
+
+def test_with_objects_leaves_the_original_alone() -> None:
+    state = ClusterState.from_documents(parse_text(
+        "{apiVersion: v1, kind: Node, metadata: {name: n1}}", "n.yaml"))
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web-1", "namespace": "default"}}
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"}}
+    joined = state.with_objects([rs, deploy])
+    assert "default/web-1" in joined.replica_sets and not state.replica_sets
+    assert joined.owners == {"Deployment/default/web": deploy}
+    assert joined.warnings == [] and joined.nodes == state.nodes
+
+
+def test_add_object_and_source() -> None:
+    state = ClusterState.from_documents(parse_text(
+        "{apiVersion: v1, kind: Node, metadata: {name: n1}}\n---\n{apiVersion: v1, kind: Node, metadata: {name: n2}}",
+        "n.yaml"))
+    assert state.source("Node", "n2").where == "n.yaml:3"
+    state.add_object({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "x"},
+                      "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    assert state.pods[0]["spec"]["priority"] == 0
+    assert "x" in state.namespaces
+    assert [n["metadata"]["name"] for n in state.of_kind("Node")] == ["n1", "n2"]
+
+
+def test_objects_without_kind_from_code_are_ignored_not_fatal() -> None:
+    state = ClusterState.from_documents([Document({"metadata": {"name": "x"}}, "<test>", None)])
+    assert state.ignored_kinds == {"(no kind)": 1}
+
+
+def test_load_cluster_needs_objects(tmp_path: Path) -> None:
+    (tmp_path / "empty.yaml").write_text("# nothing\n")
+    with pytest.raises(InputError) as err:
+        load_cluster([str(tmp_path)])
+    assert "no objects found" in str(err.value)
+
+
+def test_joining_owners_replaces_an_object_of_the_same_name() -> None:
+    state = ClusterState.from_documents(parse_text(
+        "{apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: rs, labels: {v: old}}}", "rs.yaml"))
+    new_rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "labels": {"v": "new"}}}
+    joined = state.with_objects([new_rs])
+    assert joined.replica_sets["default/rs"]["metadata"]["labels"] == {"v": "new"}
+    assert state.replica_sets["default/rs"]["metadata"]["labels"] == {"v": "old"}
+    state.add_object(new_rs)
+    assert state.replica_sets["default/rs"] is new_rs
+    state.add_object({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}})
+    assert state.warnings == [] and "Deployment/default/d" in state.owners

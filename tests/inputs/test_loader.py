@@ -1,0 +1,280 @@
+"""Loading YAML/JSON: documents with file and line, and every kind of bad input failing fast."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+import yaml
+
+from kschedctl.errors import InputError
+from kschedctl.inputs import loader
+from kschedctl.inputs.loader import (
+    MAX_DEPTH,
+    MAX_FILE_BYTES,
+    STDIN_NAME,
+    Document,
+    load_documents,
+    parse_text,
+)
+
+HERE = Path(__file__).parent
+FILES = HERE / "files"
+CASES = yaml.safe_load((HERE / "cases" / "loader.yaml").read_text(encoding="utf-8"))["cases"]
+
+#: Generous bound for "fails fast, never hangs" (the real times are milliseconds).
+FAST = 1.0
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    try:
+        result: Any = fn()
+    except InputError as exc:
+        result = exc
+    return result, time.perf_counter() - start
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=f"Loader_{c['name']}") for c in CASES])
+def test_loader_cases(case: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FILES)
+    result, elapsed = _timed(lambda: load_documents(case["paths"]))
+    assert elapsed < FAST
+    if "error" in case:
+        want = case["error"]
+        assert isinstance(result, InputError), f"expected an error, got {result!r}"
+        assert os.path.normpath(result.file) == os.path.normpath(want["file"])
+        assert result.line == want["line"]
+        assert want["contains"] in str(result)
+        assert "\n" not in str(result)
+        return
+    assert not isinstance(result, InputError), str(result)
+    got = []
+    for doc in result:
+        entry = {"kind": doc.kind, "name": doc.obj["metadata"]["name"],
+                 "file": os.path.relpath(doc.file).replace(os.sep, "/"), "line": doc.line}
+        got.append(entry)
+    want_docs = [{k: v for k, v in d.items() if k != "apiVersion"} for d in case["docs"]]
+    assert got == want_docs
+    for doc, want in zip(result, case["docs"]):
+        if "apiVersion" in want:
+            assert doc.obj["apiVersion"] == want["apiVersion"]
+
+
+# --------------------------------------------------------------------------- hostile input
+
+def _deep_flow(n: int) -> str:
+    return "apiVersion: v1\nkind: Pod\nx: " + "[" * n + "]" * n + "\n"
+
+
+def _deep_block(n: int) -> str:
+    return "apiVersion: v1\nkind: Pod\n" + "".join(" " * i + f"k{i}:\n" for i in range(n)) + " " * n + "v\n"
+
+
+def _deep_json(n: int) -> str:
+    return '{"apiVersion": "v1", "kind": "Pod", "x": ' + "[" * n + "]" * n + "}"
+
+
+def _laughs(levels: int) -> str:
+    out = ["apiVersion: v1", "kind: ConfigMap", "data:", '  l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, levels):
+        out.append(f"  l{i}: &l{i} [" + ",".join([f"*l{i - 1}"] * 9) + "]")
+    return "\n".join(out) + "\n"
+
+
+def _mapping_laughs(levels: int) -> str:
+    # the same bomb with mappings and merge keys instead of sequences
+    out = ["apiVersion: v1", "kind: ConfigMap", "a0: &a0 {x: 1, y: 2, z: 3, u: 4, v: 5, w: 6, p: 7, q: 8, r: 9}"]
+    for i in range(1, levels):
+        out.append(f"a{i}: &a{i} {{" + ", ".join(f"k{j}: *a{i - 1}" for j in range(9)) + "}")
+    return "\n".join(out) + "\n"
+
+
+HOSTILE = [
+    # name, text (str or bytes), file name, expected line (None: any), message part
+    ("deep flow YAML nesting", lambda: _deep_flow(100_000), "deep.yaml", 3, f"nested deeper than {MAX_DEPTH} levels"),
+    ("deep block YAML nesting", lambda: _deep_block(1_000), "deep.yaml", 3 + MAX_DEPTH, "nested deeper than"),
+    ("deep compact sequences", lambda: "apiVersion: v1\nkind: Pod\nx:\n" + "- " * 50_000 + "x\n", "deep.yaml", 4,
+     "nested deeper than"),
+    ("deep JSON nesting (C recursion)", lambda: _deep_json(100_000), "deep.json", 1, "nested deeper than"),
+    ("JSON nested just past the limit", lambda: _deep_json(MAX_DEPTH), "deep.json", 1, "nested deeper than"),
+    ("billion laughs, 9 levels", lambda: _laughs(9), "laughs.yaml", None, "excessive aliasing"),
+    ("billion laughs, 30 levels", lambda: _laughs(30), "laughs.yaml", None, "excessive aliasing"),
+    ("billion laughs with mappings", lambda: _mapping_laughs(12), "laughs.yaml", None, "excessive aliasing"),
+    ("aliases deepen past the limit", lambda: "apiVersion: v1\nkind: Pod\na: &a " + "[" * 150 + "]" * 150
+     + "\nb: " + "[" * 100 + "*a" + "]" * 100 + "\n", "alias-deep.yaml", 4, "through alias 'a'"),
+    ("YAML integer of 100000 digits", lambda: "apiVersion: v1\nkind: Pod\nspec:\n  priority: " + "9" * 100_000 + "\n",
+     "int.yaml", 4, "integer literal of 100000 characters is too large"),
+    ("YAML sexagesimal integer of 600000 characters", lambda: "apiVersion: v1\nkind: Pod\nx: 1" + ":59" * 200_000 + "\n",
+     "int.yaml", 3, "too large"),
+    ("JSON integer of 100000 digits", lambda: '{"apiVersion": "v1", "kind": "Pod", "x": ' + "9" * 100_000 + "}",
+     "int.json", 1, "integer literal too large"),
+    ("NUL bytes", lambda: b"apiVersion: v1\nkind: Pod\n\x00\x00", "nul.yaml", 3, "binary data"),
+    ("random bytes", lambda: bytes(range(256)) * 64, "random.yaml", 1, "binary data"),
+    ("invalid UTF-8 on line 3", lambda: b"apiVersion: v1\nkind: Pod\nx: \xff\xfe\n", "bad.yaml", 3, "not UTF-8 text"),
+    ("a document that is a number", lambda: "42\n", "n.yaml", 1, "document is a number"),
+    ("a JSON document that is a list of numbers", lambda: "[1, 2]", "n.json", 1, "document is a number"),
+    ("kind that is not a string", lambda: "apiVersion: v1\nkind: [Pod]\n", "k.yaml", 1, "kind must be a string"),
+]
+
+
+@pytest.mark.parametrize("name,make,file,line,part", [pytest.param(*h, id=f"Hostile_{h[0]}") for h in HOSTILE])
+def test_hostile_input_fails_fast(name: str, make: Callable[[], Any], file: str, line: int | None, part: str) -> None:
+    text = make()
+    result, elapsed = _timed(lambda: parse_text(text, file))
+    assert isinstance(result, InputError), f"expected an error, got {result!r}"
+    assert elapsed < FAST, f"{name} took {elapsed:.2f}s"
+    assert result.file == file
+    if line is not None:
+        assert result.line == line
+    assert part in str(result)
+    assert "\n" not in str(result)
+
+
+def test_nesting_up_to_the_limit_is_fine() -> None:
+    docs = parse_text(_deep_json(MAX_DEPTH - 1), "ok.json")  # the object itself is one level
+    assert docs[0].kind == "Pod"
+    docs = parse_text(_deep_flow(MAX_DEPTH - 1), "ok.yaml")
+    assert docs[0].kind == "Pod"
+
+
+def test_json_depth_ignores_brackets_inside_strings() -> None:
+    text = json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "[" * 500 + "{" * 500},
+                       "note": 'a \\" ] } [ {', "x": [[[]]]})
+    docs = parse_text(text, "strings.json")
+    assert docs[0].obj["metadata"]["name"].startswith("[[[")
+
+
+def test_small_aliases_are_expanded_into_separate_objects() -> None:
+    docs = load_documents([str(FILES / "good" / "anchors.yaml")])
+    pod = docs[0].obj
+    assert pod["spec"]["nodeSelector"] == {"app": "web"}
+    assert pod["spec"]["nodeSelector"] is not pod["metadata"]["labels"]
+    assert pod["spec"]["containers"][1] == {"name": "b", "image": "nginx"}
+
+
+def test_yaml_scalars_read_as_kubectl_reads_them() -> None:
+    pod = load_documents([str(FILES / "good" / "types.yaml")])[0].obj
+    assert pod["metadata"]["creationTimestamp"] == "2024-01-02T03:04:05Z"  # not a datetime
+    assert pod["spec"]["priority"] == 1_000_000
+    assert pod["spec"]["overhead"]["cpu"] == 0.5
+    assert pod["spec"]["hostname"] == "1e400"
+
+
+def test_huge_float_literals_do_not_hang() -> None:
+    (doc,), elapsed = _timed(lambda: parse_text("apiVersion: v1\nkind: Pod\nx: 1.0e+400\ny: 1e400\n", "f.yaml"))
+    assert doc.obj["x"] == float("inf") and doc.obj["y"] == "1e400"
+    (doc,), _ = _timed(lambda: parse_text('{"apiVersion": "v1", "kind": "Pod", "x": 1e400}', "f.json"))
+    assert doc.obj["x"] == float("inf")
+    assert elapsed < FAST
+
+
+def test_file_over_the_size_cap_is_refused_without_reading(tmp_path: Path) -> None:
+    big = tmp_path / "big.yaml"
+    with open(big, "wb") as f:
+        f.truncate(MAX_FILE_BYTES + 1)  # sparse: nothing is written
+    result, elapsed = _timed(lambda: load_documents([str(big)]))
+    assert isinstance(result, InputError)
+    assert "larger than 512 MiB" in str(result)
+    assert result.file == str(big)
+    assert elapsed < FAST
+
+
+def test_stdin_over_the_size_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loader, "MAX_FILE_BYTES", 1000)
+    result, _ = _timed(lambda: load_documents(["-"], stdin=io.BytesIO(b"a: b\n" * 1000)))
+    assert isinstance(result, InputError) and "larger than" in str(result)
+    assert result.file == STDIN_NAME
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_device_of_zeros_fails_fast() -> None:
+    result, elapsed = _timed(lambda: load_documents(["/dev/zero"]))
+    assert isinstance(result, InputError) and "binary data" in str(result)
+    assert elapsed < FAST
+
+
+def test_a_directory_without_yaml_gives_no_documents(tmp_path: Path) -> None:
+    (tmp_path / "readme.txt").write_text("nothing")
+    assert load_documents([str(tmp_path)]) == []
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    f = tmp_path / "secret.yaml"
+    f.write_text("apiVersion: v1\nkind: Pod\n")
+    f.chmod(0)
+    try:
+        if os.access(f, os.R_OK):
+            pytest.skip("running as a user who can read anything")
+        result, _ = _timed(lambda: load_documents([str(f)]))
+        assert isinstance(result, InputError) and "permission denied" in str(result)
+    finally:
+        f.chmod(0o644)
+
+
+# --------------------------------------------------------------------------- stdin
+
+STDIN_CASES = [
+    ("YAML text stream", io.StringIO("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\n"
+                                     "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"), [("a", 1), ("b", 5)]),
+    ("JSON bytes stream", io.BytesIO(b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"j"}}'), [("j", 1)]),
+    ("empty", io.StringIO(""), []),
+]
+
+
+@pytest.mark.parametrize("stream,expected", [pytest.param(s, e, id=f"Stdin_{n}") for n, s, e in STDIN_CASES])
+def test_stdin(stream: io.IOBase, expected: list[tuple[str, int]]) -> None:
+    docs = load_documents(["-"], stdin=stream)
+    assert [(d.obj["metadata"]["name"], d.line) for d in docs] == expected
+    assert all(d.file == STDIN_NAME for d in docs)
+
+
+def test_stdin_errors_name_stdin() -> None:
+    with pytest.raises(InputError) as err:
+        load_documents(["-"], stdin=io.StringIO("apiVersion: v1\nkind: Pod\n  bad: [\n"))
+    assert err.value.file == STDIN_NAME
+    assert str(err.value).startswith(f"{STDIN_NAME}:")
+
+
+# --------------------------------------------------------------------------- Document and speed
+
+def test_document_api() -> None:
+    doc = Document({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"}}, "f.yaml", 3)
+    assert (doc.kind, doc.api_version, doc.where) == ("Pod", "v1", "f.yaml:3")
+    err = doc.error("boom")
+    assert (err.file, err.line, str(err)) == ("f.yaml", 3, "f.yaml:3: boom")
+    assert Document({"kind": "Pod"}, "f.yaml").where == "f.yaml"
+
+
+def test_json_list_item_lines_are_found_lazily() -> None:
+    items = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}"}} for i in range(3)]
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=1)
+    docs = parse_text(text, "l.json")
+    lines = [d.line for d in docs]
+    expected = [i + 1 for i, ln in enumerate(text.splitlines()) if ln == "  {"]
+    assert lines == expected
+
+
+def test_fifty_thousand_pods_of_json_load_quickly(tmp_path: Path) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "p", "namespace": "default", "labels": {"app": "web", "pod-template-hash": "abc"},
+                        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-abc",
+                                             "uid": "u", "controller": True}]},
+           "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "nginx", "resources": {
+               "requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}}}],
+               "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"}]},
+           "status": {"phase": "Running"}}
+    one = json.dumps(pod).replace('"name": "p"', '"name": "p%d"')
+    path = tmp_path / "pods.json"
+    path.write_text('{"apiVersion": "v1", "kind": "List", "items": ['
+                    + ",".join(one % i for i in range(50_000)) + "]}")
+    start = time.perf_counter()
+    docs = load_documents([str(path)])
+    elapsed = time.perf_counter() - start
+    assert len(docs) == 50_000
+    assert elapsed < 10, f"50,000 pods took {elapsed:.1f}s"  # about 1.5 s on a laptop
