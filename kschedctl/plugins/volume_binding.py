@@ -1,0 +1,198 @@
+"""VolumeBinding: the pod's PersistentVolumeClaims must be bound, bindable or provisionable on the node.
+
+Upstream: pkg/scheduler/framework/plugins/volumebinding/volume_binding.go and binder.go
+(release-1.34); the binder logic lives in ``volume_binding_binder``.
+- PreFilter: a pod with no PVC (or generic ephemeral) volume is Skip. A missing claim
+  (``persistentvolumeclaim "x" not found``; for an ephemeral volume "waiting for ephemeral volume
+  controller to create the persistentvolumeclaim ..."), a Lost claim, a claim being deleted or an
+  ephemeral claim the pod does not own is UnschedulableAndUnresolvable for the whole pod. Unbound
+  claims with Immediate binding (or pre-bound but not yet bound) give UnschedulableAndUnresolvable
+  "pod has unbound immediate PersistentVolumeClaims".
+- Filter: bound claims' PVs must exist and match the node ("node(s) had volume node affinity
+  conflict", "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)");
+  WaitForFirstConsumer claims need an available PV ("node(s) didn't find available persistent
+  volumes to bind") or a provisioner whose allowedTopologies admit the node. All reasons of a
+  node are UnschedulableAndUnresolvable.
+- PreScore is Skip and Score 0: capacity scoring (StorageCapacityScoring) is alpha, off in v1.34.
+- Reserve and PreBind write nothing: their Success status carries in ``details`` the bindings
+  and provisionings upstream would make.
+Differences from upstream: see ``volume_binding_binder`` (CSIStorageCapacity not modelled,
+in-tree PVs not translated to CSI). Which claim or PV failed goes to ``Status.details``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kschedctl.framework.interfaces import Plugin
+from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.plugins import names
+from kschedctl.plugins.volume_binding_binder import (
+    BinderError,
+    PodVolumeClaims,
+    PodVolumes,
+    VolumeBinder,
+    claim_name_of,
+    ephemeral_owner_error,
+    meta,
+    pvc_not_found,
+    spec,
+)
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.types import NodeInfo, PodInfo
+
+NAME = names.VOLUME_BINDING
+
+#: PreFilter reason when an Immediate claim is not bound yet.
+ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+
+#: CycleState key (upstream stateKey = Name).
+STATE_KEY = NAME
+
+
+class _StateData:
+    """What PreFilter found and Filter / Reserve add (shared by clones, as upstream's pointer)."""
+
+    __slots__ = ("claims", "pod_volumes_by_node", "all_bound")
+
+    def __init__(self, claims: PodVolumeClaims | None) -> None:
+        self.claims = claims
+        self.pod_volumes_by_node: dict[str, PodVolumes] = {}
+        self.all_bound = False
+
+    def clone(self) -> "_StateData":
+        return self
+
+
+class VolumeBinding(Plugin):
+    """PreFilter, Filter, PreScore, Score, Reserve and PreBind on the pod's PVCs (read-only)."""
+
+    name = NAME
+
+    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+        super().__init__(args, handle)
+        args = args or {}
+        #: bindTimeoutSeconds (default 600): kept for reports; nothing waits here.
+        self.bind_timeout_seconds = int(args.get("bindTimeoutSeconds", 600))
+
+    def _binder(self) -> VolumeBinder:
+        return VolumeBinder(self.handle.cluster() if self.handle is not None else None)
+
+    # --- PreFilter / Filter ---------------------------------------------------------------------
+
+    def pre_filter(
+        self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        binder = self._binder()
+        pod = pod_info.pod
+        has_pvc, error, details = _pod_has_pvcs(binder, pod)
+        if error is not None:
+            return None, Status(Code.UnschedulableAndUnresolvable, error, details=details)
+        if not has_pvc:
+            state.write(STATE_KEY, _StateData(None))
+            return None, Status(Code.Skip)
+        try:
+            claims = binder.get_pod_volume_claims(pod)
+        except BinderError as err:
+            return None, Status(Code.Error, str(err), error=err)
+        if claims.unbound_claims_immediate:
+            return None, Status(
+                Code.UnschedulableAndUnresolvable,
+                ERR_REASON_UNBOUND_IMMEDIATE,
+                details={"claims": [_key(c) for c in claims.unbound_claims_immediate]},
+            )
+        state.write(STATE_KEY, _StateData(claims))
+        return None, None
+
+    def filter(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> Status | None:
+        try:
+            data: _StateData = state.read(STATE_KEY)
+        except KeyError as err:
+            return Status(Code.Error, f'reading "{STATE_KEY}" from cycleState: not found', error=err)
+        if data.claims is None:
+            # pod without claims (PreFilter returned Skip): nothing to check
+            return None
+        try:
+            pod_volumes, reasons, details = self._binder().find_pod_volumes(pod_info.pod, data.claims, node_info.node or {})
+        except BinderError as err:
+            return Status(Code.Error, str(err), error=err)
+        if reasons:
+            return Status(Code.UnschedulableAndUnresolvable, *reasons, details=details or None)
+        data.pod_volumes_by_node[node_info.name] = pod_volumes
+        return None
+
+    # --- PreScore / Score -----------------------------------------------------------------------
+
+    def pre_score(self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]) -> Status | None:
+        # No scorer in v1.34 defaults (StorageCapacityScoring is alpha): Score never runs.
+        return Status(Code.Skip)
+
+    def score(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status | None]:
+        return 0, None
+
+    # --- Reserve / PreBind ----------------------------------------------------------------------
+
+    def reserve(self, state: "CycleState", pod_info: "PodInfo", node_name: str) -> Status | None:
+        try:
+            data: _StateData = state.read(STATE_KEY)
+        except KeyError as err:
+            return Status(Code.Error, f'reading "{STATE_KEY}" from cycleState: not found', error=err)
+        pod_volumes = data.pod_volumes_by_node.get(node_name)
+        if pod_volumes is None:
+            data.all_bound = True  # the pod references no PVC
+            return None
+        data.all_bound = self._binder().are_pod_volumes_bound(pod_info.pod)
+        if data.all_bound:
+            return None
+        return Status(Code.Success, details={"assumed": pod_volumes.describe(), "node": node_name})
+
+    def unreserve(self, state: "CycleState", pod_info: "PodInfo", node_name: str) -> None:
+        return None  # nothing was assumed in any cache
+
+    def pre_bind(self, state: "CycleState", pod_info: "PodInfo", node_name: str) -> Status | None:
+        try:
+            data: _StateData = state.read(STATE_KEY)
+        except KeyError as err:
+            return Status(Code.Error, f'reading "{STATE_KEY}" from cycleState: not found', error=err)
+        if data.all_bound:
+            return None
+        pod_volumes = data.pod_volumes_by_node.get(node_name)
+        if pod_volumes is None:
+            return Status(Code.Error, f'no pod volumes found for node "{node_name}"')
+        # Upstream updates the PVs/PVCs and waits for the PV controller; kschedctl only reports.
+        return Status(Code.Success, details={"wouldBind": pod_volumes.describe(), "node": node_name})
+
+
+def _key(pvc: dict) -> str:
+    m = meta(pvc)
+    return f"{m.get('namespace') or ''}/{m.get('name') or ''}"
+
+
+def _pod_has_pvcs(binder: VolumeBinder, pod: dict) -> tuple[bool, str | None, dict | None]:
+    """podHasPVCs: (has a PVC, the error text, details); stops at the first bad claim."""
+    has = False
+    namespace = meta(pod).get("namespace") or ""
+    pvcs = binder._pvcs()
+    for volume in spec(pod).get("volumes") or ():
+        name, ephemeral = claim_name_of(pod, volume)
+        if name is None:
+            continue
+        has = True
+        pvc = pvcs.get(f"{namespace}/{name}")
+        details = {"claim": f"{namespace}/{name}"}
+        if pvc is None:
+            if ephemeral:
+                return has, f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{name}"', details
+            return has, pvc_not_found(name), details
+        if ((pvc.get("status") or {}).get("phase") or "") == "Lost":
+            volume_name = spec(pvc).get("volumeName") or ""
+            return has, f'persistentvolumeclaim "{name}" bound to non-existent persistentvolume "{volume_name}"', details
+        if meta(pvc).get("deletionTimestamp") is not None:
+            return has, f'persistentvolumeclaim "{name}" is being deleted', details
+        if ephemeral:
+            err = ephemeral_owner_error(pod, pvc)
+            if err:
+                return has, err, details
+    return has, None, None
