@@ -616,6 +616,13 @@ def _volume_mode_default(obj: dict, doc: Document | None) -> None:
             except InputError as exc:
                 raise _err(doc, f"PersistentVolume {obj['metadata']['name']}: {exc.message}") from None
     elif isinstance(spec, dict):
+        if spec.get("volumeName") and isinstance(status, dict) and status.get("phase") == "Bound":
+            # The PV controller annotates a claim when it completes the binding, before it sets
+            # the phase: a real Bound claim always carries it, hand-written fixtures often don't.
+            annotations = obj["metadata"].get("annotations")
+            if not isinstance(annotations, dict):
+                annotations = obj["metadata"]["annotations"] = {}
+            annotations.setdefault(PVC_BIND_COMPLETED_ANNOTATION, "yes")
         requests = (spec.get("resources") or {}).get("requests") if isinstance(spec.get("resources"), dict) else None
         if requests:
             try:
@@ -623,6 +630,10 @@ def _volume_mode_default(obj: dict, doc: Document | None) -> None:
             except InputError as exc:
                 meta = obj["metadata"]
                 raise _err(doc, f"PersistentVolumeClaim {meta['namespace']}/{meta['name']}: {exc.message}") from None
+
+
+#: Set by the PV controller on a claim whose binding it completed.
+PVC_BIND_COMPLETED_ANNOTATION = "pv.kubernetes.io/bind-completed"
 
 
 def _storage_class_defaults(sc: dict, doc: Document | None) -> None:
