@@ -39,6 +39,9 @@ def explain(
     plugin: PluginOption = None,
     wide: Annotated[bool, typer.Option("--wide", help="Show every node, however many.")] = False,
     node: Annotated[Optional[str], typer.Option("--node", help="Show everything about one node.")] = None,
+    no_extenders: Annotated[bool, typer.Option(
+        "--no-extenders", help="Do not call the configuration's extenders (they are called over HTTP(S) by "
+                               "default, as kube-scheduler calls them).")] = False,
     quiet: QuietOption = False,
 ) -> None:
     """Run each pod through the profile's extension points and show, per node and plugin, the
@@ -62,7 +65,8 @@ def explain(
     from kschedctl.scheduler.explain import Explainer
     from kschedctl.scheduler.result import ExplainResultList
 
-    explainer = Explainer(cluster_state, cfg, registry=registry, seed=seed, all_filters=all_filters)
+    explainer = Explainer(cluster_state, cfg, registry=registry, seed=seed, all_filters=all_filters,
+                          extenders=not no_extenders)
     results = []
     for item in to_explain:
         for owner in getattr(item, "owners", None) or ():

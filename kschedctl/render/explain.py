@@ -2,8 +2,9 @@
 
 Per pod: a summary, a loud warning for plugins kschedctl cannot run yet, the pod-level stages,
 the filter matrix (nodes x filter plugins: a check mark or the reason), the score table
-(raw -> normalized x weight = weighted, total, rank; the chosen node highlighted, ties marked)
-and, on large clusters, rejections counted by plugin and reason instead of one row per node.
+(raw -> normalized x weight = weighted, total, rank; the chosen node highlighted, ties marked;
+extenders as ``extender:<urlPrefix>`` columns after the plugins), the extenders' calls and notes,
+warnings, and, on large clusters, rejections counted by plugin and reason instead of one row per node.
 ``wide`` shows every node; ``node`` shows one node in full. Renders result objects only.
 """
 
@@ -42,6 +43,8 @@ _CODE_STYLE = {
     "Error": "magenta",
 }
 CHECK = "✓"
+#: How extenders are named next to plugins (kschedctl.framework.extender.PLUGIN_PREFIX).
+EXTENDER_PREFIX = "extender:"
 
 
 def render_explain(
@@ -68,6 +71,10 @@ def explain_renderables(result: ExplainResult, wide: bool = False, node: str | N
         parts.append(_not_implemented(result))
     if result.stages:
         parts.append(_stages(result))
+    if result.extenders:
+        parts.append(_extenders(result))
+    if result.warnings:
+        parts.append(_warnings(result))
     if node is not None:
         parts.extend(_one_node(result, node))
         return parts
@@ -143,10 +150,15 @@ def _stages(r: ExplainResult) -> Table:
 
 def _filter_matrix(r: ExplainResult, nodes: list[NodeResult]) -> Table:
     plugins = list(r.filter_plugins)
+    extenders: list[str] = []
     for n in nodes:
         for f in n.filters:
-            if f.plugin not in plugins:
+            if f.plugin.startswith(EXTENDER_PREFIX):
+                if f.plugin not in extenders:
+                    extenders.append(f.plugin)  # extenders filter after the plugins
+            elif f.plugin not in plugins:
                 plugins.insert(0, f.plugin)  # a PreFilter exclusion column comes first
+    plugins += extenders
     t = Table(title="Filter", title_justify="left", box=box.SIMPLE_HEAD)
     t.add_column("Node", no_wrap=True)
     for p in plugins:
@@ -163,6 +175,8 @@ def _filter_matrix(r: ExplainResult, nodes: list[NodeResult]) -> Table:
                 row.append(Text(CHECK, style="green"))
             elif _is_missing(f.reasons):
                 row.append(Text("not implemented", style="bold magenta"))
+            elif not f.reasons and f.plugin.startswith(EXTENDER_PREFIX):
+                row.append(Text("dropped (no reason given)", style=_CODE_STYLE.get(f.code, "")))
             else:
                 row.append(Text("; ".join(f.reasons) or f.code, style=_CODE_STYLE.get(f.code, "")))
         row.append(Text("yes", style="green") if n.feasible else Text("no", style="red"))
@@ -205,6 +219,10 @@ def _score_table(r: ExplainResult, nodes: list[NodeResult], top: int | None) -> 
     t.add_column("#", justify="right")
     t.add_column("Node", no_wrap=True)
     plugins = [p for p in r.score_plugins if any(s.plugin == p for n in nodes for s in n.scores)]
+    for n in nodes:
+        for sc in n.scores:
+            if sc.plugin.startswith(EXTENDER_PREFIX) and sc.plugin not in plugins:
+                plugins.append(sc.plugin)  # extender scores come after the plugins' (already ×10)
     for p in plugins:
         t.add_column(p, justify="right")
     t.add_column("Total", justify="right", style="bold")
@@ -251,6 +269,38 @@ def _one_node(r: ExplainResult, name: str) -> list:
             s.add_row(sc.plugin, str(sc.raw), str(sc.normalized), str(sc.weight), str(sc.weighted))
         parts.append(s)
     return parts
+
+
+def _extenders(r: ExplainResult) -> Table:
+    t = Table(title="Extenders (called over HTTP(S) in this order; raw extender scores are scaled ×10)",
+              title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("Extender", overflow="fold")
+    t.add_column("Verbs")
+    t.add_column("Calls", overflow="fold")
+    t.add_column("Notes", overflow="fold")
+    for e in r.extenders:
+        verbs = [f"filter={e['filterVerb']}" if e.get("filterVerb") else "",
+                 f"prioritize={e['prioritizeVerb']}×{e.get('weight')}" if e.get("prioritizeVerb") else ""]
+        flags = [f for f, on in (("nodeCacheCapable", e.get("nodeCacheCapable")), ("ignorable", e.get("ignorable")))
+                 if on]
+        calls = []
+        for c in e.get("calls") or ():
+            line = f"{c['verb']}: {c['code']}"
+            if "passed" in c:
+                line += f" ({c['passed']}/{c['nodes']} nodes passed)"
+            if c.get("message"):
+                line += f" - {c['message']}" + (" (ignored)" if c.get("ignored") else "")
+            calls.append(Text(line, style=_CODE_STYLE.get(c["code"], "")))
+        if not e.get("interested", True):
+            calls.append(Text("not interested in this pod (managedResources)", style="dim"))
+        notes = list(e.get("notes") or ())
+        t.add_row(e["name"] + (f" [{', '.join(flags)}]" if flags else ""), " ".join(v for v in verbs if v) or "-",
+                  Text("\n").join(calls) if calls else Text("-", style="dim"), "\n".join(notes) or "")
+    return t
+
+
+def _warnings(r: ExplainResult) -> Panel:
+    return Panel(Text("\n".join(r.warnings)), title="Warnings", border_style="yellow", expand=False)
 
 
 def _preemption(r: ExplainResult) -> Panel:

@@ -9,11 +9,13 @@ entry point.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import gc
 import hashlib
 from typing import Any, Iterable
 
 from kschedctl.errors import UsageError
+from kschedctl.framework.extender import build_extenders, ignored_extended_resources, with_ignored_resources
 from kschedctl.framework.runtime import Framework, FrameworkHandle, PodNominator
 from kschedctl.framework.snapshot import Snapshot
 from kschedctl.framework.status import Code, Status
@@ -89,6 +91,7 @@ class Explainer:
         seed: int | None = None,
         all_filters: bool = False,
         pod_infos: Iterable[PodInfo] | None = None,
+        extenders: bool = True,
     ) -> None:
         if config is None:
             config = load_default_config()
@@ -101,6 +104,16 @@ class Explainer:
         self.registry = registry
         self.seed = seed
         self.all_filters = all_filters
+        # Configured extenders are called over HTTP(S) unless disabled (--no-extenders).
+        extender_configs = list(getattr(config, "extenders", None) or ())
+        self.extenders = build_extenders(extender_configs, getattr(config, "source", None)) if extenders else []
+        ignored = ignored_extended_resources(extender_configs) if extenders else []
+        # Upstream buildExtenders makes every profile's NodeResourcesFit ignore the extenders'
+        # ignoredByScheduler resources (and refuses to start if a profile has no such args).
+        self._ignoring_plugin_config = {
+            p.scheduler_name: with_ignored_resources(p.plugin_config, ignored, p.scheduler_name)
+            for p in config.profiles} if ignored else {}
+        self.skipped_extenders = 0 if extenders else len(extender_configs)
         was_enabled = gc.isenabled()
         gc.disable()  # building 100,000s of long-lived objects: collecting meanwhile only costs
         try:
@@ -134,6 +147,8 @@ class Explainer:
                     f'no profile with scheduler name "{name}" in the configuration '
                     f"(profiles: {', '.join(self.profile_names())})"
                 )
+            if name in self._ignoring_plugin_config:
+                profile = dataclasses.replace(profile, plugin_config=self._ignoring_plugin_config[name])
             handle = FrameworkHandle(self.snapshot, self.cluster, getattr(self.config, "parallelism", 16))
             fwk = self._frameworks[name] = Framework.from_profile(profile, self.registry, handle)
         return fwk
@@ -175,8 +190,12 @@ class Explainer:
             pi for pi in self._nominated if pi.key != pod_info.key and pi.uid != pod_info.uid
         )
         global_pct = getattr(self.config, "percentage_of_nodes_to_score", 0)
-        scheduler = Scheduler(self.snapshot, global_pct, seed=self.seed, all_filters=self.all_filters)
+        scheduler = Scheduler(self.snapshot, global_pct, seed=self.seed, all_filters=self.all_filters,
+                              extenders=self.extenders)
         outcome = scheduler.run_cycle(fwk, pod_info)
+        if self.skipped_extenders:
+            outcome.warnings.append(f"{self.skipped_extenders} configured extender(s) skipped (--no-extenders): "
+                                    f"kube-scheduler would call them")
         return build_result(outcome, fwk, self.snapshot, seed=self.seed, all_filters=self.all_filters)
 
 
@@ -250,7 +269,7 @@ def build_result(
             result.scores = [
                 ScoreResult(p, raw[p][i], normalized.get(p, raw[p])[i], weights.get(p, 1),
                             normalized.get(p, raw[p])[i] * weights.get(p, 1))
-                for p in score_plugins if p in raw
+                for p in score_plugins if p in raw and raw[p][i] is not None  # None: an extender skipped it
             ]
         result.total_score = totals.get(name)
         result.rank = ranks.get(name)
@@ -283,6 +302,8 @@ def build_result(
         all_filters=all_filters,
         score_plugins=fwk.plugin_names("score"),
         filter_plugins=filter_names,
+        extenders=list(out.extenders),
+        warnings=list(out.warnings),
     )
 
 

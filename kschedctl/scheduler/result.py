@@ -4,7 +4,10 @@ Fields the contract fixes: kind, pod, profile, outcome, selectedNode, message, e
 feasibleNodes, stages, nodes (name, evaluated, feasible, filters, scores, totalScore) and
 preemption. kschedctl adds (the contract allows new fields): tiedNodes, numNodesToFind,
 scoringSkippedUpstream, notImplemented, provisionalNode, seed, and per node rank, tied,
-nominatedPodsConsidered.
+nominatedPodsConsidered; with extenders configured, ``extenders`` (each extender's settings,
+whether it was interested in the pod, its calls and notes such as "bindVerb is never called")
+and ``warnings``. Extender verdicts and scores are entries of nodes[].filters / nodes[].scores
+named ``extender:<urlPrefix>``.
 """
 
 from __future__ import annotations
@@ -171,6 +174,10 @@ class ExplainResult:
     all_filters: bool = False
     score_plugins: list[str] = field(default_factory=list)
     filter_plugins: list[str] = field(default_factory=list)
+    #: Configured extenders as the cycle met them (see HTTPExtender.describe, plus interested/calls).
+    extenders: list[dict] = field(default_factory=list)
+    #: What did not stop the cycle but changes how to read it (ignorable extender failed, ...).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def scheduled(self) -> bool:
@@ -204,6 +211,10 @@ class ExplainResult:
             out["provisionalNode"] = self.provisional_node
         if self.seed is not None:
             out["seed"] = self.seed
+        if self.extenders:
+            out["extenders"] = jsonable(self.extenders)
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
         return out
 
 

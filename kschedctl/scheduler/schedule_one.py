@@ -13,16 +13,28 @@ Known differences from upstream (also in the README's Fidelity section):
   one in order, which is the result upstream gets with parallelism 1;
 - when exactly one node is feasible upstream skips PreScore/Score; kschedctl still computes the
   scores (on a copy of the cycle state, errors ignored) so the report can show them, and marks
-  the result ``scoringSkippedUpstream``.
+  the result ``scoringSkippedUpstream`` (extenders are not asked for these display-only scores);
+- extenders (``Scheduler(extenders=...)``, see kschedctl.framework.extender) are called as
+  upstream calls them: findNodesThatPassExtenders after the Filter plugins, one extender after
+  the other, and prioritizeNodes adding ``score * weight * (MaxNodeScore / MaxExtenderPriority)``;
+  upstream calls the prioritizing extenders concurrently and so does kschedctl (threads), but
+  their scores are merged in configuration order. Every call is recorded for the report.
 """
 
 from __future__ import annotations
 
 import random
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.extender import (
+    EXTENDER_NAME,
+    EXTENDER_SCORE_SCALE,
+    ExtenderError,
+    HTTPExtender,
+)
 from kschedctl.framework.runtime import (
     Diagnosis,
     FitError,
@@ -100,6 +112,10 @@ class CycleOutcome:
     trace: Trace | None = None
     provisional_node: str | None = None
     weights: dict[str, int] = field(default_factory=dict)
+    #: Extenders of this cycle (``HTTPExtender.describe()`` + ``interested`` + ``calls``).
+    extenders: list[dict] = field(default_factory=list)
+    #: Things the user should know that did not stop the cycle (an ignorable extender failed...).
+    warnings: list[str] = field(default_factory=list)
 
 
 def truncate_message(message: str) -> str:
@@ -146,12 +162,31 @@ class Scheduler:
         percentage_of_nodes_to_score: int | None = 0,
         seed: int | None = None,
         all_filters: bool = False,
+        extenders: list[HTTPExtender] | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score or 0
         self.next_start_node_index = 0
         self.rng = random.Random(seed)
         self.all_filters = all_filters
+        #: Upstream sched.Extenders, in call order (ignorable ones last, see build_extenders).
+        self.extenders: list[HTTPExtender] = list(extenders or ())
+        self._ext_log: _ExtenderLog | None = None
+
+    # -- extenders ----------------------------------------------------------------------------
+    def has_extender_filters(self) -> bool:
+        """Upstream hasExtenderFilters: some extender has a filterVerb."""
+        return any(e.is_filter() for e in self.extenders)
+
+    def has_scoring(self, fwk: Framework) -> bool:
+        """Upstream hasScoring: Score plugins, or an extender with a prioritizeVerb."""
+        return fwk.has_score_plugins() or any(e.is_prioritizer() for e in self.extenders)
+
+    def extender_log(self) -> "_ExtenderLog":
+        """What the extenders did in the current (or last) cycle."""
+        if self._ext_log is None:
+            self._ext_log = _ExtenderLog(self.extenders)
+        return self._ext_log
 
     # -- numFeasibleNodesToFind ---------------------------------------------------------------
     def num_feasible_nodes_to_find(self, percentage_of_nodes_to_score: int | None, num_all_nodes: int) -> int:
@@ -175,6 +210,8 @@ class Scheduler:
     def schedule_pod(self, fwk: Framework, state: CycleState, pod_info: "PodInfo",
                      outcome: CycleOutcome | None = None) -> ScheduleResult:
         """Upstream schedulePod. Raises NoNodesAvailable, FitError or SchedulingError."""
+        if self.extenders:
+            self._ext_log = _ExtenderLog(self.extenders)
         if self.snapshot.num_nodes() == 0:
             raise NoNodesAvailable()
         feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, pod_info, outcome)
@@ -231,6 +268,12 @@ class Scheduler:
             processed = len(diagnosis.node_to_status) + (len(self._last_feasible) if self._last_feasible else 0)
             if all_nodes:
                 self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        if self.extenders:
+            after = self.find_nodes_that_pass_extenders(fwk, pod_info, feasible, diagnosis)
+            if len(after) != len(feasible):
+                # Extenders have no requeueing hints: upstream lists them under one name.
+                diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
+            feasible = after
         return feasible, diagnosis
 
     _last_feasible: list | None = None
@@ -240,8 +283,11 @@ class Scheduler:
         if node_info is None:
             return []
         try:
-            return self.find_nodes_that_pass_filters(fwk, state, pod_info, diagnosis, [node_info], None,
-                                                     from_start=False)
+            feasible = self.find_nodes_that_pass_filters(fwk, state, pod_info, diagnosis, [node_info], None,
+                                                         from_start=False)
+            if self.extenders:
+                feasible = self.find_nodes_that_pass_extenders(fwk, pod_info, feasible, diagnosis)
+            return feasible
         except SchedulingError:
             return []  # upstream logs the error and goes on with every node
 
@@ -258,8 +304,8 @@ class Scheduler:
         """Upstream findNodesThatPassFilters, one node at a time from the start index."""
         num_all = len(nodes)
         num_to_find = self.num_feasible_nodes_to_find(fwk.percentage_of_nodes_to_score, num_all)
-        if not fwk.has_score_plugins():
-            num_to_find = 1  # no extenders in kschedctl yet: nothing would rank the nodes
+        if not self.has_extender_filters() and not self.has_scoring(fwk):
+            num_to_find = 1  # nothing would filter further or rank the nodes: the first fit will do
         start = self.next_start_node_index if from_start else 0
         if outcome is not None:
             outcome.num_nodes_to_find = num_to_find
@@ -311,8 +357,9 @@ class Scheduler:
     def prioritize_nodes(
         self, fwk: Framework, state: CycleState, pod_info: "PodInfo", nodes: list["NodeInfo"]
     ) -> list[NodePluginScores]:
-        """Upstream prioritizeNodes: every node scores 1 when the profile has no Score plugin."""
-        if not fwk.has_score_plugins():
+        """Upstream prioritizeNodes: every node scores 1 when there is no Score plugin and no
+        extender; extender scores are added to the plugins' totals."""
+        if not self.extenders and not fwk.has_score_plugins():
             return [NodePluginScores(n.name, [], 1) for n in nodes]
         s = fwk.run_pre_score_plugins(state, pod_info, nodes)
         if s is not None and s.code != _SUCCESS:
@@ -320,7 +367,122 @@ class Scheduler:
         scores, s = fwk.run_score_plugins(state, pod_info, nodes)
         if s is not None and s.code != _SUCCESS:
             raise SchedulingError(s)
+        if self.extenders and nodes:
+            self._add_extender_scores(fwk, pod_info, nodes, scores)  # type: ignore[arg-type]
         return scores  # type: ignore[return-value]
+
+    # -- findNodesThatPassExtenders / extender scores -------------------------------------------
+    def find_nodes_that_pass_extenders(
+        self, fwk: Framework, pod_info: "PodInfo", feasible: list["NodeInfo"], diagnosis: Diagnosis
+    ) -> list["NodeInfo"]:
+        """Upstream findNodesThatPassExtenders: each interested extender filters what the previous
+        one left; its failed nodes get Unschedulable / UnschedulableAndUnresolvable statuses with
+        the extender's message. An ignorable extender's failure is skipped (a warning); any other
+        extender's failure aborts the cycle (SchedulingError naming the extender)."""
+        log = self.extender_log()
+        trace = fwk.trace
+        statuses = diagnosis.node_to_status
+        pod = pod_info.pod
+        for ext in self.extenders:
+            if not feasible:
+                break
+            if not log.interested(ext, pod):
+                continue
+            if not ext.is_filter():
+                continue  # upstream's Filter returns the nodes as they are, without a request
+            try:
+                result = ext.filter(pod, feasible)
+            except ExtenderError as exc:
+                log.call(ext, "filter", len(feasible), exc)
+                if ext.is_ignorable():
+                    log.warn(f"ignorable extender {ext.name} failed at {ext.filter_verb} and was skipped, as "
+                             f"kube-scheduler skips it: {exc}")
+                    continue
+                raise SchedulingError(Status(Code.Error, f"extender {ext.name} failed at {ext.filter_verb}: {exc}",
+                                             error=exc)) from None
+            log.call(ext, "filter", len(feasible), None, passed=len(result.nodes))
+            unresolvable, failed = result.failed_and_unresolvable, result.failed
+            for name, msg in unresolvable.items():
+                statuses.set(name, Status(Code.UnschedulableAndUnresolvable, msg))
+            for name, msg in failed.items():
+                if name not in unresolvable:  # the unresolvable map wins, as upstream
+                    statuses.set(name, Status(Code.Unschedulable, msg))
+            for name in result.unknown_nodes:
+                log.warn(f"extender {ext.name} returned node {name!r}, which it was not given; kube-scheduler "
+                         f"does not check this either and goes on with it")
+            if trace is not None:
+                self._record_extender_filter(trace, ext, feasible, result, statuses)
+            feasible = result.nodes
+        return feasible
+
+    def _record_extender_filter(self, trace: Trace, ext: HTTPExtender, given: list["NodeInfo"], result: Any,
+                                statuses: NodeToStatus) -> None:
+        passed = {n.name for n in result.nodes}
+        plugin = ext.plugin_name
+        for node_info in given:
+            name = node_info.name
+            if name in passed:
+                status: Status | None = None
+            elif name in result.failed_and_unresolvable or name in result.failed:
+                status = statuses.get(name)
+            else:
+                # Dropped without a message: upstream sets no status, the node counts as absent.
+                absent = statuses.absent_nodes_status()
+                status = Status(absent.code, *absent.reasons,
+                                details={"note": "the extender dropped this node without a failure message"})
+            trace.filters.setdefault(name, []).append((plugin, status))
+
+    def _add_extender_scores(self, fwk: Framework, pod_info: "PodInfo", nodes: list["NodeInfo"],
+                             scores: list[NodePluginScores]) -> None:
+        """The extender half of upstream prioritizeNodes: each interested prioritizer's
+        ``score * weight * (MaxNodeScore / MaxExtenderPriority)`` added per host; errors only
+        cost that extender's scores."""
+        log = self.extender_log()
+        pod = pod_info.pod
+        callers = [e for e in self.extenders if log.interested(e, pod) and e.is_prioritizer()]
+        if not callers:
+            return
+
+        def call(ext: HTTPExtender) -> tuple[list[tuple[str, int]], int] | ExtenderError:
+            try:
+                return ext.prioritize(pod, nodes)
+            except ExtenderError as exc:
+                return exc
+
+        if len(callers) == 1:
+            outputs = [call(callers[0])]
+        else:
+            with ThreadPoolExecutor(max_workers=len(callers)) as pool:
+                outputs = list(pool.map(call, callers))
+        index = {n.name: i for i, n in enumerate(nodes)}
+        trace = fwk.trace
+        for ext, output in zip(callers, outputs):
+            if isinstance(output, ExtenderError):
+                log.call(ext, "prioritize", len(nodes), output)
+                log.warn(f"extender {ext.name} failed at {ext.prioritize_verb}; kube-scheduler ignores "
+                         f"prioritize errors, so it gives no score: {output}")
+                continue
+            host_scores, weight = output
+            log.call(ext, "prioritize", len(nodes), None)
+            raw: list[int | None] = [None] * len(nodes)
+            for host, score in host_scores:
+                i = index.get(host)
+                if i is None:
+                    continue  # upstream merges only the scored nodes' entries
+                raw[i] = score if raw[i] is None else raw[i] + score  # type: ignore[operator]
+            plugin = ext.plugin_name
+            for i, value in enumerate(raw):
+                if value is not None:
+                    final = value * weight * EXTENDER_SCORE_SCALE
+                    entry = scores[i]
+                    entry.scores.append((plugin, final))
+                    entry.total_score += final
+            log.weights[plugin] = weight
+            if trace is not None and trace.scored_nodes == [n.name for n in nodes]:
+                trace.score_plugins.append(plugin)
+                trace.raw_scores[plugin] = raw  # type: ignore[assignment]
+                trace.normalized_scores[plugin] = [
+                    None if v is None else v * EXTENDER_SCORE_SCALE for v in raw]  # type: ignore[misc]
 
     def select_host(self, node_scores: list[NodePluginScores]) -> tuple[str, list[str]]:
         """Upstream selectHost: one of the nodes sharing the top total score, uniformly at random
@@ -340,6 +502,8 @@ class Scheduler:
     def run_cycle(self, fwk: Framework, pod_info: "PodInfo") -> CycleOutcome:
         """PreEnqueue, the scheduling cycle and the binding cycle of one pod, recorded."""
         trace = fwk.begin_trace(self.all_filters)
+        if self.extenders:
+            self._ext_log = _ExtenderLog(self.extenders)
         out = CycleOutcome(pod_info, fwk.profile_name, "Scheduled", trace=trace, weights=dict(fwk.weights),
                            start_index=self.next_start_node_index)
         s = fwk.run_pre_enqueue_plugins(pod_info)
@@ -459,6 +623,11 @@ class Scheduler:
 
     def _finish(self, out: CycleOutcome) -> CycleOutcome:
         """A cycle that needed a plugin kschedctl lacks cannot be trusted: its outcome is Error."""
+        if self.extenders:
+            log = self.extender_log()
+            out.extenders = log.summary(out.pod_info.pod)
+            out.warnings.extend(log.warnings)
+            out.weights.update(log.weights)
         trace = out.trace
         if trace is None or not trace.not_implemented:
             return out
@@ -482,3 +651,47 @@ def _gated_by_implemented(trace: Trace) -> bool:
             if not (stage.extra or {}).get("notImplemented"):
                 return True
     return False
+
+
+class _ExtenderLog:
+    """What the extenders did during one cycle, for the report."""
+
+    def __init__(self, extenders: list[HTTPExtender]) -> None:
+        self.extenders = extenders
+        self._interested: dict[int, bool] = {}
+        self.calls: dict[int, list[dict]] = {}
+        self.warnings: list[str] = []
+        self.weights: dict[str, int] = {}
+
+    def interested(self, ext: HTTPExtender, pod: dict) -> bool:
+        key = id(ext)
+        value = self._interested.get(key)
+        if value is None:
+            value = self._interested[key] = ext.is_interested(pod)
+        return value
+
+    def call(self, ext: HTTPExtender, verb: str, nodes: int, error: ExtenderError | None, passed: int | None = None
+             ) -> None:
+        entry: dict[str, Any] = {"verb": verb, "url": ext.url(ext.filter_verb if verb == "filter"
+                                                              else ext.prioritize_verb),
+                                 "nodes": nodes, "code": "Error" if error is not None else "Success"}
+        if passed is not None:
+            entry["passed"] = passed
+        if error is not None:
+            entry["message"] = str(error)
+            entry["ignored"] = verb == "prioritize" or ext.is_ignorable()
+        if ext.last_call is not None:
+            entry["seconds"] = round(ext.last_call[1], 3)
+        self.calls.setdefault(id(ext), []).append(entry)
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+
+    def summary(self, pod: dict) -> list[dict]:
+        out = []
+        for ext in self.extenders:
+            entry = ext.describe()
+            entry["interested"] = self.interested(ext, pod)
+            entry["calls"] = self.calls.get(id(ext), [])
+            out.append(entry)
+        return out
