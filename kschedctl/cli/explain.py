@@ -67,16 +67,12 @@ def explain(
 
     explainer = Explainer(cluster_state, cfg, registry=registry, seed=seed, all_filters=all_filters,
                           extenders=not no_extenders)
-    results = []
-    for item in to_explain:
-        for owner in getattr(item, "owners", None) or ():
-            add = getattr(cluster_state, "add_object", None)
-            if callable(add):
-                add(owner)
-        results.append(explainer.explain(item.pod, profile))
+    # Each pod sees the cluster plus its own owners (its ReplicaSet, a StatefulSet's claims);
+    # the shared state stays unchanged, so every pod is explained against the same cluster.
+    results = [explainer.explain(item.pod, profile, cluster=item.apply(cluster_state)) for item in to_explain]
 
     if not quiet:
-        for warning in getattr(cluster_state, "warnings", None) or ():
+        for warning in [*(getattr(cluster_state, "warnings", None) or ()), *to_explain.warnings]:
             typer.echo(f"warning: {warning}", err=True)
     if output == OutputFormat.table:
         from rich.console import Console
@@ -108,12 +104,10 @@ def _load_cluster(paths: list[str]) -> Any:
     return load_cluster(paths)
 
 
-def _load_pods(paths: list[str], cluster_state: Any) -> list[Any]:
-    from kschedctl.inputs.loader import load_documents
-    from kschedctl.inputs.workloads import pods_from_documents
+def _load_pods(paths: list[str], cluster_state: Any) -> Any:
+    from kschedctl.inputs.workloads import load_pods
 
-    docs = load_documents(paths, stdin=sys.stdin if "-" in paths else None)
-    return list(pods_from_documents(docs, cluster_state))
+    return load_pods(paths, cluster_state, stdin=sys.stdin if "-" in paths else None)
 
 
 def _registry_with_plugins(specs: list[str]) -> tuple[Any, dict[str, tuple[str, ...]]]:

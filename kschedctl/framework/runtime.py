@@ -19,6 +19,8 @@ Also here, because plugins (DefaultPreemption) need them as much as the schedule
 
 from __future__ import annotations
 
+import random
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
@@ -301,6 +303,8 @@ class FrameworkHandle:
         self._parallelism = parallelism
         self.nominator = nominator if nominator is not None else PodNominator()
         self.framework: "Framework | None" = None
+        #: Source of every random choice plugins make in a cycle (seeded by the caller).
+        self.rng: random.Random = random.Random(0)
 
     def snapshot(self) -> Any:
         return self._snapshot
@@ -312,6 +316,9 @@ class FrameworkHandle:
 
     def cluster(self) -> Any:
         return self._cluster
+
+    def set_cluster(self, cluster: Any) -> None:
+        self._cluster = cluster
 
     def set_cluster(self, cluster: Any) -> None:
         self._cluster = cluster

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import gc
+import random
 import hashlib
 from typing import Any, Iterable
 
@@ -170,22 +171,31 @@ class Explainer:
         return name
 
     # -- explaining ---------------------------------------------------------------------------
-    def explain(self, pod: dict, profile: str | None = None) -> ExplainResult:
-        """One scheduling cycle of ``pod`` (admitted first) against the unchanged snapshot."""
+    def explain(self, pod: dict, profile: str | None = None, cluster: Any = None) -> ExplainResult:
+        """One scheduling cycle of ``pod`` (admitted first) against the unchanged snapshot.
+
+        ``cluster`` is this pod's view of the cluster objects when it differs from the shared one
+        (a workload's pod brings its owner, e.g. the ReplicaSet whose selector drives default
+        topology spreading); the nodes and pods of the snapshot are the same for every pod.
+        """
         # A cycle allocates many small, acyclic records while the snapshot holds hundreds of
         # thousands of long-lived objects: without this, Python's cyclic collector walks the
         # whole snapshot again and again (seconds on 15,000 nodes).
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return self._explain(pod, profile)
+            return self._explain(pod, profile, self.cluster if cluster is None else cluster)
         finally:
             if was_enabled:
                 gc.enable()
 
-    def _explain(self, pod: dict, profile: str | None) -> ExplainResult:
-        pod_info = PodInfo(admit(pod, self.cluster))
+    def _explain(self, pod: dict, profile: str | None, cluster: Any) -> ExplainResult:
+        pod_info = PodInfo(admit(pod, cluster))
         fwk = self.framework(self._pick_profile(pod_info, profile))
+        fwk.handle.set_cluster(cluster)
+        # Every random choice a plugin makes (preemption's dry-run offset) starts afresh per pod
+        # from the seed, so one pod's answer does not depend on the pods explained before it.
+        fwk.handle.rng = random.Random(self.seed if self.seed is not None else 0)
         fwk.handle.nominator = PodNominator(
             pi for pi in self._nominated if pi.key != pod_info.key and pi.uid != pod_info.uid
         )
