@@ -1,0 +1,248 @@
+"""PodTopologySpread: spread matching pods evenly across topology domains.
+
+Upstream: pkg/scheduler/framework/plugins/podtopologyspread/ (plugin.go, common.go,
+filtering.go, scoring.go) on release-1.34, feature gates at v1.34 defaults
+(NodeInclusionPolicyInPodTopologySpread GA, MinDomainsInPodTopologySpread GA,
+MatchLabelKeysInPodTopologySpread beta/on). The parts live in ``pod_topology_spread_common``,
+``pod_topology_spread_filtering`` and ``pod_topology_spread_scoring``.
+
+- Constraints come from the pod's ``topologySpreadConstraints``; a pod without any gets the
+  plugin's default constraints (``defaultingType: System``: hostname maxSkew 3 and zone maxSkew 5,
+  both ScheduleAnyway; ``List``: ``defaultConstraints``), with the selector deduced from the
+  Services / ReplicationControllers / ReplicaSets / StatefulSets selecting the pod, and only when
+  that selector is not empty.
+- PreFilter (DoNotSchedule constraints): Skip without any; otherwise the per-domain counts for
+  Filter. AddPod/RemovePod keep the counts right for nominated pods and preemption.
+- Filter: "node(s) didn't match pod topology spread constraints (missing required label)"
+  (UnschedulableAndUnresolvable) when the node lacks a topology key, "node(s) didn't match pod
+  topology spread constraints" (Unschedulable) when the skew would exceed maxSkew. The constraint,
+  domain, counts and skew are in ``Status.details``.
+- PreScore (ScheduleAnyway constraints): Skip without any (or without nodes); Score and
+  NormalizeScore as described in ``pod_topology_spread_scoring``.
+
+Known differences: where upstream walks a Go map (random order) to pick the two critical paths,
+kschedctl walks the domains in node order (only which of several equally-filled domains is tracked
+can differ). Weights use the platform's ``log``, which may differ from Go's ``math.Log`` in the last
+bit; a score can then differ only when it lands exactly on .5 after rounding.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kschedctl.framework.interfaces import NodeScore, Plugin
+from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.plugins import names
+from kschedctl.plugins.pod_topology_spread_common import (
+    DO_NOT_SCHEDULE,
+    SCHEDULE_ANYWAY,
+    SYSTEM_DEFAULT_CONSTRAINTS,
+    Constraint,
+    build_default_constraints,
+    filter_constraints,
+)
+from kschedctl.plugins.pod_topology_spread_filtering import PreFilterState, calculate_pre_filter_state
+from kschedctl.plugins.pod_topology_spread_scoring import (
+    PreScoreState,
+    count_all_nodes,
+    init_pre_score_state,
+    normalize_scores,
+    score_node,
+)
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.types import NodeInfo, PodInfo
+
+NAME = names.POD_TOPOLOGY_SPREAD
+
+#: Filter reason when the skew would exceed maxSkew.
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+#: Filter reason when the node lacks a constraint's topology key.
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+
+#: CycleState keys (upstream "PreFilter" + Name and "PreScore" + Name).
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+SYSTEM_DEFAULTING = "System"
+LIST_DEFAULTING = "List"
+
+
+class PodTopologySpread(Plugin):
+    """PreFilter, Filter (with AddPod/RemovePod), PreScore, Score and NormalizeScore on spreading."""
+
+    name = NAME
+
+    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+        super().__init__(args, handle)
+        args = args or {}
+        # v1 defaulting: defaultingType System unless set.
+        defaulting_type = args.get("defaultingType") or SYSTEM_DEFAULTING
+        self.system_defaulted = defaulting_type == SYSTEM_DEFAULTING
+        if self.system_defaulted:
+            self.default_constraints: tuple[dict, ...] = SYSTEM_DEFAULT_CONSTRAINTS
+        else:
+            self.default_constraints = tuple(args.get("defaultConstraints") or ())
+
+    # --- constraints ----------------------------------------------------------------------------
+
+    def _cluster(self) -> Any:
+        handle = self.handle
+        return handle.cluster() if handle is not None else None
+
+    def get_constraints(self, pod_info: "PodInfo", action: str) -> list[Constraint]:
+        """The pod's constraints of ``action``, or the default ones when the pod has none.
+
+        Raises ValueError with upstream's wording when a selector does not parse.
+        """
+        spec = pod_info.pod.get("spec") or {}
+        own = spec.get("topologySpreadConstraints")
+        hard = action == DO_NOT_SCHEDULE
+        if own:
+            try:
+                return filter_constraints(own, pod_info.labels, action)
+            except ValueError as err:
+                kind = "hard" if hard else "soft"
+                raise ValueError(f"obtaining pod's {kind} topology spread constraints: {err}") from err
+        if not self.default_constraints:
+            return []
+        try:
+            return build_default_constraints(self.default_constraints, pod_info, self._cluster(), action)
+        except ValueError as err:
+            kind = "hard" if hard else "soft"
+            raise ValueError(f"setting default {kind} topology spread constraints: {err}") from err
+
+    # --- PreFilter / Filter -------------------------------------------------------------------
+
+    def pre_filter(
+        self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        try:
+            constraints = self.get_constraints(pod_info, DO_NOT_SCHEDULE)
+        except ValueError as err:
+            return None, _error(f"get constraints from pod: {err}", err)
+        if not constraints:
+            return None, Status(Code.Skip)
+        state.write(PRE_FILTER_STATE_KEY, calculate_pre_filter_state(constraints, pod_info, nodes))
+        return None, None
+
+    def add_pod(
+        self, state: "CycleState", pod_info: "PodInfo", pod_info_to_add: "PodInfo", node_info: "NodeInfo"
+    ) -> Status | None:
+        s, status = _read_pre_filter_state(state)
+        if status is not None:
+            return status
+        s.update_with_pod(pod_info_to_add, pod_info, node_info, 1)
+        return None
+
+    def remove_pod(
+        self, state: "CycleState", pod_info: "PodInfo", pod_info_to_remove: "PodInfo", node_info: "NodeInfo"
+    ) -> Status | None:
+        s, status = _read_pre_filter_state(state)
+        if status is not None:
+            return status
+        s.update_with_pod(pod_info_to_remove, pod_info, node_info, -1)
+        return None
+
+    def filter(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> Status | None:
+        s, status = _read_pre_filter_state(state)
+        if status is not None:
+            return status
+        constraints = s.constraints
+        if not constraints:
+            return None  # an empty state tolerates every pod
+        labels = node_info.labels
+        for i, c in enumerate(constraints):
+            key = c.topology_key
+            value = labels.get(key)
+            if value is None:
+                return Status(
+                    Code.UnschedulableAndUnresolvable,
+                    ERR_REASON_NODE_LABEL_NOT_MATCH,
+                    details={"topologyKey": key},
+                )
+            min_match = s.min_match_num(i)
+            self_match = s.self_match[i]
+            match_num = s.tp_value_to_match_num[i].get(value, 0)
+            skew = match_num + self_match - min_match
+            if skew > c.max_skew:
+                return Status(
+                    Code.Unschedulable,
+                    ERR_REASON_CONSTRAINTS_NOT_MATCH,
+                    details={
+                        "topologyKey": key,
+                        "topologyValue": value,
+                        "matchNum": match_num,
+                        "selfMatchNum": self_match,
+                        "minMatchNum": min_match,
+                        "skew": skew,
+                        "maxSkew": c.max_skew,
+                        "domains": len(s.tp_value_to_match_num[i]),
+                        "minDomains": c.min_domains,
+                    },
+                )
+        return None
+
+    # --- PreScore / Score -----------------------------------------------------------------------
+
+    def pre_score(self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]) -> Status | None:
+        all_nodes = self._all_nodes(nodes)
+        if not all_nodes:
+            return Status(Code.Skip)
+        s = PreScoreState()
+        # Nodes must hold every topology key unless the constraints are the system defaults, so
+        # that nodes without a zone label still get hostname spreading.
+        own = bool((pod_info.pod.get("spec") or {}).get("topologySpreadConstraints"))
+        require_all = own or not self.system_defaulted
+        try:
+            s.constraints = self.get_constraints(pod_info, SCHEDULE_ANYWAY)
+        except ValueError as err:
+            return _error(f"calculating preScoreState: {err}", err)
+        if not s.constraints:
+            return Status(Code.Skip)
+        init_pre_score_state(s, nodes, require_all)
+        count_all_nodes(s, pod_info, all_nodes, require_all)
+        state.write(PRE_SCORE_STATE_KEY, s)
+        return None
+
+    def score(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status | None]:
+        s, status = _read_pre_score_state(state)
+        if status is not None:
+            return 0, status
+        return score_node(s, pod_info, node_info), None
+
+    def normalize_score(self, state: "CycleState", pod_info: "PodInfo", scores: list[NodeScore]) -> Status | None:
+        s, status = _read_pre_score_state(state)
+        if status is not None:
+            return status
+        normalize_scores(s, scores)
+        return None
+
+    def _all_nodes(self, filtered: list["NodeInfo"]) -> list["NodeInfo"]:
+        handle = self.handle
+        snapshot = handle.snapshot() if handle is not None else None
+        if snapshot is None:
+            return filtered
+        return snapshot.node_infos()
+
+
+def _error(message: str, err: BaseException) -> Status:
+    return Status(Code.Error, message, error=err)
+
+
+def _read_pre_filter_state(state: "CycleState") -> tuple[PreFilterState, Status | None]:
+    try:
+        return state.read(PRE_FILTER_STATE_KEY), None
+    except KeyError as err:
+        # PreFilter did not run: upstream's Error status, word for word.
+        message = f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found'
+        return None, _error(message, err)  # type: ignore[return-value]
+
+
+def _read_pre_score_state(state: "CycleState") -> tuple[PreScoreState, Status | None]:
+    try:
+        return state.read(PRE_SCORE_STATE_KEY), None
+    except KeyError as err:
+        message = f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found'
+        return None, _error(message, err)  # type: ignore[return-value]

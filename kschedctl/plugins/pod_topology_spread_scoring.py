@@ -1,0 +1,177 @@
+"""PodTopologySpread, scoring part: PreScore state, Score and NormalizeScore.
+
+Upstream: pkg/scheduler/framework/plugins/podtopologyspread/scoring.go (release-1.34).
+
+PreScore, on the filtered nodes: a node lacking a topology key of the soft constraints is
+"ignored" (scored 0 after normalization), unless the constraints are the system defaults, where
+a node without a zone label is its own zone (value ""). Every other node registers its value per
+constraint (hostname constraints excepted: they are counted per node in Score). The weight of a
+constraint is ``log(number of its domains + 2)``, with the number of non-ignored filtered nodes for
+hostname. Then every node of the snapshot (not only the filtered ones) adds its matching pods to
+the registered domains, subject to the node inclusion policies.
+
+Score: for each constraint whose key the node has,
+``count * weight + (maxSkew - 1)``, summed and rounded half away from zero (Go's math.Round).
+NormalizeScore: ignored nodes get 0; the others ``100 * (max + min - score) / max`` over the
+non-ignored scores (Go integer division), or 100 each when the maximum is 0.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore
+from kschedctl.plugins.helper import go_div
+from kschedctl.plugins.pod_topology_spread_common import (
+    Constraint,
+    NodeInclusion,
+    count_pods_match_selector,
+    node_labels_match_spread_constraints,
+)
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from kschedctl.framework.types import NodeInfo, PodInfo
+
+
+class PreScoreState:
+    """What PreScore computed for Score and NormalizeScore (upstream preScoreState)."""
+
+    __slots__ = ("constraints", "ignored_nodes", "topology_value_to_pod_counts", "topology_normalizing_weight")
+
+    def __init__(self) -> None:
+        self.constraints: list[Constraint] = []
+        #: Names of filtered nodes missing a topology key: Score 0, NormalizeScore 0.
+        self.ignored_nodes: set[str] = set()
+        #: Per constraint: topology value -> matching pods (hostname constraints stay empty).
+        self.topology_value_to_pod_counts: list[dict[str, int]] = []
+        self.topology_normalizing_weight: list[float] = []
+
+    def clone(self) -> "PreScoreState":
+        return self  # never changed after PreScore, as upstream
+
+    def to_dict(self) -> dict:
+        return {
+            "constraints": [c.to_dict() for c in self.constraints],
+            "ignoredNodes": sorted(self.ignored_nodes),
+            "topologyValueToPodCounts": [dict(m) for m in self.topology_value_to_pod_counts],
+            "topologyNormalizingWeight": list(self.topology_normalizing_weight),
+        }
+
+
+def topology_normalizing_weight(size: int) -> float:
+    """Upstream topologyNormalizingWeight: ``log(size + 2)``."""
+    return math.log(size + 2)
+
+
+def score_for_count(count: int, max_skew: int, weight: float) -> float:
+    """Upstream scoreForCount: ``count * weight + (maxSkew - 1)``."""
+    return float(count) * weight + float(max_skew - 1)
+
+
+def go_round(x: float) -> int:
+    """Go's math.Round for the non-negative scores here: halves round away from zero."""
+    r = math.floor(x)
+    if x - r >= 0.5:
+        r += 1
+    return int(r)
+
+
+def init_pre_score_state(
+    s: PreScoreState, filtered_nodes: list["NodeInfo"], require_all_topologies: bool
+) -> None:
+    """Upstream initPreScoreState once the constraints are known (and non-empty)."""
+    constraints = s.constraints
+    n = len(constraints)
+    counts: list[dict[str, int]] = [{} for _ in range(n)]
+    topo_size = [0] * n
+    for node_info in filtered_nodes:
+        labels = node_info.labels
+        if require_all_topologies and not node_labels_match_spread_constraints(labels, constraints):
+            s.ignored_nodes.add(node_info.name)
+            continue
+        for i, c in enumerate(constraints):
+            if c.is_hostname:
+                continue  # per-node counts are taken in Score
+            value = labels.get(c.topology_key, "")
+            m = counts[i]
+            if value not in m:
+                m[value] = 0
+                topo_size[i] += 1
+    s.topology_value_to_pod_counts = counts
+    weights = []
+    for i, c in enumerate(constraints):
+        size = topo_size[i]
+        if c.is_hostname:
+            size = len(filtered_nodes) - len(s.ignored_nodes)
+        weights.append(topology_normalizing_weight(size))
+    s.topology_normalizing_weight = weights
+
+
+def count_all_nodes(
+    s: PreScoreState, pod_info: "PodInfo", all_nodes: list["NodeInfo"], require_all_topologies: bool
+) -> None:
+    """PreScore's walk over every node of the snapshot, adding matching pods to registered domains."""
+    constraints = s.constraints
+    inclusion = NodeInclusion(pod_info)
+    namespace = pod_info.namespace
+    counts = s.topology_value_to_pod_counts
+    indexed = [(i, c) for i, c in enumerate(constraints) if not c.is_hostname]
+    if not indexed:
+        return
+    for node_info in all_nodes:
+        if node_info.node is None:
+            continue
+        labels = node_info.labels
+        if require_all_topologies and not node_labels_match_spread_constraints(labels, constraints):
+            continue
+        pods = node_info.pods
+        for i, c in indexed:
+            if not inclusion.matches(c, node_info):
+                continue
+            m = counts[i]
+            value = labels.get(c.topology_key, "")
+            if value not in m:
+                continue  # a domain no filtered node is in
+            if pods:
+                m[value] += count_pods_match_selector(pods, c, namespace)
+
+
+def score_node(s: PreScoreState, pod_info: "PodInfo", node_info: "NodeInfo") -> int:
+    """Upstream Score for one node (0 for an ignored node)."""
+    if node_info.name in s.ignored_nodes:
+        return 0
+    labels = node_info.labels
+    score = 0.0
+    for i, c in enumerate(s.constraints):
+        value = labels.get(c.topology_key)
+        if value is None:
+            continue
+        if c.is_hostname:
+            count = count_pods_match_selector(node_info.pods, c, pod_info.namespace)
+        else:
+            count = s.topology_value_to_pod_counts[i].get(value, 0)
+        score += score_for_count(count, c.max_skew, s.topology_normalizing_weight[i])
+    return go_round(score)
+
+
+def normalize_scores(s: PreScoreState, scores: list[NodeScore]) -> None:
+    """Upstream NormalizeScore, in place."""
+    ignored = s.ignored_nodes
+    min_score: int | None = None
+    max_score = 0
+    for ns in scores:
+        if ns.name in ignored:
+            continue
+        if min_score is None or ns.score < min_score:
+            min_score = ns.score
+        if ns.score > max_score:
+            max_score = ns.score
+    for ns in scores:
+        if ns.name in ignored:
+            ns.score = 0
+            continue
+        if max_score == 0:
+            ns.score = MAX_NODE_SCORE
+            continue
+        ns.score = go_div(MAX_NODE_SCORE * (max_score + (min_score or 0) - ns.score), max_score)
