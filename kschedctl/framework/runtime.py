@@ -303,8 +303,9 @@ class FrameworkHandle:
         self._parallelism = parallelism
         self.nominator = nominator if nominator is not None else PodNominator()
         self.framework: "Framework | None" = None
-        #: Source of every random choice plugins make in a cycle (seeded by the caller).
-        self.rng: random.Random = random.Random(0)
+        #: Source of the random choices plugins make in a cycle, seeded per pod by the caller;
+        #: None lets a plugin start a fresh seeded one per pod itself.
+        self.rng: random.Random | None = None
 
     def snapshot(self) -> Any:
         return self._snapshot
