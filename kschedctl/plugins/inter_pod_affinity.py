@@ -1,0 +1,241 @@
+"""InterPodAffinity: required pod affinity / anti-affinity filter nodes (both the incoming pod's
+terms and the existing pods' anti-affinity against it); preferred terms, in both directions, score.
+
+Upstream: pkg/scheduler/framework/plugins/interpodaffinity/{plugin.go, filtering.go, scoring.go}
+(release-1.34). The PreFilter/Filter half is in ``inter_pod_affinity_filtering``, the
+PreScore/Score half in ``inter_pod_affinity_scoring``; this module holds the plugin.
+
+- PreFilter: a pod whose affinity terms do not parse is UnschedulableAndUnresolvable
+  "parsing pod: <error>". The incoming pod's required terms get their ``namespaceSelector``
+  resolved against the cluster's Namespaces; counts per topology pair are taken (existing pods'
+  anti-affinity against the pod on nodes with such pods, the pod's own affinity/anti-affinity
+  over all nodes). Skip when no existing pod's anti-affinity matches and the pod has no required
+  terms. AddPod/RemovePod keep the counts right for nominated pods and preemption.
+- Filter, in this order: affinity (UnschedulableAndUnresolvable "node(s) didn't match pod
+  affinity rules"; a node missing a topology key always fails; the first pod of a group whose
+  terms match itself passes when no pod matches anywhere), the pod's anti-affinity
+  (Unschedulable "node(s) didn't match pod anti-affinity rules"), existing pods' anti-affinity
+  (Unschedulable "node(s) didn't satisfy existing pods anti-affinity rules"). Without PreFilter
+  state: Error 'error reading "PreFilterInterPodAffinity" from cycleState: not found'.
+- PreScore/Score/NormalizeScore: see ``inter_pod_affinity_scoring``; args ``hardPodAffinityWeight``
+  (default 1, 0..100) and ``ignorePreferredTermsOfExistingPods`` (default false).
+- ``matchLabelKeys`` / ``mismatchLabelKeys`` are merged into the selectors when pods are admitted
+  (``kschedctl.k8s.admission.merge_match_label_keys``), as the API server does; the plugin only
+  sees the merged selectors, as upstream's.
+
+Differences from upstream: none in verdicts or scores. Beyond upstream, a rejection carries
+``Status.details`` (the failing term's index, the topology pair, the pods that caused it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from kschedctl.errors import InputError
+from kschedctl.framework.interfaces import NodeScore, Plugin
+from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.framework.types import WeightedAffinityTerm
+from kschedctl.plugins import inter_pod_affinity_filtering as filtering
+from kschedctl.plugins import inter_pod_affinity_scoring as scoring
+from kschedctl.plugins import names
+from kschedctl.plugins.inter_pod_affinity_filtering import (
+    ERR_REASON_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+    PRE_FILTER_STATE_KEY,
+    PreFilterState,
+)
+from kschedctl.plugins.inter_pod_affinity_scoring import PRE_SCORE_STATE_KEY, PreScoreState
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.types import NodeInfo, PodInfo
+
+NAME = names.INTER_POD_AFFINITY
+
+__all__ = [
+    "NAME",
+    "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "PRE_FILTER_STATE_KEY",
+    "PRE_SCORE_STATE_KEY",
+    "InterPodAffinityArgs",
+    "InterPodAffinity",
+]
+
+#: Upstream v1.DefaultHardPodAffinitySymmetricWeight.
+DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
+
+
+class InterPodAffinityArgs:
+    """The plugin's args (upstream config.InterPodAffinityArgs), defaulted and validated."""
+
+    __slots__ = ("hard_pod_affinity_weight", "ignore_preferred_terms_of_existing_pods")
+
+    def __init__(self, args: Mapping[str, Any] | None) -> None:
+        args = args or {}
+        weight = args.get("hardPodAffinityWeight")
+        if weight is None:
+            weight = DEFAULT_HARD_POD_AFFINITY_WEIGHT
+        if isinstance(weight, bool) or not isinstance(weight, int):
+            raise InputError(f"{NAME} args: hardPodAffinityWeight: must be an integer, got {weight!r}")
+        if weight < 0 or weight > 100:
+            # upstream ValidateInterPodAffinityArgs, which New runs too
+            raise InputError(
+                f"{NAME} args: hardPodAffinityWeight: Invalid value: {weight}: not in valid range [0, 100]"
+            )
+        self.hard_pod_affinity_weight: int = weight
+        self.ignore_preferred_terms_of_existing_pods: bool = bool(args.get("ignorePreferredTermsOfExistingPods"))
+
+
+class InterPodAffinity(Plugin):
+    """PreFilter (with AddPod/RemovePod), Filter, PreScore, Score and NormalizeScore on pod affinity."""
+
+    name = NAME
+
+    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+        super().__init__(args, handle)
+        self.plugin_args = InterPodAffinityArgs(args)
+
+    # --- PreFilter / extensions / Filter ------------------------------------------------------
+
+    def pre_filter(
+        self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        with_anti = self._nodes_with_required_anti_affinity(nodes)
+        if pod_info.parse_error is not None:
+            return None, filtering.parse_error_status(pod_info)
+        namespaces = self._namespaces()
+        affinity_terms = [filtering.merge_term_namespaces(t, namespaces) for t in pod_info.required_affinity_terms]
+        anti_terms = [filtering.merge_term_namespaces(t, namespaces) for t in pod_info.required_anti_affinity_terms]
+        ns_labels = filtering.namespace_labels_of(namespaces, pod_info.namespace)
+
+        existing_anti = filtering.existing_anti_affinity_counts(pod_info, ns_labels, with_anti)
+        affinity, anti = filtering.incoming_affinity_counts(affinity_terms, anti_terms, nodes)
+
+        if not existing_anti and not affinity_terms and not anti_terms:
+            return None, Status(Code.Skip)
+        state.write(
+            PRE_FILTER_STATE_KEY,
+            PreFilterState(pod_info, affinity_terms, anti_terms, ns_labels, existing_anti, affinity, anti),
+        )
+        return None, None
+
+    def add_pod(
+        self, state: "CycleState", pod_info: "PodInfo", pod_info_to_add: "PodInfo", node_info: "NodeInfo"
+    ) -> Status | None:
+        s = _pre_filter_state(state)
+        if isinstance(s, Status):
+            return s
+        s.update_with_pod(pod_info_to_add, node_info.labels, 1)
+        return None
+
+    def remove_pod(
+        self, state: "CycleState", pod_info: "PodInfo", pod_info_to_remove: "PodInfo", node_info: "NodeInfo"
+    ) -> Status | None:
+        s = _pre_filter_state(state)
+        if isinstance(s, Status):
+            return s
+        s.update_with_pod(pod_info_to_remove, node_info.labels, -1)
+        return None
+
+    def filter(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> Status | None:
+        s = _pre_filter_state(state)
+        if isinstance(s, Status):
+            return s
+        labels = node_info.labels
+        return (
+            filtering.check_pod_affinity(s, labels)
+            or filtering.check_pod_anti_affinity(s, labels)
+            or filtering.check_existing_anti_affinity(s, labels)
+        )
+
+    # --- PreScore / Score / NormalizeScore ----------------------------------------------------
+
+    def pre_score(self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]) -> Status | None:
+        has_affinity, has_anti_affinity = scoring.has_preferred_terms(pod_info.pod)
+        has_constraints = has_affinity or has_anti_affinity
+        args = self.plugin_args
+        if args.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return Status(Code.Skip)
+        # Without preferred terms of its own, only pods with affinity can score the pod.
+        snapshot = self._snapshot()
+        if has_constraints:
+            all_nodes = snapshot.node_infos() if snapshot is not None else nodes
+        else:
+            all_nodes = _have_pods_with_affinity(snapshot, nodes)
+        if pod_info.parse_error is not None:
+            # Upstream: "Ideally we never reach here, because errors will be caught by PreFilter".
+            return Status(Code.Error, f"failed to parse pod: {pod_info.parse_error}")
+        namespaces = self._namespaces()
+        preferred = [_merge_weighted(wt, namespaces) for wt in pod_info.preferred_affinity_terms]
+        preferred_anti = [_merge_weighted(wt, namespaces) for wt in pod_info.preferred_anti_affinity_terms]
+        ns_labels = filtering.namespace_labels_of(namespaces, pod_info.namespace)
+        topology_score = scoring.topology_scores(
+            pod_info, preferred, preferred_anti, ns_labels, all_nodes, has_constraints, args.hard_pod_affinity_weight
+        )
+        if not topology_score:
+            return Status(Code.Skip)
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))
+        return None
+
+    def score(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status | None]:
+        s = _pre_score_state(state)
+        if isinstance(s, Status):
+            return 0, s
+        return scoring.node_score(s, node_info.labels), None
+
+    def normalize_score(self, state: "CycleState", pod_info: "PodInfo", scores: list[NodeScore]) -> Status | None:
+        s = _pre_score_state(state)
+        if isinstance(s, Status):
+            return s
+        scoring.normalize(s, scores)
+        return None
+
+    # --- helpers --------------------------------------------------------------------------------
+
+    def _snapshot(self) -> Any:
+        handle = self.handle
+        return handle.snapshot() if handle is not None else None
+
+    def _namespaces(self) -> Mapping[str, Any]:
+        """Namespace name -> Namespace object (what upstream's namespace lister lists)."""
+        handle = self.handle
+        cluster = handle.cluster() if handle is not None else None
+        namespaces = getattr(cluster, "namespaces", None)
+        return namespaces if isinstance(namespaces, Mapping) else {}
+
+    def _nodes_with_required_anti_affinity(self, nodes: list["NodeInfo"]) -> list["NodeInfo"]:
+        snapshot = self._snapshot()
+        listing = getattr(snapshot, "have_pods_with_required_anti_affinity_list", None)
+        if callable(listing):
+            return listing()
+        return [n for n in nodes if n.pods_with_required_anti_affinity]
+
+
+def _have_pods_with_affinity(snapshot: Any, nodes: list["NodeInfo"]) -> list["NodeInfo"]:
+    listing = getattr(snapshot, "have_pods_with_affinity_list", None)
+    if callable(listing):
+        return listing()
+    return [n for n in nodes if n.pods_with_affinity]
+
+
+def _merge_weighted(wt: WeightedAffinityTerm, namespaces: Mapping[str, Any]) -> WeightedAffinityTerm:
+    term = filtering.merge_term_namespaces(wt.term, namespaces)
+    return wt if term is wt.term else WeightedAffinityTerm(term, wt.weight)
+
+
+def _pre_filter_state(state: "CycleState") -> PreFilterState | Status:
+    try:
+        return state.read(PRE_FILTER_STATE_KEY)
+    except KeyError as err:
+        # PreFilter did not run (disabled in the profile): upstream's Error status, word for word.
+        return Status(Code.Error, f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found', error=err)
+
+
+def _pre_score_state(state: "CycleState") -> PreScoreState | Status:
+    try:
+        return state.read(PRE_SCORE_STATE_KEY)
+    except KeyError as err:
+        return Status(Code.Error, f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found', error=err)
