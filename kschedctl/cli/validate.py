@@ -55,14 +55,7 @@ def validate(
 
 
 def _extra_plugins(specs: list[str]) -> dict[str, tuple[str, ...]]:
-    # Custom plugin loading belongs to the plugin loader (kschedctl.plugins.loader), written
-    # later; until then a --plugin spec can only be resolved when that module exists.
-    if not specs:
-        return {}
-    try:
-        from kschedctl.plugins import loader  # type: ignore[attr-defined]
-    except ImportError:
-        from kschedctl.errors import UsageError
+    """Out-of-tree, entry-point and ``--plugin`` plugins, checked when loaded (exit 2 if broken)."""
+    from kschedctl.plugins import loader
 
-        raise UsageError("--plugin is not available yet: the custom plugin loader is not built") from None
-    return dict(loader.extension_points_of(specs))  # pragma: no cover - depends on the loader
+    return dict(loader.extension_points_of(specs))

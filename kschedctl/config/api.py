@@ -95,7 +95,12 @@ def _check(decoded: Decoded, allow_unknown_plugins: bool,
     doc = default_config(copy.deepcopy(decoded.doc))
     cfg = build_config(doc, decoded.api_version, decoded.name, [w.message for w in decoded.warnings])
     errors = validate_upstream(doc, decoded.api_version)
+    # Out-of-tree plugins kschedctl ships and loaded custom plugins are registered plugins too.
+    from kschedctl.plugins.loader import known_plugin_points, plugin_args_errors
+
+    extra_plugins = known_plugin_points(extra_plugins)
     more, warnings = validate_startup(cfg, allow_unknown_plugins=allow_unknown_plugins, extra_plugins=extra_plugins)
+    more.extend(plugin_args_errors(cfg, extra_plugins))
     for f in errors + more + warnings:
         if f.line is None:
             f.line = line_for(decoded.lines, f.field)

@@ -82,9 +82,24 @@ class Registry:
     for a custom plugin, () for a name nobody knows.
     """
 
-    def __init__(self, builtins: dict[str, str] | None = None) -> None:
+    def __init__(self, builtins: dict[str, str] | None = None, out_of_tree: dict[str, str] | None = None) -> None:
         self._builtins = dict(BUILTIN_PLUGINS if builtins is None else builtins)
+        # Out-of-tree plugins kschedctl ships (scheduler-plugins ports, seed-article plugins) load
+        # lazily like built-ins; the default registry has them, a registry of given built-ins not.
+        if out_of_tree is None and builtins is None:
+            from kschedctl.plugins.loader import OUT_OF_TREE_PLUGINS
+
+            out_of_tree = OUT_OF_TREE_PLUGINS
+        self._out_of_tree: dict[str, str] = dict(out_of_tree or {})
+        for name, target in self._out_of_tree.items():
+            self._builtins.setdefault(name, target)
         self._custom: dict[str, Any] = {}
+        if builtins is None:
+            # Plugins installed packages register under the ``kschedctl.plugins`` entry points.
+            from kschedctl.plugins.loader import custom_plugins
+
+            for loaded in custom_plugins():
+                self._custom[loaded.name] = loaded.factory
         self._loaded: dict[str, Any] = {}
         self._load_errors: dict[str, str] = {}
 
@@ -96,7 +111,15 @@ class Registry:
         return name in self._custom or name in self._builtins
 
     def is_builtin(self, name: str) -> bool:
-        return name in self._builtins and name not in self._custom
+        return name in self._builtins and name not in self._custom and name not in self._out_of_tree
+
+    def origin(self, name: str) -> str:
+        """Where ``name`` comes from: "built-in", "out-of-tree", "custom", or "" when unknown."""
+        if name in self._custom:
+            return "custom"
+        if name in self._out_of_tree:
+            return "out-of-tree"
+        return "built-in" if name in self._builtins else ""
 
     def register(self, name: str, factory: Any) -> None:
         """Add (or replace) a plugin: a class or a callable ``factory(args, handle) -> plugin``."""
@@ -108,7 +131,12 @@ class Registry:
         if name in self._custom:
             return tuple(extension_points_of(self._custom[name]))
         if name in self._builtins:
-            return names.IN_TREE_EXTENSION_POINTS.get(name) or tuple(extension_points_of(self.load(name) or object))
+            known = names.IN_TREE_EXTENSION_POINTS.get(name)
+            if known is None and name in self._out_of_tree:
+                from kschedctl.plugins.loader import OUT_OF_TREE_EXTENSION_POINTS
+
+                known = OUT_OF_TREE_EXTENSION_POINTS.get(name)
+            return known or tuple(extension_points_of(self.load(name) or object))
         return ()
 
     # -- loading ------------------------------------------------------------------------------

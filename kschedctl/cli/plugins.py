@@ -1,0 +1,37 @@
+"""``kschedctl plugins``: every registered plugin, its origin, extension points, default weight and args."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from kschedctl.cli.app import app
+from kschedctl.cli.options import OutputFormat, OutputOption
+
+
+@app.command()
+def plugins(
+    output: OutputOption = OutputFormat.table,
+    plugin: Annotated[Optional[list[str]], typer.Option(
+        "--plugin", help="Also load a custom plugin, MODULE:ATTR or path/to/file.py:ATTR (repeatable).")] = None,
+) -> None:
+    """List the plugins kschedctl knows: built-in (kube-scheduler v1.34), out-of-tree
+    (scheduler-plugins ports and the seed articles' plugins) and custom (entry points of the
+    ``kschedctl.plugins`` group and ``--plugin``), with their extension points, the weight the
+    default profile gives them and the defaults of their args."""
+    from kschedctl.plugins.loader import plugin_catalog, registry_with
+
+    registry, _ = registry_with(plugin or [])
+    items = plugin_catalog(registry)
+    if output == OutputFormat.table:
+        from rich.console import Console
+
+        from kschedctl.render.plugins import print_table
+
+        print_table(items, Console())
+    else:
+        from kschedctl.render.plugins import render_machine
+
+        typer.echo(render_machine(items, output.value), nl=False)
+    raise typer.Exit(0)

@@ -1,0 +1,557 @@
+"""Custom and out-of-tree plugins: where they come from, and the checks they pass when loaded.
+
+Three sources join the built-in registry:
+
+- **out-of-tree** plugins kschedctl ships: ports of kubernetes-sigs/scheduler-plugins
+  (:mod:`kschedctl.plugins.sigs`) and the plugins of the seed articles
+  (:mod:`kschedctl.plugins.seeds`); always known, imported only when a profile uses them;
+- **entry points** of the ``kschedctl.plugins`` group (``importlib.metadata``): installed
+  packages that register ``name = "package.module:Class"``;
+- ``--plugin MODULE:ATTR`` or ``--plugin path/to/file.py:ATTR`` on the command line.
+
+A custom plugin is checked when it is loaded, never mid-run (upstream's scheduler refuses to
+start with a broken plugin, too): it must name itself (a non-empty ``name``), have at least
+one extension-point method, spell its methods the kschedctl way (``filter``, not ``Filter``),
+take the arguments each extension point passes, and, when it declares ``args_schema`` (a
+JSON Schema for its ``pluginConfig`` args) or ``default_args``, these must be sound. Any
+failure is a :class:`PluginLoadError` (exit code 2) naming ``module:Attr``.
+
+``validate`` checks the args of every enabled out-of-tree or custom plugin against its
+``args_schema`` and its own ``validate_args`` (upstream's args validators, for the ports),
+reporting them under ``profiles[i].pluginConfig[j].args``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from kschedctl.errors import InputError
+from kschedctl.framework.interfaces import EXTENSION_POINT_METHODS, EXTENSION_POINTS, extension_points_of as _points
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kschedctl.config.types import FieldError, KubeSchedulerConfiguration
+    from kschedctl.plugins.registry import Registry
+
+#: The entry-point group installed packages register their plugins under.
+ENTRY_POINT_GROUP = "kschedctl.plugins"
+
+ORIGIN_BUILTIN = "built-in"
+ORIGIN_OUT_OF_TREE = "out-of-tree"
+ORIGIN_CUSTOM = "custom"
+
+
+def _out_of_tree_table() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    from kschedctl.plugins.seeds import SEED_PLUGINS
+    from kschedctl.plugins.sigs import SIGS_PLUGINS
+
+    targets: dict[str, str] = {}
+    points: dict[str, tuple[str, ...]] = {}
+    for table in (SIGS_PLUGINS, SEED_PLUGINS):
+        for name, (target, pts) in table.items():
+            targets[name] = target
+            points[name] = tuple(pts)
+    return targets, points
+
+
+#: Out-of-tree plugins kschedctl ships: name -> "module:Class" (imported lazily by the registry).
+OUT_OF_TREE_PLUGINS: dict[str, str]
+#: Their extension points (config spelling), known without importing them.
+OUT_OF_TREE_EXTENSION_POINTS: dict[str, tuple[str, ...]]
+OUT_OF_TREE_PLUGINS, OUT_OF_TREE_EXTENSION_POINTS = _out_of_tree_table()
+
+
+class PluginLoadError(InputError):
+    """A custom plugin that cannot be used: exit 2, naming ``module:Attr``."""
+
+    def __init__(self, spec: str, message: str) -> None:
+        super().__init__(f"plugin {spec}: {message}")
+        self.spec = spec
+
+
+@dataclass
+class LoadedPlugin:
+    """A plugin class that passed the load-time checks, and what ``kschedctl plugins`` shows of it."""
+
+    name: str
+    factory: Any
+    spec: str
+    origin: str = ORIGIN_CUSTOM
+    points: tuple[str, ...] = ()
+    args_schema: dict | None = None
+    default_args: dict | None = None
+    doc: str = ""
+    source: str = field(default="")  # "--plugin", "entry point <dist>", "kschedctl"
+
+
+# -- load-time checks ---------------------------------------------------------------------------
+
+#: Positional arguments (besides self) each method receives from the runtime.
+_ARITY: dict[str, int] = {
+    "pre_enqueue": 1,
+    "less": 2,
+    "pre_filter": 3,
+    "add_pod": 4,
+    "remove_pod": 4,
+    "filter": 3,
+    "post_filter": 3,
+    "pre_score": 3,
+    "score": 3,
+    "normalize_score": 3,
+    "reserve": 3,
+    "unreserve": 3,
+    "permit": 3,
+    "pre_bind": 3,
+    "bind": 3,
+    "post_bind": 3,
+}
+
+#: Go-style or camelCase spellings people carry over from upstream, and the right name.
+_MISSPELLED: dict[str, str] = {}
+for _method in _ARITY:
+    _parts = _method.split("_")
+    _go = "".join(p.capitalize() for p in _parts)
+    _camel = _parts[0] + "".join(p.capitalize() for p in _parts[1:])
+    for _wrong in (_go, _camel):
+        if _wrong != _method:
+            _MISSPELLED[_wrong] = _method
+
+
+def _accepts(fn: Any, n: int) -> bool:
+    """Whether ``fn`` (a bound method or function of a class, self excluded) takes ``n`` positional args."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # builtins without a signature: trust them
+        return True
+    params = list(sig.parameters.values())
+    if params and params[0].name in ("self", "cls") and inspect.isfunction(fn):
+        params = params[1:]
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return len([p for p in positional if p.default is p.empty]) <= n
+    required = [p for p in positional if p.default is p.empty]
+    return len(required) <= n <= len(positional)
+
+
+def check_plugin(obj: Any, spec: str, origin: str = ORIGIN_CUSTOM, source: str = "") -> LoadedPlugin:
+    """Run the load-time checks on a plugin class (or factory); raise PluginLoadError naming ``spec``."""
+    if obj is None:
+        raise PluginLoadError(spec, "is None")
+    if not callable(obj):
+        raise PluginLoadError(spec, f"is a {type(obj).__name__}, not a plugin class or factory")
+    name = getattr(obj, "name", None)
+    if not isinstance(name, str) or not name:
+        raise PluginLoadError(spec, "has no name: set the class attribute `name = \"MyPlugin\"` "
+                                    "(the name profiles enable it by)")
+    if not _name_ok(name):
+        raise PluginLoadError(spec, f"name {name!r} is not a valid plugin name (letters, digits, '-', '_', '.')")
+    for wrong, right in _MISSPELLED.items():
+        if callable(getattr(obj, wrong, None)) and not callable(getattr(obj, right, None)):
+            raise PluginLoadError(spec, f"method {wrong}() is not an extension point: kschedctl calls {right}()")
+    for method, n in _ARITY.items():
+        fn = getattr(obj, method, None)
+        if fn is None:
+            continue
+        if not callable(fn):
+            raise PluginLoadError(spec, f"{method} is not a method")
+        if not _accepts(fn, n):
+            raise PluginLoadError(spec, f"{method}() must take {n} argument(s) besides self "
+                                        f"({_signature_hint(method)})")
+    if callable(getattr(obj, "normalize_score", None)) and not callable(getattr(obj, "score", None)):
+        raise PluginLoadError(spec, "has normalize_score() but no score()")
+    if callable(getattr(obj, "unreserve", None)) and not callable(getattr(obj, "reserve", None)):
+        raise PluginLoadError(spec, "has unreserve() but no reserve()")
+    points = tuple(_points(obj))
+    if not points:
+        raise PluginLoadError(spec, "implements no extension point (define e.g. filter() or score(); "
+                                    "see kschedctl.framework.interfaces)")
+    if inspect.isclass(obj) and not _accepts(obj.__init__, 2):
+        raise PluginLoadError(spec, "must be constructed as Class(args, handle)")
+    schema = getattr(obj, "args_schema", None)
+    if schema is not None:
+        if not isinstance(schema, dict):
+            raise PluginLoadError(spec, "args_schema must be a JSON Schema (a dict)")
+        try:
+            import jsonschema
+
+            jsonschema.validators.validator_for(schema).check_schema(schema)
+        except Exception as exc:  # any schema error is the plugin's fault
+            raise PluginLoadError(spec, f"args_schema is not a valid JSON Schema: {_first_line(exc)}") from None
+    defaults = getattr(obj, "default_args", None)
+    if defaults is not None:
+        if not isinstance(defaults, dict):
+            raise PluginLoadError(spec, "default_args must be a dict")
+        problems = schema_errors(schema, defaults, "default_args") if schema else []
+        if problems:
+            raise PluginLoadError(spec, f"default_args do not match args_schema: {problems[0][2]}")
+    doc = inspect.getdoc(obj) or ""
+    return LoadedPlugin(name=name, factory=obj, spec=spec, origin=origin, points=points,
+                        args_schema=schema, default_args=defaults, doc=doc, source=source)
+
+
+def _name_ok(name: str) -> bool:
+    return all(c.isalnum() or c in "-_." for c in name)
+
+
+def _signature_hint(method: str) -> str:
+    hints = {
+        "pre_enqueue": "pod_info",
+        "less": "queued_pod_info_a, queued_pod_info_b",
+        "pre_filter": "state, pod_info, nodes",
+        "add_pod": "state, pod_info, pod_info_to_add, node_info",
+        "remove_pod": "state, pod_info, pod_info_to_remove, node_info",
+        "filter": "state, pod_info, node_info",
+        "post_filter": "state, pod_info, filtered_node_status",
+        "pre_score": "state, pod_info, nodes",
+        "score": "state, pod_info, node_info",
+        "normalize_score": "state, pod_info, scores",
+    }
+    return hints.get(method, "state, pod_info, node_name")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+# -- loading ------------------------------------------------------------------------------------
+
+
+def _import_target(spec: str) -> Any:
+    """The object ``spec`` names: ``package.module:Attr`` or ``path/to/file.py:Attr``."""
+    target, sep, attr = spec.rpartition(":")
+    if not sep or not target or not attr:
+        raise PluginLoadError(spec, "expected MODULE:ATTR or path/to/file.py:ATTR")
+    try:
+        if target.endswith(".py"):
+            path = Path(target)
+            if not path.is_file():
+                raise PluginLoadError(spec, f"no such file: {target}")
+            module_name = f"kschedctl_custom_{path.stem}_{abs(hash(str(path.resolve()))) % 10**8}"
+            module = sys.modules.get(module_name)
+            if module is None:
+                module_spec = importlib.util.spec_from_file_location(module_name, path)
+                if module_spec is None or module_spec.loader is None:
+                    raise PluginLoadError(spec, f"cannot load {target} as Python")
+                module = importlib.util.module_from_spec(module_spec)
+                # Registered before running it, so that dataclasses and pickling find the module.
+                sys.modules[module_name] = module
+                try:
+                    module_spec.loader.exec_module(module)
+                except BaseException:
+                    sys.modules.pop(module_name, None)
+                    raise
+        else:
+            module = importlib.import_module(target)
+    except PluginLoadError:
+        raise
+    except Exception as exc:  # whatever the plugin's module raises, name it and stop cleanly
+        raise PluginLoadError(spec, f"import failed: {type(exc).__name__}: {_first_line(exc)}") from None
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise PluginLoadError(spec, f"{target} has no attribute {attr}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def load_spec(spec: str) -> LoadedPlugin:
+    """Import and check the plugin of a ``--plugin`` spec."""
+    return check_plugin(_import_target(spec), spec, ORIGIN_CUSTOM, "--plugin")
+
+
+_ENTRY_POINT_CACHE: list[LoadedPlugin] | None = None
+
+
+def load_entry_points(group: str = ENTRY_POINT_GROUP, *, refresh: bool = False) -> list[LoadedPlugin]:
+    """Every plugin installed packages register under ``group``, checked (cached per process).
+
+    The entry point's name must equal the plugin's ``name``; a mismatch is a load error, as two
+    names for one plugin would make profiles ambiguous.
+    """
+    global _ENTRY_POINT_CACHE
+    if _ENTRY_POINT_CACHE is not None and not refresh and group == ENTRY_POINT_GROUP:
+        return _ENTRY_POINT_CACHE
+    from importlib.metadata import entry_points
+
+    out: list[LoadedPlugin] = []
+    for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+        spec = ep.value
+        try:
+            obj = ep.load()
+        except Exception as exc:
+            raise PluginLoadError(spec, f"entry point {ep.name!r} ({group}) failed to load: "
+                                        f"{type(exc).__name__}: {_first_line(exc)}") from None
+        dist = getattr(getattr(ep, "dist", None), "name", "") or ""
+        loaded = check_plugin(obj, spec, ORIGIN_CUSTOM, f"entry point{' of ' + dist if dist else ''}")
+        if loaded.name != ep.name:
+            raise PluginLoadError(spec, f"entry point {ep.name!r} names a plugin called {loaded.name!r}")
+        out.append(loaded)
+    if group == ENTRY_POINT_GROUP:
+        _ENTRY_POINT_CACHE = out
+    return out
+
+
+#: Every custom plugin loaded in this process, by name (for args validation and `kschedctl plugins`).
+_LOADED: dict[str, LoadedPlugin] = {}
+
+
+def _remember(loaded: LoadedPlugin) -> LoadedPlugin:
+    if loaded.name in OUT_OF_TREE_PLUGINS or _is_in_tree(loaded.name):
+        raise PluginLoadError(loaded.spec, f"name {loaded.name!r} is already taken by a plugin kschedctl ships")
+    previous = _LOADED.get(loaded.name)
+    if previous is not None and previous.factory is not loaded.factory and previous.spec != loaded.spec:
+        raise PluginLoadError(loaded.spec, f"name {loaded.name!r} is already used by {previous.spec}")
+    _LOADED[loaded.name] = loaded
+    return loaded
+
+
+def forget_custom_plugins() -> None:
+    """Drop every remembered custom plugin and the entry-point cache (tests, long-lived processes)."""
+    global _ENTRY_POINT_CACHE
+    _LOADED.clear()
+    _ENTRY_POINT_CACHE = None
+
+
+def _is_in_tree(name: str) -> bool:
+    from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+
+    return name in IN_TREE_EXTENSION_POINTS
+
+
+def custom_plugins(specs: Iterable[str] = ()) -> list[LoadedPlugin]:
+    """Entry-point plugins, then the ``--plugin`` specs, checked and remembered."""
+    out = [_remember(p) for p in load_entry_points()]
+    for spec in specs:
+        out.append(_remember(load_spec(spec)))
+    return out
+
+
+def extension_points_of(specs: Iterable[str]) -> Iterable[tuple[str, tuple[str, ...]]]:
+    """``(name, points)`` of every plugin the config layer must know besides the in-tree ones:
+    the out-of-tree plugins kschedctl ships, entry-point plugins and the ``--plugin`` specs."""
+    yield from OUT_OF_TREE_EXTENSION_POINTS.items()
+    for loaded in custom_plugins(list(specs)):
+        yield loaded.name, loaded.points
+
+
+def known_plugin_points(extra: Mapping[str, Sequence[str]] | None = None) -> dict[str, tuple[str, ...]]:
+    """Out-of-tree and already loaded custom plugins plus ``extra`` (name -> extension points)."""
+    table: dict[str, tuple[str, ...]] = dict(OUT_OF_TREE_EXTENSION_POINTS)
+    custom_plugins()  # installed entry points count as registered
+    for name, loaded in _LOADED.items():
+        table[name] = loaded.points
+    for name, pts in (extra or {}).items():
+        table[name] = tuple(pts)
+    return table
+
+
+def install(registry: "Registry", specs: Iterable[str] = ()) -> dict[str, tuple[str, ...]]:
+    """Register entry-point and ``--plugin`` plugins on ``registry``; returns name -> points."""
+    extra: dict[str, tuple[str, ...]] = {}
+    for loaded in custom_plugins(list(specs)):
+        registry.register(loaded.name, loaded.factory)
+        extra[loaded.name] = loaded.points
+    return extra
+
+
+def registry_with(specs: Iterable[str] = ()) -> tuple["Registry", dict[str, tuple[str, ...]]]:
+    """A fresh registry (built-in + out-of-tree) with the custom plugins installed, and their points."""
+    from kschedctl.plugins.registry import Registry
+
+    registry = Registry()
+    return registry, install(registry, specs)
+
+
+def plugin_info(name: str) -> LoadedPlugin | None:
+    """What is known of an out-of-tree or custom plugin (imports an out-of-tree one)."""
+    if name in _LOADED:
+        return _LOADED[name]
+    target = OUT_OF_TREE_PLUGINS.get(name)
+    if target is None:
+        return None
+    obj = _import_target(target)
+    return check_plugin(obj, target, ORIGIN_OUT_OF_TREE, "kschedctl")
+
+
+# -- args -----------------------------------------------------------------------------------------
+
+
+def with_defaults(defaults: Mapping[str, Any] | None, args: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``args`` over a deep copy of ``defaults`` (top-level keys; ``apiVersion``/``kind`` dropped)."""
+    import copy
+
+    out: dict[str, Any] = copy.deepcopy(dict(defaults or {}))
+    for key, value in (args or {}).items():
+        if key in ("apiVersion", "kind"):
+            continue
+        out[key] = value
+    return out
+
+
+_SCHEMA_TYPES = {"required": "Required", "enum": "NotSupported", "const": "NotSupported",
+                 "additionalProperties": "Invalid", "maxItems": "TooMany"}
+
+
+def schema_errors(schema: dict | None, args: Any, path: str) -> list[tuple[str, str, str]]:
+    """``(field, type, message)`` for each way ``args`` breaks ``schema`` (paths joined to ``path``)."""
+    if not schema:
+        return []
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(schema)
+    out: list[tuple[str, str, str]] = []
+    if args is None:
+        args = {}  # no args validate as empty ones, as upstream's nil args
+    data = {k: v for k, v in args.items() if k not in ("apiVersion", "kind")} if isinstance(args, dict) else args
+    for err in sorted(cls(schema).iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+        where = path
+        for part in err.absolute_path:
+            where = f"{where}[{part}]" if isinstance(part, int) else f"{where}.{part}"
+        if err.validator == "required":
+            missing = str(err.message).split("'")[1] if "'" in str(err.message) else ""
+            if missing:
+                where = f"{where}.{missing}"
+            out.append((where, "Required", "Required value"))
+            continue
+        kind = _SCHEMA_TYPES.get(str(err.validator), "Invalid")
+        label = {"Invalid": "Invalid value", "NotSupported": "Unsupported value", "TooMany": "Too many"}[kind]
+        out.append((where, kind, f"{label}: {_go_value(err.instance)}: {err.message}"))
+    return out
+
+
+def _go_value(value: Any) -> str:
+    import json
+
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def args_errors(plugin: Any, args: Any, path: str) -> list[tuple[str, str, str]]:
+    """What is wrong with ``args`` for ``plugin`` (a class): its schema, then its ``validate_args``.
+
+    ``validate_args(args)`` (optional, a static or class method) returns ``(field, type, message)``
+    triples with ``field`` relative to the args (upstream's validators, for the ports).
+    """
+    if args is not None and not isinstance(args, dict):
+        return [(path, "Invalid", f"Invalid value: {_go_value(args)}: args must be an object")]
+    out = schema_errors(getattr(plugin, "args_schema", None), args, path)
+    validate = getattr(plugin, "validate_args", None)
+    if callable(validate):
+        defaults = getattr(plugin, "default_args", None)
+        for fld, kind, message in validate(with_defaults(defaults, args)) or ():
+            out.append((f"{path}.{fld}" if fld else path, kind, message))
+    return out
+
+
+def plugin_args_errors(cfg: "KubeSchedulerConfiguration",
+                       extra: Mapping[str, Sequence[str]] | None = None) -> list["FieldError"]:
+    """Args errors of every enabled out-of-tree or custom plugin, under ``profiles[i].pluginConfig[j].args``.
+
+    Only plugins some extension point runs are built (and so validated), as upstream.
+    """
+    from kschedctl.config.expand import expand_plugins, points_lookup
+    from kschedctl.config.types import FieldError
+
+    table = known_plugin_points(extra)
+    checked = {n for n in table if n in OUT_OF_TREE_PLUGINS or n in _LOADED}
+    if not checked:
+        return []
+    points_of, known = points_lookup(table)
+    errors: list[FieldError] = []
+    for i, prof in enumerate(cfg.profiles):
+        expanded = expand_plugins(prof, lambda n: points_of(n) if known(n) else ())
+        enabled = {ref.name for refs in expanded.values() for ref in refs}
+        seen: set[str] = set()
+        for j, pc in enumerate(prof.plugin_config):
+            if pc.name not in checked or pc.name not in enabled or pc.name in seen:
+                continue
+            seen.add(pc.name)
+            info = plugin_info(pc.name)
+            if info is None:
+                continue
+            for fld, kind, message in args_errors(info.factory, pc.args, f"profiles[{i}].pluginConfig[{j}].args"):
+                errors.append(FieldError(fld, kind, message))
+    return errors
+
+
+def describe_points(points: Iterable[str]) -> list[str]:
+    """Extension points in upstream spelling and pipeline order (``PreFilter``, ``Score``...)."""
+    order = {p: k for k, p in enumerate(EXTENSION_POINTS)}
+    return [p[0].upper() + p[1:] for p in sorted(set(points), key=lambda p: order.get(p, 99))]
+
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "OUT_OF_TREE_PLUGINS",
+    "OUT_OF_TREE_EXTENSION_POINTS",
+    "PluginLoadError",
+    "LoadedPlugin",
+    "check_plugin",
+    "load_spec",
+    "load_entry_points",
+    "custom_plugins",
+    "extension_points_of",
+    "known_plugin_points",
+    "install",
+    "registry_with",
+    "plugin_info",
+    "with_defaults",
+    "schema_errors",
+    "args_errors",
+    "plugin_args_errors",
+]
+
+
+# -- the catalog `kschedctl plugins` shows ---------------------------------------------------------
+
+
+def plugin_catalog(registry: "Registry | None" = None) -> list[dict[str, Any]]:
+    """Every registered plugin as plain data (camelCase keys): name, origin, extension points
+    (upstream spelling), default weight and whether the default profile enables it, args
+    defaults (v1 dicts), whether kschedctl implements it, and the first line of its docstring."""
+    from kschedctl.config.api import default_configuration
+    from kschedctl.config.args import new_default_args
+    from kschedctl.config.expand import score_weights
+    from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+
+    if registry is None:
+        from kschedctl.plugins.registry import Registry
+
+        registry = Registry()
+    profile = default_configuration().profiles[0]
+    weights = score_weights(profile)
+    enabled_by_default = {ref.name for ref in profile.plugins.multi_point.enabled}
+    out: list[dict[str, Any]] = []
+    for name in registry.names():
+        origin = registry.origin(name) if hasattr(registry, "origin") else ORIGIN_BUILTIN
+        cls = registry.load(name)
+        if origin == ORIGIN_BUILTIN:
+            points = tuple(IN_TREE_EXTENSION_POINTS.get(name) or _points(cls or object))
+            args = new_default_args(name)
+            if args is not None:
+                args = {k: v for k, v in args.items() if k not in ("apiVersion", "kind")}
+        else:
+            points = tuple(OUT_OF_TREE_EXTENSION_POINTS.get(name) or _points(cls or object))
+            raw = getattr(cls, "default_args", None)
+            args = dict(raw) if isinstance(raw, dict) and raw else None
+        doc = (inspect.getdoc(cls) or "").strip().splitlines() if cls is not None else []
+        out.append({
+            "name": name,
+            "origin": origin,
+            "extensionPoints": describe_points(points),
+            "defaultWeight": weights.get(name) if name in enabled_by_default and "score" in points else None,
+            "enabledByDefault": name in enabled_by_default,
+            "args": args,
+            "argsSchema": getattr(cls, "args_schema", None) if origin != ORIGIN_BUILTIN else None,
+            "implemented": cls is not None,
+            "description": doc[0] if doc else "",
+        })
+    return out
