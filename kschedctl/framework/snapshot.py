@@ -224,6 +224,31 @@ class Snapshot:
         self._rebuild_affinity_lists()
         return True
 
+    def assume_pod(self, pod_info: PodInfo, node_name: str) -> NodeInfo:
+        """``assume`` for long batches: the same effect, but the lists of nodes with (anti-)affinity
+        pods are re-listed only when this node enters one (``assume`` re-lists them every time)."""
+        node_info = self.get(node_name)
+        before = (bool(node_info.pods_with_affinity), bool(node_info.pods_with_required_anti_affinity))
+        node_info.add_pod(pod_info)
+        self._count_pvcs(pod_info, 1)
+        if before != (bool(node_info.pods_with_affinity), bool(node_info.pods_with_required_anti_affinity)):
+            self._rebuild_affinity_lists()
+        return node_info
+
+    def forget_pod(self, pod_info: PodInfo, node_name: str) -> bool:
+        """``forget`` for long batches (also removes a bound pod, e.g. a preemption victim): the
+        same effect, re-listing the affinity lists only when this node leaves one."""
+        node_info = self._by_name.get(node_name)
+        if node_info is None:
+            return False
+        before = (bool(node_info.pods_with_affinity), bool(node_info.pods_with_required_anti_affinity))
+        if not node_info.remove_pod(pod_info):
+            return False
+        self._count_pvcs(pod_info, -1)
+        if before != (bool(node_info.pods_with_affinity), bool(node_info.pods_with_required_anti_affinity)):
+            self._rebuild_affinity_lists()
+        return True
+
     def __repr__(self) -> str:
         return f"<Snapshot {len(self._list)} nodes>"
 

@@ -1,0 +1,83 @@
+"""``kschedctl capacity POD``: how many more copies of a pod fit, and what stops the next one."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from kschedctl.cli.app import app
+from kschedctl.cli.options import (
+    ClusterOption,
+    ConfigOption,
+    ContextOption,
+    KubeconfigOption,
+    OutputFormat,
+    OutputOption,
+    PluginOption,
+    ProfileOption,
+    QuietOption,
+    SeedOption,
+)
+
+
+@app.command()
+def capacity(
+    pod: Annotated[str, typer.Argument(help="A Pod or workload file (YAML/JSON; '-' for stdin).", metavar="POD")],
+    config: ConfigOption = None,
+    cluster: ClusterOption = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    profile: ProfileOption = None,
+    output: OutputOption = OutputFormat.table,
+    seed: SeedOption = None,
+    plugin: PluginOption = None,
+    max_copies: Annotated[int, typer.Option("--max", min=0, help="Stop after this many copies.")] = 10_000,
+    wide: Annotated[bool, typer.Option("--wide", help="List every node that takes a copy.")] = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Schedule copies of the pod one after another, each assumed for the next, until one does
+    not fit; show how many fit, how many per node, and the message of the one that did not.
+    Exit 0 (the count is the answer), 2 for bad input."""
+    from kschedctl.errors import EXIT_OK, UsageError
+
+    if not cluster:
+        raise UsageError(
+            "reading a live cluster is not available yet: give the cluster state with "
+            "--cluster FILE|DIR (YAML/JSON, e.g. the output of `kubectl get nodes,pods -A -o yaml`)"
+        )
+    from kschedctl.cli.explain import _load_cluster, _load_config, _load_pods, _registry_with_plugins
+
+    registry, extra = _registry_with_plugins(plugin or [])
+    cfg = _load_config(config, extra)
+    cluster_state = _load_cluster(cluster)
+    items = _load_pods([pod], cluster_state)
+    if len(items) != 1:
+        raise UsageError(f"capacity takes one pod: {pod} holds {len(items)} pods or workloads")
+    item = items[0]
+    owners = list(getattr(item, "owners", None) or ()) + list(getattr(item, "objects", None) or ())
+    if owners and hasattr(cluster_state, "with_objects"):
+        cluster_state = cluster_state.with_objects(owners)
+
+    from kschedctl.render.simulate import progress_bar
+    from kschedctl.scheduler.capacity import capacity as run_capacity
+
+    with progress_bar("placing copies", max_copies, not quiet and max_copies >= 200 and sys.stderr.isatty()) as progress:
+        result = run_capacity(item.pod, cluster_state, cfg, profile=profile, seed=seed, max_copies=max_copies,
+                              registry=registry, progress=progress)
+
+    if not quiet:
+        for warning in getattr(cluster_state, "warnings", None) or ():
+            typer.echo(f"warning: {warning}", err=True)
+    if output == OutputFormat.table:
+        from rich.console import Console
+
+        from kschedctl.render.capacity import render_capacity
+
+        render_capacity(result, Console(), wide=wide)
+    else:
+        from kschedctl.render.output import dump
+
+        sys.stdout.write(dump(result.to_dict(), output.value))
+    raise typer.Exit(EXIT_OK)

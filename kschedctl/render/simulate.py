@@ -1,0 +1,212 @@
+"""Tables for ``kschedctl simulate``: placements, unschedulable pods, preemptions, node and zone usage.
+
+Readable on 5 pods and on 10,000: beyond ``SMALL`` rows (or without ``--wide``) placements are
+summarized per node and unschedulable pods grouped by message. Also the progress bar that long
+runs show on stderr. Renders result objects only.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from rich import box
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from kschedctl.scheduler.simulate import PREEMPTED, NodeUsage, ResourceUsage, SimulationResult, format_resources
+
+#: Up to this many rows a table is shown in full without --wide.
+SMALL = 50
+#: Width of a usage bar, in characters.
+BAR_WIDTH = 20
+
+_OUTCOME_STYLE = {
+    "Scheduled": "green",
+    "Unschedulable": "red",
+    "Rejected": "red",
+    "Gated": "yellow",
+    PREEMPTED: "magenta",
+    "Error": "bold magenta",
+}
+
+
+def render_simulation(result: SimulationResult, console: Console, wide: bool = False) -> None:
+    """Print every section of a simulation."""
+    for part in simulation_renderables(result, wide=wide):
+        console.print(part)
+
+
+def simulation_renderables(result: SimulationResult, wide: bool = False) -> list:
+    parts: list = [_summary(result)]
+    if result.not_implemented:
+        lines = [f"{name}: {', '.join(points)}" for name, points in result.not_implemented.items()]
+        parts.append(Panel(Text("kschedctl cannot run these plugins yet; pods whose cycle needed them are reported "
+                                "as Error:\n" + "\n".join(lines)), title="Not implemented", border_style="magenta"))
+    for warning in result.warnings:
+        parts.append(Text(f"warning: {warning}", style="yellow"))
+    parts.append(_placements(result, wide))
+    failed = [p for p in result.placements if p.outcome not in ("Scheduled", PREEMPTED)]
+    if failed:
+        parts.append(_failures(failed, wide))
+    if result.preemptions:
+        parts.append(_preemptions(result, wide))
+    if result.nodes:
+        parts.append(_nodes(result.nodes, wide))
+    if len(result.zones) > 1 or (result.zones and result.zones[0].name):
+        parts.append(_zones(result))
+    return parts
+
+
+def _summary(r: SimulationResult) -> Table:
+    counts = r.counts()
+    t = Table(box=box.SIMPLE_HEAD, show_header=False, title="Simulation", title_justify="left", title_style="bold")
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("Pods", str(len(r.placements)))
+    for outcome in ("Scheduled", "Unschedulable", "Gated", "Rejected", PREEMPTED, "Error"):
+        if counts.get(outcome):
+            t.add_row(outcome, Text(str(counts[outcome]), style=_OUTCOME_STYLE.get(outcome, "")))
+    t.add_row("Preemptions", str(len(r.preemptions)))
+    rate = f" ({len(r.placements) / r.seconds:,.0f} pods/s)" if r.seconds > 0 and r.placements else ""
+    t.add_row("Scheduling cycles", f"{r.cycles} in {r.seconds:.2f}s{rate}")
+    if r.seed is not None:
+        t.add_row("Seed", str(r.seed))
+    return t
+
+
+def _placements(r: SimulationResult, wide: bool) -> Table:
+    placed = [p for p in r.placements if p.outcome in ("Scheduled", PREEMPTED)]
+    if wide or len(r.placements) <= SMALL:
+        t = Table(title="Placements (in the order the pods were placed)", title_justify="left", box=box.SIMPLE_HEAD)
+        for col in ("#", "Pod", "Priority", "Outcome", "Node", "Attempts"):
+            t.add_column(col, justify="right" if col in ("#", "Priority", "Attempts") else "left")
+        for i, p in enumerate(r.placements, start=1):
+            node = p.node or (f"(nominated: {p.nominated_node})" if p.nominated_node else "-")
+            t.add_row(str(i), p.pod, str(p.priority), Text(p.outcome, style=_OUTCOME_STYLE.get(p.outcome, "")),
+                      node, str(p.attempts))
+        return t
+    per_node: dict[str, int] = {}
+    for p in placed:
+        if p.outcome == "Scheduled" and p.node:
+            per_node[p.node] = per_node.get(p.node, 0) + 1
+    t = Table(title=f"Placements: {len(placed)} pods on {len(per_node)} nodes (--wide lists every pod)",
+              title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("Node")
+    t.add_column("Pods placed", justify="right")
+    ranked = sorted(per_node.items(), key=lambda kv: (-kv[1], kv[0]))
+    for name, n in ranked[:SMALL // 2]:
+        t.add_row(name, str(n))
+    if len(ranked) > SMALL // 2:
+        t.add_row(f"... {len(ranked) - SMALL // 2} more nodes", "")
+    return t
+
+
+def _failures(failed: list, wide: bool) -> Table:
+    if wide or len(failed) <= SMALL:
+        t = Table(title="Not placed", title_justify="left", box=box.SIMPLE_HEAD)
+        t.add_column("Pod")
+        t.add_column("Outcome")
+        t.add_column("Message", overflow="fold")
+        for p in failed:
+            msg = p.message
+            if p.nominated_node:
+                msg = f"{msg} (nominated node: {p.nominated_node})"
+            t.add_row(p.pod, Text(p.outcome, style=_OUTCOME_STYLE.get(p.outcome, "")), msg)
+        return t
+    groups: dict[tuple[str, str], list[str]] = {}
+    for p in failed:
+        groups.setdefault((p.outcome, p.message), []).append(p.pod)
+    t = Table(title=f"Not placed: {len(failed)} pods, grouped by message", title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("Pods", justify="right")
+    t.add_column("Outcome")
+    t.add_column("Message", overflow="fold")
+    t.add_column("For example")
+    for (outcome, message), pods in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        t.add_row(str(len(pods)), Text(outcome, style=_OUTCOME_STYLE.get(outcome, "")), message, pods[0])
+    return t
+
+
+def _preemptions(r: SimulationResult, wide: bool) -> Table:
+    t = Table(title="Preemptions", title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("Preemptor")
+    t.add_column("Node")
+    t.add_column("Victims", overflow="fold")
+    rows = r.preemptions if wide or len(r.preemptions) <= SMALL else r.preemptions[:SMALL]
+    for p in rows:
+        t.add_row(p.pod, p.node, ", ".join(p.victims) or "-")
+    if len(rows) < len(r.preemptions):
+        t.add_row(f"... {len(r.preemptions) - len(rows)} more (--wide)", "", "")
+    return t
+
+
+def bar(fraction: float | None, width: int = BAR_WIDTH) -> Text:
+    """A usage bar: green below 70%, yellow below 90%, red above."""
+    if fraction is None:
+        return Text("-" * width, style="dim")
+    filled = max(0, min(width, round(fraction * width)))
+    style = "green" if fraction < 0.7 else "yellow" if fraction < 0.9 else "red"
+    return Text("█" * filled, style=style) + Text("░" * (width - filled), style="dim")
+
+
+def _usage_cells(u: ResourceUsage, resource: str) -> Text:
+    f = u.fraction(resource)
+    req = format_resources({resource: u.requested.get(resource, 0)})[resource]
+    alloc = format_resources({resource: u.allocatable.get(resource, 0)})[resource]
+    pct = f"{f * 100:5.1f}%" if f is not None else "    -"
+    return bar(f) + Text(f" {pct} {req}/{alloc}")
+
+
+def _nodes(nodes: list[NodeUsage], wide: bool) -> Table:
+    shown = nodes if wide or len(nodes) <= SMALL else sorted(
+        nodes, key=lambda n: -(n.fraction("cpu") or 0.0))[: SMALL // 2]
+    title = "Node usage after the run (requested / allocatable)"
+    if len(shown) < len(nodes):
+        title += f": the {len(shown)} most cpu-loaded of {len(nodes)} nodes (--wide shows all)"
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("Node")
+    t.add_column("Zone")
+    t.add_column("Placed", justify="right")
+    t.add_column("CPU")
+    t.add_column("Memory")
+    t.add_column("Pods")
+    for n in shown:
+        t.add_row(n.name, n.zone or "-", str(n.placed), _usage_cells(n, "cpu"), _usage_cells(n, "memory"),
+                  _usage_cells(n, "pods"))
+    return t
+
+
+def _zones(r: SimulationResult) -> Table:
+    t = Table(title="Zones", title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("Zone")
+    t.add_column("Nodes", justify="right")
+    t.add_column("Placed", justify="right")
+    t.add_column("CPU")
+    t.add_column("Memory")
+    t.add_column("Pods")
+    for z in r.zones:
+        t.add_row(z.name or "(no zone label)", str(z.nodes), str(z.placed), _usage_cells(z, "cpu"),
+                  _usage_cells(z, "memory"), _usage_cells(z, "pods"))
+    return t
+
+
+@contextmanager
+def progress_bar(description: str, total: int, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr while the block runs; yields the callback to feed it
+    (``None`` when disabled: not a terminal, or --quiet)."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=Console(stderr=True), transient=True)
+    with progress:
+        task = progress.add_task(description, total=total)
+
+        def update(done: int, total_now: int) -> None:
+            progress.update(task, completed=done, total=total_now)
+
+        yield update

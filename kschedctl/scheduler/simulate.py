@@ -1,0 +1,944 @@
+"""``simulate``: schedule a batch of pods one after another, each placement assumed for the next.
+
+What upstream's scheduler does with a batch of pending pods (pkg/scheduler/schedule_one.go and
+the scheduling queue, kube-scheduler v1.34), run on one long-lived snapshot:
+
+- every pending pod (from files, workloads expanded to their replicas with the names their
+  controllers would give, and the pending pods of the cluster state) enters the queue
+  (PreEnqueue, QueueSort order: see ``kschedctl.scheduler.queue``);
+- pods are popped one at a time and run through the cycle of their profile
+  (``Scheduler.run_cycle``: PreFilter ... PostBind); a placement is assumed into the snapshot
+  incrementally (``Snapshot.assume``), so the next pod sees it; the scheduler's rotating start
+  index and its seeded random tie-break carry over from pod to pod, as upstream's do;
+- a failed pod waits for a cluster event its rejecting plugins care about (queueing hints) and
+  is retried after the pods in activeQ;
+- when DefaultPreemption nominates a node, the victims are removed from the snapshot (each an
+  ``AssignedPodDelete`` event), the preemptor gets ``status.nominatedNodeName`` (other pods
+  then see it through the nominator, as upstream) and is retried; victims that the batch itself
+  had placed are reported as ``Preempted``.
+
+Nothing is recorded per node for a simulated pod (``_LeanFramework``): a batch reports only
+outcomes, messages and usage, which keeps the hot path close to the bare cycle.
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from kschedctl.errors import UsageError
+from kschedctl.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from kschedctl.framework.runtime import (
+    Framework,
+    FrameworkHandle,
+    NodePluginScores,
+    PodNominator,
+    Trace,
+    _is_not_implemented,
+    _raised,
+)
+from kschedctl.framework.snapshot import Snapshot, zone_key
+from kschedctl.framework.status import Code, Status
+from kschedctl.framework.types import PodInfo
+from kschedctl.scheduler.queue import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    DEFAULT_MAX_ATTEMPTS,
+    QueuedPod,
+    SchedulingQueue,
+)
+from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+_TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+_ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
+
+#: Outcomes of a simulated pod (explain's, plus Preempted: placed, then evicted by a later pod).
+PREEMPTED = "Preempted"
+
+
+# ---------------------------------------------------------------------------------------------
+# Result objects (``to_dict()`` is the contract's SimulationResult)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Placement:
+    """Where one pod of the batch ended up (its last scheduling attempt decides)."""
+
+    pod: str
+    outcome: str
+    node: str | None = None
+    message: str = ""
+    profile: str = ""
+    attempts: int = 0
+    nominated_node: str | None = None
+    source: str = "file"
+    order: int | None = None
+    preempted_by: str | None = None
+    priority: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pod": self.pod, "outcome": self.outcome, "node": self.node, "message": self.message,
+                               "profile": self.profile, "priority": self.priority, "attempts": self.attempts,
+                               "source": self.source}
+        if self.nominated_node:
+            out["nominatedNode"] = self.nominated_node
+        if self.preempted_by:
+            out["preemptedBy"] = self.preempted_by
+        return out
+
+
+@dataclass
+class PreemptionRecord:
+    """One preemption: the preemptor, the node it was nominated to, the pods evicted there."""
+
+    pod: str
+    node: str
+    victims: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pod": self.pod, "node": self.node, "victims": list(self.victims)}
+
+
+@dataclass
+class ResourceUsage:
+    """Requested vs allocatable of a node or a zone; amounts in millicores / bytes / counts."""
+
+    allocatable: dict[str, int]
+    requested: dict[str, int]
+
+    def fraction(self, resource: str) -> float | None:
+        alloc = self.allocatable.get(resource, 0)
+        if alloc <= 0:
+            return None
+        return self.requested.get(resource, 0) / alloc
+
+
+@dataclass
+class NodeUsage(ResourceUsage):
+    name: str = ""
+    zone: str = ""
+    placed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "allocatable": format_resources(self.allocatable),
+                "requested": format_resources(self.requested), "zone": self.zone, "placedPods": self.placed}
+
+
+@dataclass
+class ZoneUsage(ResourceUsage):
+    name: str = ""
+    nodes: int = 0
+    placed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "nodes": self.nodes, "allocatable": format_resources(self.allocatable),
+                "requested": format_resources(self.requested), "placedPods": self.placed}
+
+
+@dataclass
+class SimulationResult:
+    """The answer for a batch (contract: ``kind: SimulationResult``)."""
+
+    placements: list[Placement] = field(default_factory=list)
+    preemptions: list[PreemptionRecord] = field(default_factory=list)
+    nodes: list[NodeUsage] = field(default_factory=list)
+    zones: list[ZoneUsage] = field(default_factory=list)
+    cycles: int = 0
+    seconds: float = 0.0
+    seed: int | None = None
+    not_implemented: dict[str, list[str]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for p in self.placements:
+            out[p.outcome] = out.get(p.outcome, 0) + 1
+        return out
+
+    @property
+    def all_scheduled(self) -> bool:
+        return all(p.outcome == "Scheduled" for p in self.placements)
+
+    def placement(self, pod: str) -> Placement | None:
+        for p in self.placements:
+            if p.pod == pod:
+                return p
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        counts = self.counts()
+        out: dict[str, Any] = {
+            "kind": "SimulationResult",
+            "placements": [p.to_dict() for p in self.placements],
+            "preemptions": [p.to_dict() for p in self.preemptions],
+            "nodes": [n.to_dict() for n in self.nodes],
+            "zones": [z.to_dict() for z in self.zones],
+            "summary": {"pods": len(self.placements), "scheduled": counts.get("Scheduled", 0),
+                        "unschedulable": counts.get("Unschedulable", 0), "gated": counts.get("Gated", 0),
+                        "rejected": counts.get("Rejected", 0), "preempted": counts.get(PREEMPTED, 0),
+                        "errors": counts.get("Error", 0), "cycles": self.cycles,
+                        "seconds": round(self.seconds, 3)},
+            "notImplemented": {k: list(v) for k, v in self.not_implemented.items()},
+        }
+        if self.seed is not None:
+            out["seed"] = self.seed
+        return out
+
+
+def format_resources(amounts: dict[str, int]) -> dict[str, str]:
+    """Amounts as canonical quantity strings: cpu from millicores, memory in bytes, pods a count."""
+    from kschedctl.k8s.quantity import format_bytes, format_decimal, format_milli_cpu
+
+    out: dict[str, str] = {}
+    for name, value in amounts.items():
+        if name == "cpu":
+            out[name] = format_milli_cpu(value)
+        elif name == "pods":
+            out[name] = str(value)
+        elif name in ("memory", "ephemeral-storage") or name.startswith("hugepages-"):
+            out[name] = format_bytes(value)
+        else:
+            out[name] = format_decimal(value)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The lean framework: the runtime as is, without per-node records
+# ---------------------------------------------------------------------------------------------
+
+
+#: Built-in plugins whose Filter verdict / Score is a function of the pod and of the one node's
+#: NodeInfo alone (their PreFilter/PreScore state depends on the pod only): nothing else in the
+#: cluster changes their answer, so a node whose NodeInfo is unchanged (same generation) gives
+#: the same answer to a pod with the same spec. InterPodAffinity, PodTopologySpread, the volume
+#: plugins and custom plugins read other nodes or objects and are never memoized.
+NODE_LOCAL_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
+                                "NodeResourcesFit"})
+NODE_LOCAL_SCORES = frozenset({"TaintToleration", "NodeAffinity", "NodeResourcesFit",
+                               "NodeResourcesBalancedAllocation", "ImageLocality"})
+#: Memoized answers kept per node before that node's memo is dropped (bounds memory when
+#: every pod of a batch is different).
+_MEMO_PER_NODE = 64
+
+
+def _builtin(plugin: Any) -> bool:
+    return type(plugin).__module__.startswith("kschedctl.plugins.")
+
+
+def pod_signature(pod: dict) -> str:
+    """What node-local plugins can see of a pod: everything but its name, uid, owner and the
+    node fields the scheduler itself writes. Replicas of one workload share it."""
+    meta = pod.get("metadata") or {}
+    spec = dict(pod.get("spec") or {})
+    spec.pop("nodeName", None)
+    status = dict(pod.get("status") or {})
+    status.pop("nominatedNodeName", None)
+    return json.dumps([meta.get("namespace"), meta.get("labels"), meta.get("annotations"), spec, status],
+                      sort_keys=True, separators=(",", ":"), default=str)
+
+
+class _LeanFramework(Framework):
+    """The runtime, for batches: no per-node records, and node-local answers memoized.
+
+    - A cycle's trace keeps no per-node filter records (``filters = None`` makes
+      ``find_nodes_that_pass_filters`` skip them); stages and not-implemented plugins are still
+      recorded, the scheduler needs the latter to turn such a cycle into an Error.
+    - With ``memo_key`` set (the pod's ``pod_signature``), the verdict of the filter chain on a
+      node and the raw score of each node-local score plugin are remembered per node and
+      reused while that node's NodeInfo generation is unchanged, for pods with the same
+      signature, when every filter that runs is node-local. The answers are the plugins' own;
+      only repeated calls are saved. ``run_score_plugins`` is the runtime's, step for step, with
+      that lookup added.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.memo_key: str | None = None
+        self._memo: dict[str, tuple[int, dict]] = {}
+        self._memo_state: Any = None
+        self._memo_filters_ok = False
+        self._memo_filter_key: Any = None
+        local = {name for name, fn in self._filters
+                 if name in NODE_LOCAL_FILTERS and _builtin(getattr(fn, "__self__", None))}
+        self._local_filters = frozenset(local)
+        self._local_scores = frozenset(pl.name for pl in self.plugins["score"]
+                                       if pl.name in NODE_LOCAL_SCORES and _builtin(pl))
+
+    def begin_trace(self, all_filters: bool = False) -> Trace:
+        trace = Trace()
+        trace.filters = None  # type: ignore[assignment]
+        self.trace = trace
+        self.all_filters = all_filters
+        return trace
+
+    def _node_memo(self, node_info: Any) -> dict:
+        entry = self._memo.get(node_info.name)
+        generation = node_info.generation
+        if entry is None or entry[0] != generation or len(entry[1]) > _MEMO_PER_NODE:
+            entry = self._memo[node_info.name] = (generation, {})
+        return entry[1]
+
+    def run_filter_plugins(self, state: Any, pod_info: Any, node_info: Any, record: list | None = None) -> Any:
+        key = self.memo_key
+        if key is None or record is not None or self.all_filters:
+            return super().run_filter_plugins(state, pod_info, node_info, record)
+        if state is not self._memo_state:
+            skip = state.skip_filter_plugins
+            self._memo_state = state
+            self._memo_filters_ok = all(name in self._local_filters for name, _ in self._filters if name not in skip)
+            self._memo_filter_key = (key, tuple(sorted(skip)))
+        if not self._memo_filters_ok:
+            return super().run_filter_plugins(state, pod_info, node_info, record)
+        entry = self._memo.get(node_info.name)
+        if entry is None or entry[0] != node_info.generation or len(entry[1]) > _MEMO_PER_NODE:
+            entry = self._memo[node_info.name] = (node_info.generation, {})
+        memo = entry[1]
+        fkey = self._memo_filter_key
+        try:
+            return memo[fkey]
+        except KeyError:
+            status = memo[fkey] = super().run_filter_plugins(state, pod_info, node_info, None)
+            return status
+
+    def run_score_plugins(self, state: Any, pod_info: Any, nodes: list) -> Any:
+        key = self.memo_key
+        if key is None:
+            return super().run_score_plugins(state, pod_info, nodes)
+        skip = state.skip_score_plugins
+        plugins = [pl for pl in self.plugins["score"]
+                   if pl.name not in skip and not _is_not_implemented(pl) and callable(getattr(pl, "score", None))]
+        local = [pl for pl in plugins if pl.name in self._local_scores]
+        if not local:
+            return super().run_score_plugins(state, pod_info, nodes)
+        # Node-local plugins: one memo lookup per node for all of them. On any failure the
+        # runtime's own loop runs instead, so the error reported is exactly the runtime's.
+        calls = [pl.score for pl in local]
+        skey = ("scores", key, tuple(pl.name for pl in local))
+        memos = self._memo
+        rows: list[tuple[int, ...]] = []
+        append = rows.append
+        try:
+            for node_info in nodes:
+                entry = memos.get(node_info.name)
+                if entry is None or entry[0] != node_info.generation or len(entry[1]) > _MEMO_PER_NODE:
+                    entry = memos[node_info.name] = (node_info.generation, {})
+                row = entry[1].get(skey)
+                if row is None:
+                    values = []
+                    for fn in calls:
+                        out = fn(state, pod_info, node_info)
+                        if type(out) is tuple:
+                            value, st = out
+                            if st is not None and st.code != Code.Success:
+                                return super().run_score_plugins(state, pod_info, nodes)
+                        else:
+                            value = out
+                        values.append(int(value))
+                    row = entry[1][skey] = tuple(values)
+                append(row)
+        except Exception:
+            return super().run_score_plugins(state, pod_info, nodes)
+        columns = dict(zip((pl.name for pl in local), (list(c) for c in zip(*rows)))) if rows else \
+            {pl.name: [] for pl in local}
+
+        trace = self.trace
+        self.note_missing_node_level("score")
+        names = [n.name for n in nodes]
+        if trace is not None:
+            trace.scored_nodes = names
+            trace.score_plugins = [pl.name for pl in plugins]
+        per_plugin: list[list[int]] = []
+        for pl in plugins:
+            name = pl.name
+            values = columns.get(name)
+            if values is None:
+                fn = pl.score
+                values = []
+                append_value = values.append
+                try:
+                    for node_info in nodes:
+                        out = fn(state, pod_info, node_info)
+                        if type(out) is tuple:
+                            value, st = out
+                            if st is not None and st.code != Code.Success:
+                                return None, self._score_failed(
+                                    f'running Score plugins: plugin "{name}" failed with: {st.message()}',
+                                    st.as_error())
+                        else:
+                            value = out
+                        append_value(int(value))
+                except Exception as exc:
+                    return None, self._score_failed(
+                        f'running Score plugins: plugin "{name}" failed with: '
+                        f'{_raised(name, "Score", exc).message()}', exc)
+            per_plugin.append(values)
+            if trace is not None:
+                trace.raw_scores[name] = list(values)
+        normalized_per_plugin: list[list[int]] = []
+        for pl, values in zip(plugins, per_plugin):
+            normalize = getattr(pl, "normalize_score", None)
+            if not callable(normalize):
+                normalized_per_plugin.append(values)
+                continue
+            scores = [NodeScore(n, v) for n, v in zip(names, values)]
+            try:
+                st = normalize(state, pod_info, scores)
+            except Exception as exc:
+                st = _raised(pl.name, "NormalizeScore", exc)
+            if st is not None and st.code != Code.Success:
+                return None, self._score_failed(
+                    f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {st.message()}',
+                    st.as_error())
+            normalized_per_plugin.append([ns.score for ns in scores])
+        weighted_columns: list[list[int]] = []
+        plugin_names: list[str] = []
+        for pl, normalized in zip(plugins, normalized_per_plugin):
+            name = pl.name
+            if trace is not None:
+                trace.normalized_scores[name] = normalized
+            if normalized and (max(normalized) > MAX_NODE_SCORE or min(normalized) < MIN_NODE_SCORE):
+                bad = next(v for v in normalized if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
+                return None, self._score_failed(
+                    f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score '
+                    f"{bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+            weight = self.weights.get(name, 1)
+            weighted_columns.append([v * weight for v in normalized] if weight != 1 else normalized)
+            plugin_names.append(name)
+        if not weighted_columns:
+            return [NodePluginScores(n, [], 0) for n in names], None
+        per_node = list(zip(*weighted_columns))
+        result = [NodePluginScores(n, list(zip(plugin_names, row)), total)
+                  for n, row, total in zip(names, per_node, map(sum, per_node))]
+        return result, None
+
+
+def build_frameworks(config: Any, registry: Any, handle_factory: Callable[[], FrameworkHandle]) -> dict[str, Framework]:
+    """One lean framework per profile of ``config``, each with its own handle."""
+    out: dict[str, Framework] = {}
+    for profile in config.profiles:
+        out[profile.scheduler_name] = _LeanFramework.from_profile(profile, registry, handle_factory())
+    return out
+
+
+def load_default_config() -> Any:
+    from kschedctl.config import load_config
+
+    return load_config(None)
+
+
+# ---------------------------------------------------------------------------------------------
+# The simulator
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _PodRecord:
+    qp: QueuedPod | None
+    pod_info: PodInfo
+    source: str
+    outcome: str = "Pending"
+    node: str | None = None
+    message: str = ""
+    order: int | None = None
+    preempted_by: str | None = None
+    signature: str | None = None
+
+
+class Simulator:
+    """Schedules batches of pods against one cluster state under one configuration.
+
+    The snapshot and each profile's framework are built once; ``run`` changes the snapshot
+    (placements are assumed, victims removed), so a Simulator answers one batch.
+    """
+
+    def __init__(
+        self,
+        cluster: Any,
+        config: Any = None,
+        registry: Any = None,
+        seed: int | None = None,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        pod_infos: Iterable[PodInfo] | None = None,
+        memoize: bool = True,
+    ) -> None:
+        if config is None:
+            config = load_default_config()
+        if registry is None:
+            from kschedctl.plugins.registry import default_registry
+
+            registry = default_registry()
+        self.cluster = cluster
+        self.config = config
+        self.registry = registry
+        self.seed = seed
+        self.max_attempts = max_attempts
+        #: Reuse node-local plugin answers across pods with the same spec (see _LeanFramework).
+        self.memoize = memoize
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            if pod_infos is None:
+                pod_infos = [PodInfo(p) for p in getattr(cluster, "pods", ())]
+            self.cluster_pod_infos = list(pod_infos)
+            self.snapshot = Snapshot(getattr(cluster, "nodes", ()), self.cluster_pod_infos)
+        finally:
+            if was_enabled:
+                gc.enable()
+        self.nominator = PodNominator()
+        parallelism = getattr(config, "parallelism", 16)
+        self.frameworks = build_frameworks(
+            config, registry, lambda: FrameworkHandle(self.snapshot, cluster, parallelism, self.nominator))
+        global_pct = getattr(config, "percentage_of_nodes_to_score", 0)
+        self.scheduler = Scheduler(self.snapshot, global_pct, seed=seed)
+
+    # -- profiles ------------------------------------------------------------------------------
+    def profile_names(self) -> list[str]:
+        return [p.scheduler_name for p in self.config.profiles]
+
+    def _profile_for(self, pod_info: PodInfo, profile: str | None) -> str:
+        names = self.profile_names()
+        if profile:
+            if profile not in names:
+                raise UsageError(f'no profile with scheduler name "{profile}" in the configuration '
+                                 f"(profiles: {', '.join(names)})")
+            return profile
+        name = pod_info.scheduler_name or DEFAULT_SCHEDULER_NAME
+        if name not in names:
+            raise UsageError(f'pod {pod_info.key} asks for scheduler "{name}", which no profile of the '
+                             f"configuration serves (profiles: {', '.join(names)}); pick one with --profile")
+        return name
+
+    def pending_cluster_pods(self) -> list[PodInfo]:
+        """Pods of the cluster state waiting for a node (not bound, not finished, not terminating)."""
+        out = []
+        for pi in self.cluster_pod_infos:
+            if pi.node_name or pi.is_terminating:
+                continue
+            if ((pi.pod.get("status") or {}).get("phase") or "") in _TERMINAL_PHASES:
+                continue
+            out.append(pi)
+        return out
+
+    # -- the batch -----------------------------------------------------------------------------
+    def run(
+        self,
+        pods: Iterable[dict],
+        profile: str | None = None,
+        include_cluster_pending: bool = True,
+        progress: Callable[[int, int], None] | None = None,
+        admit_pods: bool = True,
+    ) -> SimulationResult:
+        """Schedule ``pods`` plus, unless told otherwise, the cluster's pending pods; return
+        placements, preemptions and usage.
+
+        Each pod goes through admission first, on a copy (namespace, priority, uid), as
+        ``explain`` does; ``admit_pods=False`` takes the dicts as they are (already admitted;
+        the simulation then writes ``spec.nodeName`` into them).
+        """
+        if admit_pods:
+            from kschedctl.scheduler.explain import admit
+
+            pods = [admit(p, self.cluster) for p in pods]
+        started = time.perf_counter()
+        was_enabled = gc.isenabled()
+        gc.disable()  # many small acyclic records per cycle against a huge long-lived snapshot
+        try:
+            return self._run(pods, profile, include_cluster_pending, progress, started)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _run(self, pods: Iterable[dict], profile: str | None, include_cluster_pending: bool,
+             progress: Callable[[int, int], None] | None, started: float) -> SimulationResult:
+        result = SimulationResult(seed=self.seed)
+        entries: list[tuple[PodInfo, str, str]] = []
+        names = set(self.profile_names())
+        if include_cluster_pending:
+            skipped = 0
+            for pi in self.pending_cluster_pods():
+                if pi.scheduler_name not in names:
+                    skipped += 1  # another scheduler's pod: not ours to place
+                    continue
+                entries.append((pi, pi.scheduler_name, "cluster"))
+            if skipped:
+                result.warnings.append(f"{skipped} pending pod(s) of the cluster state name a scheduler no profile "
+                                       f"of the configuration serves; they were left out")
+        seen = {pi.key for pi, _, _ in entries}
+        for pod in pods:
+            pi = PodInfo(pod)
+            if pi.key in seen:
+                raise UsageError(f"pod {pi.key} is given twice (or is already pending in the cluster state)")
+            seen.add(pi.key)
+            entries.append((pi, self._profile_for(pi, profile), "file"))
+
+        for pi, _, _ in entries:
+            if pi.nominated_node_name:
+                self.nominator.add(pi)
+
+        first = self.frameworks[self.profile_names()[0]]
+        queue = SchedulingQueue(
+            first.queue_sort_func(), self._pre_enqueue,
+            initial_backoff=getattr(self.config, "pod_initial_backoff_seconds", None) or 1.0,
+            max_backoff=getattr(self.config, "pod_max_backoff_seconds", None) or 10.0,
+            max_attempts=self.max_attempts, cluster=self.cluster)
+        records: dict[str, _PodRecord] = {}
+        for pi, prof, source in entries:
+            qp = queue.add(pi, prof)
+            rec = records[pi.key] = _PodRecord(qp, pi, source)
+            if qp.gated:
+                rec.outcome = "Gated"
+                rec.message = qp.gating_status.message() if qp.gating_status is not None else ""
+
+        total = len(entries)
+        cycles = 0
+        scheduler = self.scheduler
+        snapshot = self.snapshot
+        while True:
+            qp = queue.pop()
+            if qp is None:
+                break
+            cycles += 1
+            pod_info = qp.pod_info
+            fwk = self.frameworks[qp.profile]
+            rec = records[pod_info.key]
+            if self.memoize and rec.signature is None:
+                rec.signature = pod_signature(pod_info.pod)
+            fwk.memo_key = rec.signature  # type: ignore[attr-defined]
+            out = scheduler.run_cycle(fwk, pod_info)
+            rec.outcome, rec.message, rec.order = out.outcome, out.message, cycles
+            if out.trace is not None and out.trace.not_implemented:
+                for name, points in out.trace.not_implemented.items():
+                    known = result.not_implemented.setdefault(name, [])
+                    known.extend(p for p in points if p not in known)
+            if out.outcome == "Scheduled":
+                self._place(pod_info, out.selected_node or "")
+                rec.node = out.selected_node
+                queue.done(qp)
+                queue.on_event(ASSIGNED_POD_ADD, pod_info)
+            elif out.outcome in ("Unschedulable", "Rejected"):
+                diagnosis = out.diagnosis
+                plugins = diagnosis.unschedulable_plugins if diagnosis is not None else set()
+                pending = diagnosis.pending_plugins if diagnosis is not None else set()
+                if out.preemption is not None and out.preemption.nominated_node_name:
+                    queue.add_unschedulable(qp, plugins, pending)
+                    self._preempt(qp, out, records, result, queue)
+                elif plugins or pending:
+                    queue.add_unschedulable(qp, plugins, pending)
+                else:
+                    queue.done(qp)  # nothing any event could change (no nodes at all)
+            else:
+                # Error (kschedctl's plugins are deterministic: a retry would fail the same way)
+                # and Gated at cycle time.
+                queue.done(qp)
+            if progress is not None and (cycles & 63) == 0:
+                progress(sum(1 for r in records.values() if r.outcome == "Scheduled"), total)
+        if progress is not None:
+            progress(sum(1 for r in records.values() if r.outcome == "Scheduled"), total)
+
+        result.cycles = cycles
+        for rec in sorted(records.values(), key=_report_order):
+            pi = rec.pod_info
+            result.placements.append(Placement(
+                pod=pi.key, outcome=rec.outcome, node=rec.node if rec.outcome in ("Scheduled", PREEMPTED) else None,
+                message=rec.message, profile=rec.qp.profile if rec.qp else "", attempts=rec.qp.attempts if rec.qp else 0,
+                nominated_node=pi.nominated_node_name or None if rec.outcome != "Scheduled" else None,
+                source=rec.source, order=rec.order, preempted_by=rec.preempted_by, priority=pi.priority))
+        placed: dict[str, int] = {}
+        for rec in records.values():
+            if rec.outcome == "Scheduled" and rec.node:
+                placed[rec.node] = placed.get(rec.node, 0) + 1
+        result.nodes, result.zones = usage(snapshot, placed)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    # -- pieces of the loop --------------------------------------------------------------------
+    def _pre_enqueue(self, qp: QueuedPod) -> Status | None:
+        """PreEnqueue of the pod's profile; a plugin kschedctl lacks does not gate (the cycle
+        will report it as an Error)."""
+        fwk = self.frameworks[qp.profile]
+        trace = fwk.begin_trace()
+        status = fwk.run_pre_enqueue_plugins(qp.pod_info)
+        fwk.trace = None
+        if status is None or status.code == Code.Success or trace.not_implemented:
+            return None
+        return status
+
+    def _place(self, pod_info: PodInfo, node: str) -> None:
+        """Assume the pod on ``node`` (upstream: the assumed copy has spec.nodeName set)."""
+        pod_info.node_name = node
+        spec = pod_info.pod.get("spec")
+        if isinstance(spec, dict):
+            spec["nodeName"] = node
+        if pod_info.nominated_node_name:
+            self.nominator.remove(pod_info)
+            pod_info.nominated_node_name = ""
+            status = pod_info.pod.get("status")
+            if isinstance(status, dict):
+                status.pop("nominatedNodeName", None)
+        self.snapshot.assume_pod(pod_info, node)
+
+    def _preempt(self, qp: QueuedPod, out: CycleOutcome, records: dict[str, _PodRecord],
+                 result: SimulationResult, queue: SchedulingQueue) -> None:
+        """Act on DefaultPreemption's answer: nominate the preemptor, evict the victims."""
+        pf = out.preemption
+        assert pf is not None
+        node = pf.nominated_node_name
+        pod_info = qp.pod_info
+        self.nominator.remove(pod_info)
+        pod_info.nominated_node_name = node
+        pod_info.pod.setdefault("status", {})["nominatedNodeName"] = node
+        self.nominator.add(pod_info, node)
+        node_info = self.snapshot.get_or_none(node)
+        victims: list[str] = []
+        for key in pf.victims:
+            victim = None
+            if node_info is not None:
+                victim = next((p for p in node_info.pods if p.key == key), None)
+            if victim is None:
+                continue
+            self.snapshot.forget_pod(victim, node)
+            victims.append(key)
+            rec = records.get(key)
+            if rec is not None:
+                rec.outcome = PREEMPTED
+                rec.preempted_by = pod_info.key
+                rec.message = f"preempted by {pod_info.key} on node {node}"
+            queue.on_event(ASSIGNED_POD_DELETE, victim)
+        # Pods nominated to that node with a lower priority lose their nomination (upstream
+        # prepareCandidate clears it) so they do not hold the room the preemptor made.
+        for other in list(self.nominator.nominated_pods_for_node(node)):
+            if other.priority < pod_info.priority and other is not pod_info:
+                self.nominator.remove(other)
+                other.nominated_node_name = ""
+        result.preemptions.append(PreemptionRecord(pod_info.key, node, victims))
+
+
+def _report_order(rec: _PodRecord) -> tuple:
+    # Placed pods in the order they were placed, then the others in the order they were tried,
+    # gated pods last.
+    return (0 if rec.outcome in ("Scheduled", PREEMPTED) else 1 if rec.order is not None else 2,
+            rec.order if rec.order is not None else 0, rec.qp.seq if rec.qp else 0)
+
+
+def usage(snapshot: Snapshot, placed: dict[str, int] | None = None) -> tuple[list[NodeUsage], list[ZoneUsage]]:
+    """Requested vs allocatable per node (snapshot order) and per zone (first-seen order)."""
+    placed = placed or {}
+    nodes: list[NodeUsage] = []
+    zones: dict[str, ZoneUsage] = {}
+    for ni in snapshot.node_infos():
+        alloc, req = ni.allocatable, ni.requested
+        allocatable = {"cpu": alloc.milli_cpu, "memory": alloc.memory, "pods": alloc.allowed_pod_number}
+        requested = {"cpu": req.milli_cpu, "memory": req.memory, "pods": len(ni.pods)}
+        if alloc.ephemeral_storage or req.ephemeral_storage:
+            allocatable["ephemeral-storage"] = alloc.ephemeral_storage
+            requested["ephemeral-storage"] = req.ephemeral_storage
+        for name in sorted(set(alloc.scalar_resources) | set(req.scalar_resources)):
+            allocatable[name] = alloc.scalar_resources.get(name, 0)
+            requested[name] = req.scalar_resources.get(name, 0)
+        zone = _zone_name(ni)
+        nu = NodeUsage(allocatable, requested, name=ni.name, zone=zone, placed=placed.get(ni.name, 0))
+        nodes.append(nu)
+        zu = zones.get(zone)
+        if zu is None:
+            zu = zones[zone] = ZoneUsage({}, {}, name=zone)
+        zu.nodes += 1
+        zu.placed += nu.placed
+        for k, v in allocatable.items():
+            zu.allocatable[k] = zu.allocatable.get(k, 0) + v
+        for k, v in requested.items():
+            zu.requested[k] = zu.requested.get(k, 0) + v
+    return nodes, list(zones.values())
+
+
+def _zone_name(node_info: Any) -> str:
+    labels = node_info.labels or {}
+    for label in _ZONE_LABELS:
+        if labels.get(label):
+            return labels[label]
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Workloads -> the pods their controllers would create
+# ---------------------------------------------------------------------------------------------
+
+
+def expand_replicas(item: Any, nodes: Iterable[dict] = ()) -> tuple[list[dict], list[dict]]:
+    """The pods a workload's controller would create, and the extra objects (PVCs) they need.
+
+    ``item`` is a ``PodToExplain`` (inputs.workloads), whose pod is the controller's first pod.
+    Deployment / ReplicaSet / ReplicationController: ``spec.replicas`` pods named
+    ``<rs>-<5 chars>``; StatefulSet: ordinals ``start .. start+replicas-1`` with their labels,
+    hostname and PVCs; Job (and a CronJob's Job): ``min(parallelism, completions)`` pods, by
+    completion index when Indexed; DaemonSet: one pod per node it would run on, pinned to that
+    node with the required node affinity the daemon controller writes. A Pod is itself.
+    """
+    source = getattr(item, "source", None)
+    kind = getattr(source, "kind", None) or (getattr(source, "obj", {}) or {}).get("kind") or "Pod"
+    obj = getattr(source, "obj", None) or {}
+    pod = item.pod
+    objects = list(getattr(item, "objects", None) or ())
+    if kind == "Pod":
+        return [pod], objects
+    spec = obj.get("spec") or {}
+    if kind in ("Deployment", "ReplicaSet", "ReplicationController"):
+        n = _count(spec.get("replicas"), 1)
+        return [pod if i == 0 else _renamed(pod, i) for i in range(n)], objects
+    if kind == "StatefulSet":
+        return _statefulset_pods(item, spec, objects)
+    if kind in ("Job", "CronJob"):
+        job_spec = ((spec.get("jobTemplate") or {}).get("spec") or {}) if kind == "CronJob" else spec
+        n = _count(job_spec.get("parallelism"), 1)
+        completions = job_spec.get("completions")
+        if isinstance(completions, int) and completions >= 0:
+            n = min(n, completions)
+        if job_spec.get("completionMode") == "Indexed":
+            return [pod if i == 0 else _indexed_job_pod(pod, i) for i in range(n)], objects
+        return [pod if i == 0 else _renamed(pod, i) for i in range(n)], objects
+    if kind == "DaemonSet":
+        return _daemonset_pods(pod, nodes), objects
+    return [pod], objects
+
+
+def _count(value: Any, default: int) -> int:
+    if value is None:
+        return default
+    if type(value) is not int or value < 0:
+        from kschedctl.errors import InputError
+
+        raise InputError(f"replica count must be a non-negative integer, not {value!r}")
+    return value
+
+
+def _fresh_uid(pod: dict) -> None:
+    from kschedctl.inputs.cluster import make_uid
+
+    meta = pod["metadata"]
+    meta["uid"] = make_uid("Pod", meta.get("namespace") or "default", meta["name"])
+
+
+def _renamed(pod: dict, i: int) -> dict:
+    """Replica ``i`` of a generated-name pod: the same prefix, another 5-character suffix."""
+    from kschedctl.inputs.workloads import random_suffix
+
+    new = copy.deepcopy(pod)
+    meta = new["metadata"]
+    prefix = meta.get("generateName") or (meta.get("name", "") + "-")
+    meta["name"] = prefix[:58] + random_suffix([prefix, meta.get("uid"), i])
+    _fresh_uid(new)
+    return new
+
+
+def _indexed_job_pod(pod: dict, index: int) -> dict:
+    from kschedctl.inputs.workloads import JOB_COMPLETION_INDEX, random_suffix
+
+    new = copy.deepcopy(pod)
+    meta = new["metadata"]
+    job = meta.get("labels", {}).get("batch.kubernetes.io/job-name") or meta.get("generateName", "").rsplit("-0-", 1)[0]
+    prefix = f"{job}-{index}-"
+    meta["generateName"] = prefix
+    meta["name"] = prefix + random_suffix([prefix, meta.get("uid"), index])
+    meta.setdefault("labels", {})[JOB_COMPLETION_INDEX] = str(index)
+    meta.setdefault("annotations", {})[JOB_COMPLETION_INDEX] = str(index)
+    spec = new["spec"]
+    if spec.get("hostname"):
+        spec["hostname"] = f"{job}-{index}"
+    _fresh_uid(new)
+    return new
+
+
+def _statefulset_pods(item: Any, spec: dict, objects: list[dict]) -> tuple[list[dict], list[dict]]:
+    from kschedctl.inputs.cluster import make_uid
+    from kschedctl.inputs.workloads import POD_INDEX_LABEL, STATEFULSET_POD_NAME_LABEL
+
+    pod = item.pod
+    sts = item.owners[0]["metadata"]["name"] if getattr(item, "owners", None) else pod["metadata"]["name"].rsplit("-", 1)[0]
+    start = ((spec.get("ordinals") or {}).get("start")) or 0
+    n = _count(spec.get("replicas"), 1)
+    pods: list[dict] = []
+    extra: list[dict] = []
+    suffix0 = f"-{sts}-{start}"
+    for i in range(n):
+        ordinal = start + i
+        if i == 0:
+            pods.append(pod)
+            extra.extend(objects)
+            continue
+        new = copy.deepcopy(pod)
+        name = f"{sts}-{ordinal}"
+        meta = new["metadata"]
+        meta["name"] = name
+        labels = meta.setdefault("labels", {})
+        labels[STATEFULSET_POD_NAME_LABEL] = name
+        labels[POD_INDEX_LABEL] = str(ordinal)
+        new["spec"]["hostname"] = name
+        renames: dict[str, str] = {}
+        for claim in objects:
+            old = claim["metadata"]["name"]
+            if not old.endswith(suffix0):
+                continue
+            claim_name = old[: -len(suffix0)] + f"-{sts}-{ordinal}"
+            renames[old] = claim_name
+            c = copy.deepcopy(claim)
+            c["metadata"]["name"] = claim_name
+            c["metadata"]["uid"] = make_uid("PersistentVolumeClaim", c["metadata"].get("namespace") or "default",
+                                            claim_name)
+            extra.append(c)
+        for volume in new["spec"].get("volumes") or ():
+            pvc = volume.get("persistentVolumeClaim")
+            if pvc and pvc.get("claimName") in renames:
+                pvc["claimName"] = renames[pvc["claimName"]]
+        _fresh_uid(new)
+        pods.append(new)
+    return pods, extra
+
+
+def _daemonset_pods(pod: dict, nodes: Iterable[dict]) -> list[dict]:
+    """One pod per node the daemon controller would run it on (NodeAffinity/nodeSelector
+    match and no untolerated NoSchedule/NoExecute taint: nodeShouldRunDaemonPod), each pinned
+    with a required node affinity on metadata.name (ReplaceDaemonSetPodNodeNameNodeAffinity)."""
+    from kschedctl.inputs.workloads import random_suffix
+    from kschedctl.k8s.selectors import RequiredNodeAffinity
+    from kschedctl.k8s.tolerations import find_matching_untolerated_taint
+
+    required = RequiredNodeAffinity(pod)
+    tolerations = (pod.get("spec") or {}).get("tolerations") or []
+    out = []
+    prefix = pod["metadata"].get("generateName") or pod["metadata"]["name"] + "-"
+    for node in nodes:
+        name = (node.get("metadata") or {}).get("name", "")
+        if not required.match(node):
+            continue
+        taints = (node.get("spec") or {}).get("taints") or []
+        if find_matching_untolerated_taint(
+                taints, tolerations, lambda t: t.get("effect") in ("NoSchedule", "NoExecute")) is not None:
+            continue
+        new = copy.deepcopy(pod)
+        new["metadata"]["name"] = prefix[:58] + random_suffix([prefix, name])
+        affinity = new["spec"].setdefault("affinity", {})
+        node_affinity = affinity.setdefault("nodeAffinity", {})
+        node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]}
+        _fresh_uid(new)
+        out.append(new)
+    return out
+
+
+def simulate(
+    pods: Iterable[dict],
+    cluster: Any,
+    config: Any = None,
+    profile: str | None = None,
+    seed: int | None = None,
+    include_cluster_pending: bool = True,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+) -> SimulationResult:
+    """Schedule ``pods`` one after another in ``cluster`` under ``config`` (built-in default)."""
+    return Simulator(cluster, config, seed=seed, max_attempts=max_attempts).run(
+        pods, profile, include_cluster_pending=include_cluster_pending)

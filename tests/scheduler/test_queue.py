@@ -1,0 +1,137 @@
+"""The scheduling queue of a batch: PreEnqueue gating, activeQ in QueueSort order with the
+timestamp tie, unschedulable pods moved by the events their rejectors' hints care about,
+backoff ordering, the attempts bound."""
+
+from __future__ import annotations
+
+from kschedctl.framework.status import Code, Status
+from kschedctl.plugins.priority_sort import PrioritySort
+from kschedctl.scheduler.queue import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    QUEUE,
+    QUEUE_SKIP,
+    SchedulingQueue,
+    queueing_hint,
+)
+from tests.framework.fakes import make_pod, pod_info
+
+LESS = PrioritySort().less
+
+
+def pi(name: str, priority: int = 0, **kw):
+    return pod_info(make_pod(name, priority=priority, **kw))
+
+
+def test_active_queue_pops_by_priority_then_arrival() -> None:
+    q = SchedulingQueue(LESS)
+    for name, prio in (("a", 0), ("b", 10), ("c", 0), ("d", 10), ("e", 5)):
+        q.add(pi(name, prio))
+    assert q.active_keys() == ["default/b", "default/d", "default/e", "default/a", "default/c"]
+    popped = [q.pop().key for _ in range(5)]
+    assert popped == ["default/b", "default/d", "default/e", "default/a", "default/c"]
+    assert q.pop() is None
+
+
+def test_pop_counts_attempts() -> None:
+    q = SchedulingQueue(LESS)
+    q.add(pi("a"))
+    qp = q.pop()
+    assert qp.attempts == 1
+
+
+def test_pre_enqueue_gates_a_pod() -> None:
+    def gate(qp):
+        if qp.pod_info.name == "gated":
+            return Status(Code.UnschedulableAndUnresolvable, "waiting for scheduling gates: [x]", plugin="SchedulingGates")
+        return None
+
+    q = SchedulingQueue(LESS, gate)
+    g = q.add(pi("gated"))
+    q.add(pi("free"))
+    assert g.gated and g.unschedulable_plugins == {"SchedulingGates"}
+    assert q.active_keys() == ["default/free"]
+    q.pop()
+    # no event releases a gated pod
+    assert q.on_event(ASSIGNED_POD_DELETE, pi("victim", node="n")) == []
+
+
+def test_failed_pod_waits_for_an_event_its_rejector_cares_about() -> None:
+    q = SchedulingQueue(LESS)
+    q.add(pi("big"))
+    qp = q.pop()
+    q.add_unschedulable(qp, {"NodeResourcesFit"})
+    assert q.pending() == 0 and "default/big" in q.unschedulable
+    # a pod placed never frees resources: stays
+    assert q.on_event(ASSIGNED_POD_ADD, pi("other", node="n")) == []
+    # an assigned pod deleted may: moved to the backoff queue (the batch outruns the backoff)
+    moved = q.on_event(ASSIGNED_POD_DELETE, pi("victim", node="n"))
+    assert [m.key for m in moved] == ["default/big"] and moved[0].where == "backoffQ"
+    assert q.pop().key == "default/big"
+
+
+def test_active_pods_come_before_backed_off_ones() -> None:
+    q = SchedulingQueue(LESS)
+    q.add(pi("retry", 100))
+    first = q.pop()
+    q.add_unschedulable(first, {"NodeResourcesFit"})
+    q.on_event(ASSIGNED_POD_DELETE, pi("v", node="n"))
+    q.add(pi("new", 0))
+    assert [q.pop().key, q.pop().key] == ["default/new", "default/retry"]
+
+
+def test_backoff_queue_orders_by_expiry_then_priority() -> None:
+    q = SchedulingQueue(LESS)
+    for name, prio in (("once-low", 0), ("once-high", 10), ("twice", 100)):
+        q.add(pi(name, prio))
+    pods = {}
+    for _ in range(3):
+        qp = q.pop()
+        pods[qp.pod_info.name] = qp
+    pods["twice"].attempts = 2  # a second failure: 2s backoff instead of 1s
+    for qp in pods.values():
+        q.add_unschedulable(qp, {"NodeResourcesFit"})
+    q.on_event(ASSIGNED_POD_DELETE, pi("v", node="n"))
+    assert q.backoff_keys() == ["default/once-high", "default/once-low", "default/twice"]
+
+
+def test_error_goes_to_the_error_backoff_queue() -> None:
+    q = SchedulingQueue(LESS)
+    q.add(pi("err"))
+    qp = q.pop()
+    q.add_unschedulable(qp)
+    assert qp.where == "errorBackoffQ" and q.pop() is qp
+
+
+def test_max_attempts_bounds_retries() -> None:
+    q = SchedulingQueue(LESS, max_attempts=2)
+    q.add(pi("p"))
+    qp = q.pop()
+    q.add_unschedulable(qp, {"NodeResourcesFit"})
+    assert q.on_event(ASSIGNED_POD_DELETE, pi("v", node="n"))
+    qp = q.pop()
+    q.add_unschedulable(qp, {"NodeResourcesFit"})
+    assert qp.attempts == 2 and q.on_event(ASSIGNED_POD_DELETE, pi("v", node="n")) == []
+
+
+def test_hints() -> None:
+    web = {"app": "web"}
+    anti = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": web}, "topologyKey": "kubernetes.io/hostname"}]}}}
+    aff = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": web}, "topologyKey": "kubernetes.io/hostname"}]}}}
+    matching, other = pi("m", node="n", labels=web), pi("o", node="n", labels={"app": "db"})
+    assert queueing_hint("InterPodAffinity", ASSIGNED_POD_ADD, pi("p", **aff), matching) == QUEUE
+    assert queueing_hint("InterPodAffinity", ASSIGNED_POD_ADD, pi("p", **aff), other) == QUEUE_SKIP
+    assert queueing_hint("InterPodAffinity", ASSIGNED_POD_DELETE, pi("p", **anti), matching) == QUEUE
+    assert queueing_hint("InterPodAffinity", ASSIGNED_POD_DELETE, pi("p", **anti), other) == QUEUE_SKIP
+    ports = {"containers": [{"name": "c", "ports": [{"containerPort": 80, "hostPort": 80}]}]}
+    assert queueing_hint("NodePorts", ASSIGNED_POD_DELETE, pi("p", **ports), pi("v", node="n", **ports)) == QUEUE
+    assert queueing_hint("NodePorts", ASSIGNED_POD_DELETE, pi("p", **ports), other) == QUEUE_SKIP
+    assert queueing_hint("TaintToleration", ASSIGNED_POD_DELETE, pi("p"), other) == QUEUE_SKIP
+    spread = {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable":
+                                             "DoNotSchedule", "labelSelector": {"matchLabels": web}}]}
+    assert queueing_hint("PodTopologySpread", ASSIGNED_POD_ADD, pi("p", **spread), matching) == QUEUE
+    assert queueing_hint("PodTopologySpread", ASSIGNED_POD_ADD, pi("p", **spread), other) == QUEUE_SKIP
+    # a plugin kschedctl does not know is asked about everything
+    assert queueing_hint("MyPlugin", ASSIGNED_POD_ADD, pi("p"), other) == QUEUE
