@@ -12,15 +12,17 @@ import copy
 import dataclasses
 import gc
 import random
-import hashlib
 from typing import Any, Iterable
 
+from kschedctl.config import load_config
 from kschedctl.errors import UsageError
 from kschedctl.framework.extender import build_extenders, ignored_extended_resources, with_ignored_resources
 from kschedctl.framework.runtime import Framework, FrameworkHandle, PodNominator
 from kschedctl.framework.snapshot import Snapshot
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import PodInfo
+from kschedctl.inputs.cluster import admit_pod
+from kschedctl.k8s.admission import merge_match_label_keys
 from kschedctl.scheduler.result import (
     ExplainResult,
     FilterResult,
@@ -37,44 +39,17 @@ _TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 
 def load_default_config() -> Any:
     """The built-in default configuration (what kube-scheduler runs with no --config)."""
-    return _load_config(None)
-
-
-def _load_config(path: str | None) -> Any:
-    try:
-        from kschedctl.config import load_config  # type: ignore[attr-defined]
-    except ImportError:
-        from kschedctl.config.load import load_config  # type: ignore[no-redef]
-    return load_config(path)
+    return load_config(None)
 
 
 def admit(pod: dict, cluster: Any) -> dict:
-    """What the API server would have done to ``pod`` before the scheduler sees it.
+    """A copy of a new ``pod`` as the API server would store it before the scheduler sees it.
 
-    Uses the inputs layer's ``admit_pod`` (namespace, priority from PriorityClass); a uid is
-    made up from the name when the pod has none, so that the pod is told apart from others.
-    The caller's dict is not changed.
+    Defaults and priority from its PriorityClass (``admit_pod``), then v1.34's merge of
+    podAffinity ``matchLabelKeys`` / ``mismatchLabelKeys`` into the label selectors, which the API
+    server does on create (pods of the cluster state were created that way already).
     """
-    pod = copy.deepcopy(pod)
-    try:
-        from kschedctl.inputs.cluster import admit_pod
-    except ImportError:  # pragma: no cover - the inputs layer is built by another helper
-        admit_pod = None
-    if admit_pod is not None:
-        pod = admit_pod(pod, cluster) or pod
-    else:  # pragma: no cover
-        from kschedctl.k8s.priority import admit_priority
-
-        pod.setdefault("metadata", {}).setdefault("namespace", "default")
-        spec = pod.setdefault("spec", {})
-        if spec.get("priority") is None:
-            admit_priority(pod, getattr(cluster, "priority_classes", None) or {})
-    meta = pod.setdefault("metadata", {})
-    meta.setdefault("namespace", "default")
-    if not meta.get("uid"):
-        digest = hashlib.sha1(f"{meta.get('namespace')}/{meta.get('name', '')}".encode()).hexdigest()
-        meta["uid"] = f"kschedctl-{digest[:16]}"
-    return pod
+    return merge_match_label_keys(admit_pod(copy.deepcopy(pod), cluster))
 
 
 class Explainer:

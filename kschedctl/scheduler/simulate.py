@@ -52,6 +52,7 @@ from kschedctl.scheduler.queue import (
     SchedulingQueue,
 )
 from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
+from kschedctl.scheduler.explain import load_default_config
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 _TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
@@ -424,12 +425,6 @@ def build_frameworks(config: Any, registry: Any, handle_factory: Callable[[], Fr
     for profile in config.profiles:
         out[profile.scheduler_name] = _LeanFramework.from_profile(profile, registry, handle_factory())
     return out
-
-
-def load_default_config() -> Any:
-    from kschedctl.config import load_config
-
-    return load_config(None)
 
 
 # ---------------------------------------------------------------------------------------------
