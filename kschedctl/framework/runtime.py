@@ -788,21 +788,28 @@ class Framework:
 
     # -- Reserve / Permit ---------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod_info: "PodInfo", node_name: str) -> Status | None:
+        return self._run_node_point("reserve", "Reserve", "reserve", state, pod_info, node_name)
+
+    def _run_node_point(
+        self, point: str, label: str, method: str, state: CycleState, pod_info: "PodInfo", node_name: str
+    ) -> Status | None:
+        """Reserve and PreBind: each plugin in order; the first non-success ends the point (a
+        rejection keeps its code and names the plugin, anything else becomes an Error)."""
         trace = self.trace
-        for pl in self.plugins["reserve"]:
-            if self._skip_missing("reserve", pl):
+        for pl in self.plugins[point]:
+            if self._skip_missing(point, pl):
                 continue
             try:
-                s = pl.reserve(state, pod_info, node_name)
+                s = getattr(pl, method)(state, pod_info, node_name)
             except Exception as exc:
-                s = _raised(pl.name, "Reserve", exc)
+                s = _raised(pl.name, label, exc)
             if trace is not None:
-                trace.stage("Reserve", pl.name, s)
+                trace.stage(label, pl.name, s)
             if s is not None and s.code != _SUCCESS:
                 if s.code in _REJECTED:
                     s.plugin = pl.name
                     return s
-                return _err(f'running Reserve plugin "{pl.name}": {s.message()}', cause=s.as_error())
+                return _err(f'running {label} plugin "{pl.name}": {s.message()}', cause=s.as_error())
         return None
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod_info: "PodInfo", node_name: str) -> None:
@@ -855,22 +862,7 @@ class Framework:
 
     # -- PreBind / Bind / PostBind ------------------------------------------------------------
     def run_pre_bind_plugins(self, state: CycleState, pod_info: "PodInfo", node_name: str) -> Status | None:
-        trace = self.trace
-        for pl in self.plugins["preBind"]:
-            if self._skip_missing("preBind", pl):
-                continue
-            try:
-                s = pl.pre_bind(state, pod_info, node_name)
-            except Exception as exc:
-                s = _raised(pl.name, "PreBind", exc)
-            if trace is not None:
-                trace.stage("PreBind", pl.name, s)
-            if s is not None and s.code != _SUCCESS:
-                if s.code in _REJECTED:
-                    s.plugin = pl.name
-                    return s
-                return _err(f'running PreBind plugin "{pl.name}": {s.message()}', cause=s.as_error())
-        return None
+        return self._run_node_point("preBind", "PreBind", "pre_bind", state, pod_info, node_name)
 
     def run_bind_plugins(self, state: CycleState, pod_info: "PodInfo", node_name: str) -> Status | None:
         """Bind plugins in order until one does not Skip; Skip when none handled the pod."""
