@@ -23,6 +23,7 @@ FORBIDDEN = {
     "plugins": {"typer", "rich", "kubernetes", "kschedctl.cli", "kschedctl.render", "kschedctl.scheduler"},
     "scheduler": {"typer", "rich", "kubernetes", "kschedctl.cli", "kschedctl.render"},
     "render": {"typer", "kubernetes", "kschedctl.cli"},
+    "scenarios": {"typer", "rich", "kubernetes", "kschedctl.cli", "kschedctl.render"},
 }
 
 

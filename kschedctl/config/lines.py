@@ -50,7 +50,7 @@ def index(path: str, i: int) -> str:
     return f"{path}[{i}]"
 
 
-def _flow_depth(text: str) -> int:
+def flow_depth(text: str) -> int:
     # Flow collections can nest without indentation; libyaml's composer recurses on them,
     # so bound the nesting before handing the text over.
     depth = best = 0
@@ -68,7 +68,7 @@ def load_yaml(text: str, name: str) -> Loaded:
     """Parse one YAML or JSON document safely; raise InputError (file, line) when it cannot be read."""
     if len(text) > MAX_BYTES:
         raise InputError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB", name)
-    if _flow_depth(text) > MAX_DEPTH:
+    if flow_depth(text) > MAX_DEPTH:
         raise InputError(f"document is nested more than {MAX_DEPTH} levels deep", name)
     try:
         node = yaml.compose(text, Loader=_Loader)
@@ -84,12 +84,12 @@ def load_yaml(text: str, name: str) -> Loaded:
         raise InputError("document is nested too deeply", name) from None
     if node is None:
         raise InputError("the file is empty", name)
-    walker = _Walker(name)
+    walker = LineWalker(name)
     data = walker.build(node, "", 0)
     return Loaded(data, walker.lines, walker.duplicates)
 
 
-class _Walker:
+class LineWalker:
     def __init__(self, name: str) -> None:
         self.name = name
         self.budget = MAX_NODES

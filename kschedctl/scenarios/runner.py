@@ -1,0 +1,673 @@
+"""Running scenarios: load what they name (once per distinct path), explain or simulate, check.
+
+``ScenarioRunner`` keeps caches across the scenarios of one run: configurations by path,
+cluster states by their list of paths, pod documents by path, and an ``Explainer`` (snapshot
+and frameworks) per (configuration, cluster, seed, objects the pods bring along). Explain
+results are computed only for the pods an expectation names, once per scenario; a simulate
+run once per scenario. A file that cannot be loaded is remembered as such, so that a broken
+fixture shared by 200 scenarios is read once and reported 200 times.
+
+Ties: without a ``seed``, upstream's random tie-break would make a check flaky, so a pod whose
+best total score is shared by several nodes counts as landing on any of them: ``node: a``
+fails when ``a`` is merely tied for the top, ``nodeIn`` passes only when every tied node is
+listed, ``notNode`` only when none is. With a seed, the seeded choice is what is checked.
+Simulate runs with the scenario's seed, or seed 0, so that its placements are reproducible.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from kschedctl.errors import InputError, KschedctlError
+from kschedctl.scenarios.model import Expectation, InlinePod, Scenario, as_list, pod_key
+from kschedctl.scenarios.report import ERROR, FAILED, PASSED, CheckResult, ScenarioResult, TestReport
+
+#: Seed of simulate runs in scenarios without one (reproducible placements).
+DEFAULT_SIMULATE_SEED = 0
+#: How many plugins a score comparison names.
+_MAX_PLUGINS = 4
+
+
+class _Failed:
+    """A load that failed, cached so that the error is raised again without reloading."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: KschedctlError) -> None:
+        self.error = error
+
+
+class SimulateNotAvailable(Exception):
+    """``kschedctl.scheduler.simulate`` is missing from this build."""
+
+
+@dataclass
+class _Context:
+    """One scenario's loaded inputs and lazily computed answers."""
+
+    scenario: Scenario
+    config: Any
+    cluster: Any
+    items: list[Any]
+    explainer_key: tuple
+    explainer: Any = None
+    results: dict[int, Any] = field(default_factory=dict)
+    simulations: dict[bool, Any] = field(default_factory=dict)
+
+
+class ScenarioRunner:
+    """Runs scenarios with shared caches; ``registry`` / ``extra_plugins`` add custom plugins."""
+
+    def __init__(self, registry: Any = None, extra_plugins: dict[str, tuple[str, ...]] | None = None) -> None:
+        self.registry = registry
+        self.extra_plugins = extra_plugins or None
+        self._configs: dict[str | None, Any] = {}
+        self._clusters: dict[tuple[str, ...], Any] = {}
+        self._docs: dict[str, Any] = {}
+        self._explainers: dict[tuple, Any] = {}
+
+    # -- the run ---------------------------------------------------------------------------------
+    def run(self, scenarios: Iterable[Scenario]) -> TestReport:
+        """Every scenario, in order."""
+        started = time.perf_counter()
+        report = TestReport()
+        for scenario in scenarios:
+            report.scenarios.append(self.run_scenario(scenario))
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def run_scenario(self, scenario: Scenario) -> ScenarioResult:
+        """Every expectation of one scenario."""
+        started = time.perf_counter()
+        result = ScenarioResult(scenario)
+        try:
+            ctx = self._context(scenario)
+        except KschedctlError as exc:
+            for exp in scenario.expectations:
+                result.checks.append(CheckResult(exp.title, ERROR, exp.line, exp.pod, reason=_one_line(exc)))
+            result.seconds = time.perf_counter() - started
+            return result
+        for exp in scenario.expectations:
+            t0 = time.perf_counter()
+            try:
+                check = self._check(ctx, exp)
+            except KschedctlError as exc:
+                check = CheckResult(exp.title, ERROR, exp.line, exp.pod, reason=_one_line(exc))
+            except Exception as exc:  # a bug must not hide the other scenarios' verdicts
+                check = CheckResult(exp.title, ERROR, exp.line, exp.pod,
+                                    reason=f"internal error: {type(exc).__name__}: {exc}")
+            check.seconds = time.perf_counter() - t0
+            result.checks.append(check)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    # -- loading (cached) ------------------------------------------------------------------------
+    def _cached(self, cache: dict, key: Any, load: Any) -> Any:
+        value = cache.get(key)
+        if value is None:
+            try:
+                value = load()
+            except KschedctlError as exc:
+                value = _Failed(exc)
+            cache[key] = value
+        if isinstance(value, _Failed):
+            raise value.error
+        return value
+
+    def config(self, path: str | None) -> Any:
+        """The configuration of ``path`` (None: the built-in default), loaded once."""
+        from kschedctl.config import load_config
+
+        key = None if path is None else os.path.realpath(path)
+        return self._cached(self._configs, key, lambda: load_config(path, extra_plugins=self.extra_plugins))
+
+    def cluster(self, paths: list[str]) -> Any:
+        """The cluster state of ``paths``, loaded once per distinct list of paths."""
+        from kschedctl.inputs.cluster import load_cluster
+
+        key = tuple(os.path.realpath(p) for p in paths)
+        return self._cached(self._clusters, key, lambda: load_cluster(paths))
+
+    def documents(self, path: str) -> list[Any]:
+        """The documents of one pod file or directory, read once."""
+        from kschedctl.inputs.loader import load_documents
+
+        def load() -> list[Any]:
+            docs = load_documents([path])
+            if not docs:
+                raise InputError("no objects found (expected a Pod or a workload)", path)
+            return docs
+
+        return self._cached(self._docs, os.path.realpath(path), load)
+
+    def _context(self, scenario: Scenario) -> _Context:
+        from kschedctl.inputs.loader import Document
+        from kschedctl.inputs.workloads import pods_from_documents
+
+        def located(field: str, load: Any) -> Any:
+            # "scenario.yaml:4: cluster: fixtures/x: no such file or directory": the scenario's
+            # line first, then what the loader said about the file it names.
+            try:
+                return load()
+            except KschedctlError as exc:
+                raise InputError(f"{field}: {_one_line(exc)}", scenario.file, scenario.lines.get(field)) from None
+
+        cfg = located("config", lambda: self.config(scenario.config))
+        cluster = located("cluster", lambda: self.cluster(scenario.cluster))
+        items: list[Any] = []
+        for i, source in enumerate(scenario.pods):
+            if isinstance(source, InlinePod):
+                docs = [Document(source.obj, scenario.file, source.line)]
+            else:
+                docs = located(f"pods[{i}]", lambda: self.documents(source))
+            items.extend(located(f"pods[{i}]", lambda: pods_from_documents(docs, cluster)))
+        objects = [obj for item in items for obj in item.cluster_objects()]
+        objects_key = json.dumps(objects, sort_keys=True, default=str) if objects else ""
+        key = (None if scenario.config is None else os.path.realpath(scenario.config),
+               tuple(os.path.realpath(p) for p in scenario.cluster), scenario.seed, scenario.all_filters, objects_key)
+        if objects:
+            cluster = cluster.with_objects(objects)
+        return _Context(scenario, cfg, cluster, items, key)
+
+    def _explainer(self, ctx: _Context) -> Any:
+        if ctx.explainer is None:
+            explainer = self._explainers.get(ctx.explainer_key)
+            if explainer is None:
+                from kschedctl.scheduler.explain import Explainer
+
+                explainer = Explainer(ctx.cluster, ctx.config, registry=self._registry(), seed=ctx.scenario.seed,
+                                      all_filters=ctx.scenario.all_filters)
+                self._explainers[ctx.explainer_key] = explainer
+            ctx.explainer = explainer
+        return ctx.explainer
+
+    def _registry(self) -> Any:
+        if self.registry is None:
+            from kschedctl.plugins.registry import default_registry
+
+            self.registry = default_registry()
+        return self.registry
+
+    def _explain(self, ctx: _Context, index: int) -> Any:
+        result = ctx.results.get(index)
+        if result is None:
+            result = ctx.results[index] = self._explainer(ctx).explain(ctx.items[index].pod, ctx.scenario.profile)
+        return result
+
+    def _simulate(self, ctx: _Context, include_pending: bool) -> Any:
+        result = ctx.simulations.get(include_pending)
+        if result is None:
+            try:
+                from kschedctl.scheduler.simulate import Simulator, expand_replicas
+            except ImportError:
+                raise SimulateNotAvailable() from None
+            nodes = list(getattr(ctx.cluster, "nodes", ()))
+            batch: list[dict] = []
+            extra: list[dict] = []
+            for item in ctx.items:
+                pods, objects = expand_replicas(item, nodes)
+                batch.extend(pods)
+                extra.extend(o for o in objects if o not in item.objects)
+            cluster = ctx.cluster.with_objects(extra) if extra else ctx.cluster
+            seed = ctx.scenario.seed if ctx.scenario.seed is not None else DEFAULT_SIMULATE_SEED
+            sim = Simulator(cluster, ctx.config, registry=self._registry(), seed=seed)
+            result = ctx.simulations[include_pending] = sim.run(batch, ctx.scenario.profile,
+                                                                include_cluster_pending=include_pending)
+        return result
+
+    # -- checking --------------------------------------------------------------------------------
+    def _check(self, ctx: _Context, exp: Expectation) -> CheckResult:
+        if exp.is_simulate:
+            return self._check_simulate(ctx, exp)
+        index = self._find_pod(ctx, exp)
+        result = self._explain(ctx, index)
+        check = CheckResult(exp.title, PASSED, exp.line, result.pod)
+        check.actual = {"outcome": result.outcome, "node": result.selected_node, "message": result.message}
+        if result.tied_nodes:
+            check.actual["tiedNodes"] = list(result.tied_nodes)
+        if result.preemption is not None:
+            check.actual["preemption"] = result.preemption.to_dict()
+        failures: list[str] = []
+        details: list[str] = []
+        for check_fn in (_check_outcome, _check_node, _check_message, _check_rank, _check_filter, _check_victims):
+            check_fn(exp.spec, result, ctx.scenario.seed, failures, details)
+        if failures:
+            check.status = FAILED
+            check.reason = "; ".join(failures)
+            check.details = _dedupe(details)
+        return check
+
+    def _find_pod(self, ctx: _Context, exp: Expectation) -> int:
+        items = ctx.items
+        name = exp.pod
+        where = (ctx.scenario.file, exp.line)
+        if name is None:
+            if len(items) == 1:
+                return 0
+            raise InputError(f"expect[{exp.index}]: say which pod (pod: namespace/name): the scenario has "
+                             f"{len(items)} pods ({_names(items)})", *where)
+        key = pod_key(name)
+        for i, item in enumerate(items):
+            if item.key == key:
+                return i
+        owned = [i for i, item in enumerate(items) if _workload_key(item) == key]
+        if owned:
+            return owned[0]
+        raise InputError(f"expect[{exp.index}]: no pod {key} among the scenario's pods ({_names(items)}); "
+                         f"name a pod or its workload", *where)
+
+    def _check_simulate(self, ctx: _Context, exp: Expectation) -> CheckResult:
+        spec = exp.spec["simulate"]
+        check = CheckResult(exp.title, PASSED, exp.line)
+        try:
+            result = self._simulate(ctx, bool(spec.get("includeClusterPending", True)))
+        except SimulateNotAvailable:
+            check.status = FAILED
+            check.reason = "simulate is not available in this build of kschedctl (kschedctl.scheduler.simulate)"
+            return check
+        failures, details = simulate_failures(spec, result)
+        per_node = _count_per_node(result)
+        check.actual = {"countPerNode": per_node, "countPerZone": _count_per_zone(result, per_node),
+                        "scheduled": _count_outcome(result, "Scheduled"),
+                        "unschedulable": _count_outcome(result, "Unschedulable")}
+        if failures:
+            check.status = FAILED
+            check.reason = "; ".join(failures)
+            check.details = details
+        return check
+
+
+# ---------------------------------------------------------------------------------------------
+# Pod checks: each appends a one-line failure and lines of explanation
+# ---------------------------------------------------------------------------------------------
+
+
+def landing_nodes(result: Any, seed: int | None) -> list[str]:
+    """Where the pod may land: the selected node, or every node tied at the top without a seed."""
+    if not result.selected_node:
+        return []
+    if seed is None and len(result.tied_nodes) > 1:
+        return list(result.tied_nodes)
+    return [result.selected_node]
+
+
+def _check_outcome(spec: dict, r: Any, seed: int | None, failures: list[str], details: list[str]) -> None:
+    want = spec.get("outcome")
+    if want is None or r.outcome == want:
+        return
+    got = f"{r.outcome} on {r.selected_node}" if r.selected_node else r.outcome
+    failures.append(f"outcome: expected {want}, got {got}")
+    if r.message:
+        details.append(f"message: {r.message}")
+    if r.outcome == "Scheduled" and r.selected_node:
+        n = r.node(r.selected_node)
+        if n is not None and n.total_score is not None:
+            details.append(f"{r.selected_node} passed every filter (total score {n.total_score}); "
+                           f"{r.feasible_nodes} of {r.evaluated_nodes} evaluated nodes were feasible")
+
+
+def _check_node(spec: dict, r: Any, seed: int | None, failures: list[str], details: list[str]) -> None:
+    node, node_in, not_node = spec.get("node"), spec.get("nodeIn"), as_list(spec.get("notNode"))
+    if node is None and node_in is None and not not_node:
+        return
+    landing = landing_nodes(r, seed)
+    tie_note = _tie_note(r, seed)
+    wanted = [node] if node is not None else list(node_in or [])
+    if wanted:
+        if not landing:
+            failures.append(f"{_want_text(node, node_in)}, but the pod was not scheduled ({r.outcome})")
+            if r.message:
+                details.append(f"message: {r.message}")
+            details.extend(_why_not(r, wanted, None))
+        elif not set(landing) <= set(wanted):
+            got = _landing_text(r, landing)
+            failures.append(f"{_want_text(node, node_in)}, got {got}")
+            if node is not None and node in landing:
+                details.append(tie_note)
+            else:
+                details.extend(_why_not(r, wanted, r.selected_node))
+                if tie_note and len(landing) > 1:
+                    details.append(tie_note)
+    if not_node:
+        hit = [n for n in landing if n in not_node]
+        if hit:
+            failures.append(f"expected not on {', '.join(not_node)}, got {_landing_text(r, landing)}")
+            runner_up = _best_node(r, exclude=set(not_node))
+            chosen = r.node(hit[0])
+            if runner_up is None:
+                details.append("no other node was feasible: " + _filter_summary(r, exclude=set(not_node)))
+            elif chosen is not None and runner_up.total_score != chosen.total_score:
+                details.append(_score_gap(chosen, runner_up))
+            if tie_note and len(landing) > 1:
+                details.append(tie_note)
+
+
+def _check_message(spec: dict, r: Any, seed: int | None, failures: list[str], details: list[str]) -> None:
+    want = spec.get("messageContains")
+    if want is None or want in (r.message or ""):
+        return
+    failures.append(f"message does not contain {json.dumps(want)}")
+    details.append(f"message: {r.message}" if r.message else "message: (empty)")
+
+
+def _check_rank(spec: dict, r: Any, seed: int | None, failures: list[str], details: list[str]) -> None:
+    rank = spec.get("rank")
+    if rank is None:
+        return
+    name = rank["node"]
+    want = f"rank {rank['is']}" if "is" in rank else f"rank at most {rank['atMost']}"
+    n = r.node(name)
+    if n is None:
+        failures.append(f"rank: no node {name} in the cluster")
+        return
+    if n.rank is None:
+        failures.append(f"rank: expected {name} at {want}, but it was not scored")
+        details.extend(_why_not(r, [name], None))
+        return
+    ok = n.rank == rank["is"] if "is" in rank else n.rank <= rank["atMost"]
+    if ok:
+        return
+    failures.append(f"rank: expected {name} at {want}, got rank {n.rank} (total score {n.total_score})")
+    ranked = sorted((x for x in r.nodes if x.rank is not None), key=lambda x: (x.rank, x.name))
+    details.append("ranking: " + ", ".join(f"{x.rank}. {x.name} {x.total_score}" for x in ranked[:6])
+                   + (", ..." if len(ranked) > 6 else ""))
+    best = ranked[0] if ranked else None
+    if best is not None and best.name != name:
+        details.append(_score_gap(best, n))
+
+
+def _check_filter(spec: dict, r: Any, seed: int | None, failures: list[str], details: list[str]) -> None:
+    want = spec.get("filter")
+    if want is None:
+        return
+    name = want["node"]
+    n = r.node(name)
+    if n is None:
+        failures.append(f"filter: no node {name} in the cluster")
+        return
+    plugin, code = want.get("plugin"), want.get("code")
+    reason, contains = want.get("reason"), want.get("reasonContains")
+    entries = [f for f in n.filters if plugin is None or f.plugin == plugin]
+    ran = ", ".join(f"{f.plugin} {f.code}" for f in n.filters) or "none"
+    expected = _filter_want_text(want)
+    if not entries:
+        if plugin is not None:
+            failures.append(f"filter: expected {expected} on {name}, but {plugin} did not run there")
+            details.append(f"filters on {name}: {ran}")
+            if n.verdict() is not None:
+                details.append("upstream stops at the first failing filter: set allFilters: true in the scenario "
+                               "to run every filter on every node")
+        else:
+            failures.append(f"filter: expected {expected} on {name}, but no filter ran there")
+        return
+    for f in entries:
+        if code is not None and f.code != code:
+            continue
+        if code is None and f.code == "Success":
+            continue
+        if reason is not None and reason not in f.reasons:
+            continue
+        if contains is not None and not any(contains in x for x in f.reasons):
+            continue
+        return
+    failures.append(f"filter: expected {expected} on {name}")
+    for f in entries:
+        reasons = "; ".join(f.reasons)
+        details.append(f"{f.plugin} on {name}: {f.code}" + (f": {reasons}" if reasons else ""))
+
+
+def _check_victims(spec: dict, r: Any, seed: int | None, failures: list[str], details: list[str]) -> None:
+    victims, nominated = spec.get("victims"), spec.get("nominatedNode")
+    if victims is None and nominated is None:
+        return
+    pre = r.preemption
+    actual = sorted(pre.victims) if pre is not None else []
+    if victims is not None:
+        want = sorted(pod_key(v) for v in victims)
+        if want != actual:
+            failures.append(f"victims: expected [{', '.join(want)}], got [{', '.join(actual)}]")
+            if pre is None:
+                details.append(f"no preemption ({r.outcome})" + (f": {r.message}" if r.message else ""))
+            else:
+                details.append(f"preemption nominated {pre.nominated_node}")
+    if nominated is not None:
+        got = pre.nominated_node if pre is not None else None
+        if got != nominated:
+            failures.append(f"nominatedNode: expected {nominated}, got {got or 'none'}")
+            if pre is None and r.message:
+                details.append(f"message: {r.message}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Simulate checks
+# ---------------------------------------------------------------------------------------------
+
+
+def simulate_failures(spec: dict, result: Any) -> tuple[list[str], list[str]]:
+    """What a simulate run did differently from ``spec`` (failures, then details)."""
+    failures: list[str] = []
+    details: list[str] = []
+    per_node = _count_per_node(result)
+    known_nodes = {n.name for n in result.nodes}
+    want_nodes = spec.get("countPerNode")
+    if want_nodes is not None:
+        wrong = [f"{n} expected {c}, got {per_node.get(n, 0)}" + ("" if n in known_nodes else " (no such node)")
+                 for n, c in want_nodes.items() if per_node.get(n, 0) != c]
+        if wrong:
+            failures.append("countPerNode: " + ", ".join(wrong))
+            details.append("pods per node: " + _counts_text(per_node))
+    want_zones = spec.get("countPerZone")
+    if want_zones is not None:
+        per_zone = _count_per_zone(result, per_node)
+        wrong = [f"{z} expected {c}, got {per_zone.get(z, 0)}" for z, c in want_zones.items()
+                 if per_zone.get(z, 0) != c]
+        if wrong:
+            failures.append("countPerZone: " + ", ".join(wrong))
+            details.append("pods per zone: " + _counts_text(per_zone))
+    for key, outcome in (("scheduled", "Scheduled"), ("unschedulable", "Unschedulable")):
+        if key in spec:
+            got = _count_outcome(result, outcome)
+            if got != spec[key]:
+                failures.append(f"{key}: expected {spec[key]} pods, got {got}")
+    placements = spec.get("placements")
+    if placements:
+        by_pod = {p.pod: p for p in result.placements}
+        for pod, node in placements.items():
+            p = by_pod.get(pod_key(pod))
+            if p is None:
+                failures.append(f"placements: no pod {pod_key(pod)} in the run")
+                continue
+            got = p.node if p.outcome == "Scheduled" else None
+            if got != node:
+                failures.append(f"placements: {p.pod} expected on {node or 'no node'}, got "
+                                f"{got or p.outcome}")
+                if p.message:
+                    details.append(f"{p.pod} {p.outcome}: {p.message}")
+    preempted = spec.get("preempted")
+    if preempted is not None:
+        got = sorted({v for rec in result.preemptions for v in rec.victims})
+        want = sorted(pod_key(v) for v in preempted)
+        if got != want:
+            failures.append(f"preempted: expected [{', '.join(want)}], got [{', '.join(got)}]")
+    if failures:
+        stuck = [p for p in result.placements if p.outcome not in ("Scheduled", "Preempted")]
+        for p in stuck[:3]:
+            details.append(f"{p.pod} {p.outcome}" + (f": {p.message}" if p.message else ""))
+        if len(stuck) > 3:
+            details.append(f"... and {len(stuck) - 3} more pods not scheduled")
+    return failures, _dedupe(details)
+
+
+def _count_per_node(result: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for p in result.placements:
+        if p.outcome == "Scheduled" and p.node:
+            out[p.node] = out.get(p.node, 0) + 1
+    return out
+
+
+def _count_per_zone(result: Any, per_node: dict[str, int]) -> dict[str, int]:
+    zone_of = {n.name: n.zone for n in result.nodes}
+    out: dict[str, int] = {}
+    for node, count in per_node.items():
+        zone = zone_of.get(node, "")
+        out[zone] = out.get(zone, 0) + count
+    return out
+
+
+def _count_outcome(result: Any, outcome: str) -> int:
+    return sum(1 for p in result.placements if p.outcome == outcome)
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k or '(no zone)'} {v}" for k, v in sorted(counts.items())) or "none"
+
+
+# ---------------------------------------------------------------------------------------------
+# Explanations: why a node lost
+# ---------------------------------------------------------------------------------------------
+
+
+def _why_not(r: Any, wanted: list[str], chosen: str | None) -> list[str]:
+    """For each wanted node (best first, at most three): its filter verdict or its score gap."""
+    chosen_node = r.node(chosen) if chosen else None
+    nodes = []
+    out = []
+    for name in wanted:
+        n = r.node(name)
+        if n is None:
+            out.append(f"{name}: no such node in the cluster")
+        else:
+            nodes.append(n)
+    nodes.sort(key=lambda n: (not n.feasible, -(n.total_score or 0)))
+    for n in nodes[:3]:
+        if not n.feasible:
+            v = n.verdict()
+            if v is not None:
+                out.append(f"{n.name} was filtered out by {v.plugin}: {'; '.join(v.reasons) or v.code}")
+            elif not n.evaluated:
+                out.append(f"{n.name} was not evaluated: the scheduler stopped after finding "
+                           f"{r.num_nodes_to_find} feasible nodes (percentageOfNodesToScore)")
+            else:
+                out.append(f"{n.name} was not feasible")
+        elif chosen_node is not None and n.total_score is not None and chosen_node.total_score is not None:
+            out.append(_score_gap(chosen_node, n))
+    if len(nodes) > 3:
+        out.append(f"... and {len(nodes) - 3} more expected nodes")
+    return out
+
+
+def _score_gap(winner: Any, loser: Any) -> str:
+    """``node-a1 scored 479, node-b2 494 (-15): NodeResourcesBalancedAllocation 91 vs 100 (-9), ...``
+
+    The plugins are those where the loser fell behind the most (weighted scores), the
+    decisive ones first; plugins that gave both nodes the same are left out.
+    """
+    w = {s.plugin: s.weighted for s in winner.scores}
+    lo = {s.plugin: s.weighted for s in loser.scores}
+    plugins = list(dict.fromkeys([*lo, *w]))
+    diffs = [(p, lo.get(p, 0), w.get(p, 0)) for p in plugins if lo.get(p, 0) != w.get(p, 0)]
+    diffs.sort(key=lambda d: d[1] - d[2])
+    total_gap = (loser.total_score or 0) - (winner.total_score or 0)
+    head = f"{loser.name} scored {loser.total_score}, {winner.name} {winner.total_score} ({total_gap:+d})"
+    if not diffs:
+        return head + ": every plugin gave both the same score"
+    parts = [f"{p} {a} vs {b} ({a - b:+d})" for p, a, b in diffs[:_MAX_PLUGINS]]
+    if len(diffs) > _MAX_PLUGINS:
+        parts.append(f"{len(diffs) - _MAX_PLUGINS} more")
+    return f"{head}: " + ", ".join(parts)
+
+
+def _best_node(r: Any, exclude: set[str]) -> Any:
+    best = None
+    for n in r.nodes:
+        if n.name in exclude or not n.feasible or n.total_score is None:
+            continue
+        if best is None or n.total_score > best.total_score:
+            best = n
+    return best
+
+
+def _filter_summary(r: Any, exclude: set[str]) -> str:
+    counts: dict[str, int] = {}
+    for n in r.nodes:
+        if n.name in exclude:
+            continue
+        v = n.verdict()
+        if v is not None:
+            key = f"{v.plugin}: {'; '.join(v.reasons) or v.code}"
+            counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{c} x {k}" for k, c in counts.items()) or "no other node"
+
+
+def _tie_note(r: Any, seed: int | None) -> str:
+    if len(r.tied_nodes) < 2:
+        return ""
+    n = r.node(r.tied_nodes[0])
+    score = f" at total score {n.total_score}" if n is not None else ""
+    if seed is None:
+        return (f"{', '.join(r.tied_nodes)} are tied{score}: kube-scheduler picks one of them at random; "
+                f"expect nodeIn: [{', '.join(r.tied_nodes)}], or set seed: in the scenario")
+    return f"{', '.join(r.tied_nodes)} are tied{score}; seed {seed} picks {r.selected_node}"
+
+
+def _landing_text(r: Any, landing: list[str]) -> str:
+    if len(landing) > 1:
+        return "a tie between " + ", ".join(landing)
+    return landing[0]
+
+
+def _want_text(node: str | None, node_in: list[str] | None) -> str:
+    if node is not None:
+        return f"expected node {node}"
+    return f"expected one of {', '.join(node_in or [])}"
+
+
+def _filter_want_text(want: dict) -> str:
+    parts = [want["plugin"]] if want.get("plugin") else ["a filter"]
+    code = want.get("code")
+    parts.append(f"with {code}" if code else "rejecting")
+    if want.get("reason"):
+        parts.append(json.dumps(want["reason"]))
+    if want.get("reasonContains"):
+        parts.append(f"(reason containing {json.dumps(want['reasonContains'])})")
+    return " ".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _workload_key(item: Any) -> str | None:
+    source = getattr(item, "source", None)
+    if source is None or source.kind == "Pod":
+        return None
+    meta = source.obj.get("metadata") or {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name', '')}"
+
+
+def _names(items: list[Any]) -> str:
+    keys = [item.key for item in items]
+    return ", ".join(keys[:8]) + (f", ... {len(keys) - 8} more" if len(keys) > 8 else "") if keys else "none"
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split("\n"))
+
+
+def _dedupe(lines: list[str]) -> list[str]:
+    return [x for x in dict.fromkeys(lines) if x]
+
+
+def run_paths(paths: Iterable[str], registry: Any = None,
+              extra_plugins: dict[str, tuple[str, ...]] | None = None) -> TestReport:
+    """Load the scenarios of ``paths`` (ScenarioFileError when any is bad) and run them."""
+    from kschedctl.scenarios.files import load_scenarios
+
+    scenarios = load_scenarios(paths)
+    return ScenarioRunner(registry, extra_plugins).run(scenarios)
