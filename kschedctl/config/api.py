@@ -140,3 +140,22 @@ def load_config(path: str | None, extra_plugins: Mapping[str, Sequence[str]] | N
 def default_config_dict(cfg: KubeSchedulerConfiguration) -> dict[str, Any]:
     """``cfg`` as ``kube-scheduler --write-config-to`` would print it (v1, keys sorted)."""
     return render_v1(cfg.raw)
+
+
+def raw_config_text(text: str, name: str) -> dict[str, Any]:
+    """What the user wrote in ``text``: the decoded v1-shaped dict, before any defaulting.
+
+    Raises :class:`ConfigInvalidError` when decoding (schema, strict keys) found errors,
+    InputError when the text is not a KubeSchedulerConfiguration at all.
+    """
+    decoded = decode_text(text, name)
+    if decoded.errors:
+        raise ConfigInvalidError(name, decoded.errors)
+    return copy.deepcopy(decoded.doc)
+
+
+def raw_config(path: str | None) -> dict[str, Any]:
+    """Like :func:`raw_config_text` on the file ``path`` (None: an empty v1 configuration)."""
+    if path is None:
+        return {"apiVersion": V1, "kind": "KubeSchedulerConfiguration"}
+    return raw_config_text(read_text(path), path)

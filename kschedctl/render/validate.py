@@ -57,9 +57,13 @@ def _table(title: str, findings: Sequence[Any], style: str) -> Table:
     return table
 
 
-def print_tables(results: Sequence[Any], console: Console) -> None:
-    """One block per file: a verdict line, then errors and warnings in separate tables."""
-    for r in results:
+def print_tables(results: Sequence[Any], console: Console, origins: Sequence[Any] | None = None) -> None:
+    """One block per file: a verdict line, then errors and warnings in separate tables.
+
+    ``origins`` (one :class:`~kschedctl.config.origin.ConfigOrigins` or None per result, as
+    ``validate --origin`` computes them) adds, per profile, where each plugin setting came from.
+    """
+    for i, r in enumerate(results):
         if r.valid:
             verdict = Text.assemble((r.file, "bold"), ": ", ("valid", "bold green"))
         else:
@@ -70,3 +74,75 @@ def print_tables(results: Sequence[Any], console: Console) -> None:
             console.print(_table("errors", r.errors, "red"))
         if r.warnings:
             console.print(_table("warnings", r.warnings, "yellow"))
+        if origins is not None and i < len(origins) and origins[i] is not None:
+            print_origins(origins[i], console, changed_only=True)
+
+
+# -- where each plugin setting came from (defaults --explain-origin, validate --origin) -----
+
+#: Short words for the origin codes of kschedctl.config.origin, and their styles.
+_ORIGIN_STYLE = {
+    "DefaultSet": "dim",
+    "ReweightedInPlace": "yellow",
+    "Appended": "green",
+    "UserEnabled": "green",
+    "UserEnabledOverride": "green",
+    "UserDisabled": "red",
+}
+
+
+def _origin_text(entry: Any) -> Text:
+    text = Text(entry.detail, style=_ORIGIN_STYLE.get(entry.origin, ""))
+    if entry.field:
+        text.append(f"\n{entry.field}", style="dim cyan")
+    return text
+
+
+def origin_table(profile: Any, changed_only: bool = False) -> Table | None:
+    """One table per profile: extension point, plugin, weight, origin (multiPoint first).
+
+    ``changed_only`` keeps the rows the user's configuration changed (None when there are none).
+    """
+    table = Table(title=f"plugins of profile {profile.scheduler_name!r} (profiles[{profile.index}]): where each "
+                        "setting came from", title_justify="left", expand=False)
+    table.add_column("extension point", style="bold")
+    table.add_column("plugin", overflow="fold")
+    table.add_column("weight", justify="right")
+    table.add_column("origin", overflow="fold")
+    rows = 0
+    for po in [profile.multi_point, *profile.points]:
+        entries = [e for e in po.entries if not changed_only or e.origin != "DefaultSet"]
+        for k, e in enumerate(entries):
+            name = Text(e.plugin, style="strike dim" if not e.enabled else "")
+            weight = "" if e.weight is None or not e.enabled else str(e.weight)
+            table.add_row(po.point if k == 0 else "", name, weight, _origin_text(e), end_section=k == len(entries) - 1)
+            rows += 1
+    return table if rows or not changed_only else None
+
+
+def _origin_warnings_table(profile: Any) -> Table:
+    table = Table(title="plugin traps", title_justify="left", expand=False)
+    table.add_column("field", style="cyan", overflow="fold")
+    table.add_column("trap", style="yellow")
+    table.add_column("problem", overflow="fold")
+    for w in profile.warnings:
+        table.add_row(w.field, w.code, w.message)
+    return table
+
+
+def print_origins(origins: Any, console: Console, changed_only: bool = False) -> None:
+    """Per profile: the origin table, pluginConfig origins and the traps found."""
+    for profile in origins.profiles:
+        table = origin_table(profile, changed_only=changed_only)
+        if table is not None:
+            console.print(table)
+        elif changed_only:
+            console.print(Text.assemble(f"profile {profile.scheduler_name!r}: ", ("default plugin set, unchanged",
+                                                                                   "dim")))
+        configs = [pc for pc in profile.plugin_config if not changed_only or pc["origin"] == "User"]
+        if configs:
+            console.print(Text.assemble(("pluginConfig: ", "bold"), ", ".join(
+                f"{pc['name']} ({'user args, defaulted' if pc['origin'] == 'User' else 'default args'})"
+                for pc in configs)), soft_wrap=True)
+        if profile.warnings:
+            console.print(_origin_warnings_table(profile))

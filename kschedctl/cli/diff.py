@@ -1,0 +1,143 @@
+"""``kschedctl diff PODS...``: the same pods on the same cluster under two profiles (A/B)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from kschedctl.cli.app import app
+from kschedctl.cli.options import (
+    AllFiltersOption,
+    ClusterOption,
+    ContextOption,
+    KubeconfigOption,
+    OutputFormat,
+    OutputOption,
+    PluginOption,
+    QuietOption,
+)
+
+_EPILOG = """\
+Examples
+
+\b
+  kschedctl diff -c current.yaml -c proposed.yaml -f cluster/ pods/      # pod by pod
+  kschedctl diff -c two-profiles.yaml --profile default-scheduler --profile bin-packing -f cluster/ pod.yaml
+  kschedctl diff -c a.yaml -c b.yaml -f cluster/ --simulate deploy.yaml  # a whole batch
+"""
+
+
+@app.command(epilog=_EPILOG)
+def diff(
+    pods: Annotated[Optional[list[str]], typer.Argument(
+        help="Pod or workload files (YAML/JSON; '-' for stdin).", metavar="PODS...")] = None,
+    config: Annotated[Optional[list[Path]], typer.Option(
+        "--config", "-c", dir_okay=False,
+        help="KubeSchedulerConfiguration of A, then of B (twice); once (or not at all: the built-in default) "
+             "with two --profile.")] = None,
+    profile: Annotated[Optional[list[str]], typer.Option(
+        "--profile", help="Scheduler name of the profile of A, then of B (twice, to compare two profiles); once: "
+                          "that profile on both sides (default: the pod's spec.schedulerName).")] = None,
+    cluster: ClusterOption = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    output: OutputOption = OutputFormat.table,
+    seed: Annotated[int, typer.Option(
+        "--seed", help="Seed of the random tie-break, the same on both sides.")] = 0,
+    all_filters: AllFiltersOption = False,
+    plugin: PluginOption = None,
+    simulate: Annotated[bool, typer.Option(
+        "--simulate", help="Schedule the pods as one batch (as kschedctl simulate does) under each side and "
+                           "compare the runs: placements, first divergence, unschedulable pods, spread.")] = False,
+    cluster_pending: Annotated[bool, typer.Option(
+        "--cluster-pending/--no-cluster-pending",
+        help="With --simulate: also schedule the pending pods of the cluster state (default: yes).")] = True,
+    max_attempts: Annotated[int, typer.Option(
+        "--max-attempts", min=1, help="With --simulate: how often one pod is tried at most.")] = 10,
+    wide: Annotated[bool, typer.Option("--wide", help="List every pod and node, however many.")] = False,
+    no_extenders: Annotated[bool, typer.Option(
+        "--no-extenders", help="Do not call the configurations' extenders.")] = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Compare where pods land under two configurations or two profiles (A/B).
+
+    Runs the same pods on the same cluster under both and shows, per pod, its node under A and
+    under B and, for pods that move, the per-plugin score differences that decided it. Exit 0 when
+    every placement is the same, 1 when any differs, 2 on bad input."""
+    from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
+    from kschedctl.scheduler.diff import Side
+
+    configs = [str(c) for c in config or []]
+    profiles = list(profile or [])
+    if len(configs) > 2 or len(profiles) > 2:
+        raise UsageError("diff compares two sides: give --config at most twice and --profile at most twice")
+    if len(configs) < 2 and len(profiles) < 2:
+        raise UsageError("diff needs two sides: --config A.yaml --config B.yaml, or one configuration with "
+                         "--profile X --profile Y")
+    if not pods and not (simulate and cluster_pending):
+        raise UsageError("nothing to compare: give POD files")
+    path_a = configs[0] if configs else None
+    path_b = configs[1] if len(configs) == 2 else path_a
+    prof_a = profiles[0] if profiles else None
+    prof_b = profiles[1] if len(profiles) == 2 else prof_a
+    side_a, side_b = Side("A", path_a, prof_a), Side("B", path_b, prof_b)
+
+    registry, extra = _registry(plugin or [])
+    cfg_a = _load_config(path_a, extra)
+    cfg_b = cfg_a if path_b == path_a else _load_config(path_b, extra)
+    from kschedctl.cli.live import cluster_state_from_options
+
+    cluster_state = cluster_state_from_options(cluster, kubeconfig, context, quiet)
+    warnings: list[str] = list(getattr(cluster_state, "warnings", None) or ())
+
+    if simulate:
+        from kschedctl.cli.simulate import _expand
+        from kschedctl.scheduler.diff import diff_simulate
+
+        batch, cluster_state, more = _expand(pods or [], cluster_state)
+        warnings += more
+        result = diff_simulate(batch, cluster_state, cfg_a, cfg_b, side_a, side_b, registry=registry, seed=seed,
+                               include_cluster_pending=cluster_pending, max_attempts=max_attempts)
+        if not result.pods:
+            raise UsageError("no pod to compare: the files hold none and the cluster state has no pending pod")
+    else:
+        from kschedctl.inputs.workloads import load_pods
+        from kschedctl.scheduler.diff import diff_pods
+
+        items = load_pods(pods or [], cluster_state, stdin=sys.stdin if "-" in (pods or []) else None)
+        warnings += list(getattr(items, "warnings", []) or [])
+        if not items:
+            raise UsageError("no pod to compare in " + ", ".join(pods or ()))
+        result = diff_pods(items, cluster_state, cfg_a, cfg_b, side_a, side_b, registry=registry, seed=seed,
+                           all_filters=all_filters, extenders=not no_extenders)
+
+    if not quiet:
+        for warning in warnings:
+            typer.echo(f"warning: {warning}", err=True)
+    if output == OutputFormat.table:
+        from rich.console import Console
+
+        from kschedctl.render.diff import render_diff
+
+        render_diff(result, Console(), wide=wide)
+    else:
+        from kschedctl.render.output import dump
+
+        sys.stdout.write(dump(result.to_dict(), output.value))
+    raise typer.Exit(EXIT_OK if result.identical else EXIT_NO)
+
+
+def _registry(specs: list[str]) -> tuple[Any, dict[str, tuple[str, ...]]]:
+    # The same registry the explain and simulate commands build (built-in, out-of-tree, --plugin).
+    from kschedctl.cli.explain import _registry_with_plugins
+
+    return _registry_with_plugins(specs)
+
+
+def _load_config(path: str | None, extra: dict[str, tuple[str, ...]]) -> Any:
+    from kschedctl.config import load_config
+
+    return load_config(path, extra_plugins=extra or None)
