@@ -93,6 +93,8 @@ def explain_renderables(result: ExplainResult, wide: bool = False, node: str | N
                           "the scores above are shown for information only.", style="dim"))
     if result.preemption is not None:
         parts.append(_preemption(result))
+    if result.outcome == "Unschedulable" and (result.hints or result.pod_hints):
+        parts.append(_to_fit(result, None if wide else top))
     return parts
 
 
@@ -268,7 +270,66 @@ def _one_node(r: ExplainResult, name: str) -> list:
         for sc in n.scores:
             s.add_row(sc.plugin, str(sc.raw), str(sc.normalized), str(sc.weight), str(sc.weighted))
         parts.append(s)
+    if not n.feasible:
+        hints = r.hints_for(name)
+        if hints:
+            parts.append(_node_hints(name, hints))
     return parts
+
+
+def _to_fit(r: ExplainResult, top: int | None) -> Table:
+    """The "To fit" section: the nodes closest to fitting first, one line each (what each would need)."""
+    shown = r.hints if top is None else r.hints[:top]
+    title = "To fit (what would flip each blocking filter; nodes closest to fitting first"
+    if len(shown) < len(r.hints):
+        title += f"; top {len(shown)} of {len(r.hints)} nodes, --wide for all"
+    title += "; --node NAME for the changes)"
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("#", justify="right")
+    t.add_column("Node", no_wrap=True)
+    t.add_column("Blocking")
+    t.add_column("Needs", overflow="fold")
+    t.add_column("Fits after")
+    for h in r.pod_hints:
+        t.add_row("", Text("(every node)", style="dim"), h.plugin, h.text, Text("?", style="yellow"))
+    for s in shown:
+        needs = s.text[len(s.node) + 1:] if s.text.startswith(s.node + " ") else s.text
+        t.add_row(str(s.rank), s.node, ", ".join(s.blocking_plugins), needs,
+                  Text("yes", style="green") if s.fits_after else Text("?", style="yellow"))
+    return t
+
+
+def _node_hints(name: str, hints: list) -> Table:
+    t = Table(title=f"To fit on {name}", title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("Plugin")
+    t.add_column("Needs", overflow="fold")
+    t.add_column("Changes", overflow="fold")
+    t.add_column("Checked")
+    for h in hints:
+        changes = "\n".join(_change_text(c) for c in h.changes) or "-"
+        for alt in h.alternatives:
+            changes += f"\nor: {alt.get('text')}"
+        t.add_row(h.plugin, h.text, changes, Text("yes", style="green") if h.verified else Text("no", style="yellow"))
+    return t
+
+
+def _change_text(c: dict) -> str:
+    kind = c.get("kind")
+    if kind == "addToleration":
+        tol = c.get("toleration") or {}
+        return "pod: add toleration {" + ", ".join(f"{k}: {v}" for k, v in tol.items()) + "}"
+    if kind == "raiseAllocatable":
+        return f"node: allocatable {c.get('resource')} +{c.get('by')} (to {c.get('to')})"
+    if kind == "setNodeLabel":
+        return f"node: label {c.get('key')}={c.get('value')}"
+    if kind == "removeNodeLabel":
+        return f"node: remove label {c.get('key')}"
+    if kind == "removePods":
+        return "remove pods: " + ", ".join(c.get("pods") or ())
+    if kind == "addPod":
+        labels = ",".join(f"{k}={v}" for k, v in (c.get("labels") or {}).items())
+        return f"add a pod labelled {labels} in namespace {c.get('namespace')} on the node"
+    return _short({k: v for k, v in c.items() if k != "node"}) if isinstance(c, dict) else str(c)
 
 
 def _extenders(r: ExplainResult) -> Table:

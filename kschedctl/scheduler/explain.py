@@ -31,6 +31,7 @@ from kschedctl.scheduler.result import (
     ScoreResult,
     StageResult,
 )
+from kschedctl.scheduler.hints import attach_hints
 from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -181,7 +182,10 @@ class Explainer:
         if self.skipped_extenders:
             outcome.warnings.append(f"{self.skipped_extenders} configured extender(s) skipped (--no-extenders): "
                                     f"kube-scheduler would call them")
-        return build_result(outcome, fwk, self.snapshot, seed=self.seed, all_filters=self.all_filters)
+        result = build_result(outcome, fwk, self.snapshot, seed=self.seed, all_filters=self.all_filters)
+        # What would make it fit (kschedctl's own addition; never changes the cycle's answer).
+        attach_hints(result, fwk, self.snapshot, pod_info)
+        return result
 
 
 def explain(

@@ -6,14 +6,17 @@ preemption. kschedctl adds (the contract allows new fields): tiedNodes, numNodes
 scoringSkippedUpstream, notImplemented, provisionalNode, seed, and per node rank, tied,
 nominatedPodsConsidered; with extenders configured, ``extenders`` (each extender's settings,
 whether it was interested in the pod, its calls and notes such as "bindVerb is never called")
-and ``warnings``. Extender verdicts and scores are entries of nodes[].filters / nodes[].scores
+and ``warnings``. For an Unschedulable pod, "what would make it fit" (kschedctl.scheduler.hints):
+per node ``hints`` (one per blocking filter plugin: text, changes, details, verified), a ranked
+top-level ``hints`` summary (one line per node, closest to fitting first) and ``podHints`` when
+PreFilter rejected the pod on every node. Extender verdicts and scores are entries of nodes[].filters / nodes[].scores
 named ``extender:<urlPrefix>``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from kschedctl.framework.status import Status
 
@@ -104,6 +107,58 @@ class ScoreResult:
 
 
 @dataclass(slots=True)
+class Hint:
+    """What would flip one blocking filter plugin's verdict on one node (kschedctl.scheduler.hints).
+
+    ``changes`` are YAML-ready edits (``{"kind": "addToleration", "toleration": {...}}``,
+    ``raiseAllocatable``, ``setNodeLabel``, ``removeNodeLabel``, ``uncordon``, ``removePods``,
+    ``addPod``, ``setNodeName``, ...); ``verified`` says the plugin accepted the node once they were
+    applied to a copy; ``alternatives`` are other ways (``{"text", "changes"}``), not checked.
+    """
+
+    plugin: str
+    text: str
+    changes: list[dict] = field(default_factory=list)
+    details: dict = field(default_factory=dict)
+    verified: bool = False
+    resolvable: bool = True
+    shortfall: float = 0.0
+    alternatives: list[dict] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"plugin": self.plugin, "text": self.text, "reasons": list(self.reasons),
+                               "changes": jsonable(self.changes), "verified": self.verified}
+        if not self.resolvable:
+            out["resolvable"] = False
+        if self.details:
+            out["details"] = jsonable(self.details)
+        if self.alternatives:
+            out["alternatives"] = jsonable(self.alternatives)
+        return out
+
+
+@dataclass(slots=True)
+class NodeHints:
+    """One line of the ranked summary: a node, what blocks it, and whether the hints make it fit."""
+
+    node: str
+    blocking_plugins: list[str]
+    text: str
+    fits_after: bool
+    shortfall: float = 0.0
+    rank: int = 0
+    nominated_pods_considered: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"rank": self.rank, "node": self.node, "blockingPlugins": list(self.blocking_plugins),
+                               "text": self.text, "fitsAfter": self.fits_after, "shortfall": self.shortfall}
+        if self.nominated_pods_considered:
+            out["nominatedPodsConsidered"] = True
+        return out
+
+
+@dataclass(slots=True)
 class NodeResult:
     """Everything that happened to one node in the cycle."""
 
@@ -116,6 +171,8 @@ class NodeResult:
     rank: int | None = None
     tied: bool = False
     nominated_pods_considered: bool = False
+    #: What would make the pod fit here (one per blocking filter plugin); see kschedctl.scheduler.hints.
+    hints: list[Hint] = field(default_factory=list)
 
     def verdict(self) -> FilterResult | None:
         """The filter result that decided this node (the first non-success), if any."""
@@ -139,6 +196,8 @@ class NodeResult:
             out["tied"] = True
         if self.nominated_pods_considered:
             out["nominatedPodsConsidered"] = True
+        if self.hints:
+            out["hints"] = [h.to_dict() for h in self.hints]
         return out
 
 
@@ -178,6 +237,12 @@ class ExplainResult:
     extenders: list[dict] = field(default_factory=list)
     #: What did not stop the cycle but changes how to read it (ignorable extender failed, ...).
     warnings: list[str] = field(default_factory=list)
+    #: Unschedulable pods: the nodes closest to fitting first, one line each (kschedctl.scheduler.hints).
+    hints: list[NodeHints] = field(default_factory=list)
+    #: Unschedulable at PreFilter on every node: what the pod or the cluster would need.
+    pod_hints: list[Hint] = field(default_factory=list)
+    #: Computes one node's hints on request (``--node`` on a pod that is not Unschedulable).
+    hint_provider: Callable[[str], list[Hint]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def scheduled(self) -> bool:
@@ -188,6 +253,15 @@ class ExplainResult:
             if n.name == name:
                 return n
         return None
+
+    def hints_for(self, name: str) -> list[Hint]:
+        """Node ``name``'s hints, computed now if the cycle did not (empty when it fits)."""
+        n = self.node(name)
+        if n is None:
+            return []
+        if not n.hints and not n.feasible and self.hint_provider is not None:
+            n.hints = list(self.hint_provider(name))
+        return n.hints
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -215,6 +289,10 @@ class ExplainResult:
             out["extenders"] = jsonable(self.extenders)
         if self.warnings:
             out["warnings"] = list(self.warnings)
+        if self.hints:
+            out["hints"] = [h.to_dict() for h in self.hints]
+        if self.pod_hints:
+            out["podHints"] = [h.to_dict() for h in self.pod_hints]
         return out
 
 
