@@ -22,7 +22,13 @@ from kschedctl.cli.options import (
 )
 
 
-@app.command()
+_EPILOG = """Example: how many more copies of a pod fit, and what stops the next one?
+
+  $ kschedctl capacity fixtures/pods/pod.yaml -f fixtures/cluster --max 500
+"""
+
+
+@app.command(epilog=_EPILOG)
 def capacity(
     pod: Annotated[str, typer.Argument(help="A Pod or workload file (YAML/JSON; '-' for stdin).", metavar="POD")],
     config: ConfigOption = None,

@@ -16,7 +16,14 @@ class DefaultsFormat(str, Enum):
     table = "table"  # --explain-origin only
 
 
-@app.command()
+_EPILOG = """Example: what kube-scheduler would run for a profile after upstream's defaulting.
+
+  $ kschedctl defaults profiles/bin-packing.yaml
+  $ kschedctl defaults --explain-origin profiles/two-profiles.yaml
+"""
+
+
+@app.command(epilog=_EPILOG)
 def defaults(
     config: Annotated[Optional[str], typer.Argument(help="KubeSchedulerConfiguration file (- for stdin); "
                                                          "without it, the built-in default.", metavar="[CONFIG]")] = None,

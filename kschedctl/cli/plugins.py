@@ -10,7 +10,14 @@ from kschedctl.cli.app import app
 from kschedctl.cli.options import OutputFormat, OutputOption
 
 
-@app.command()
+_EPILOG = """Example: every plugin kschedctl knows, including a custom one.
+
+  $ kschedctl plugins
+  $ kschedctl plugins --plugin examples/custom-plugin/prefer_label.py:PreferLabel -o yaml
+"""
+
+
+@app.command(epilog=_EPILOG)
 def plugins(
     output: OutputOption = OutputFormat.table,
     plugin: Annotated[Optional[list[str]], typer.Option(

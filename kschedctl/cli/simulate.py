@@ -22,7 +22,14 @@ from kschedctl.cli.options import (
 )
 
 
-@app.command()
+_EPILOG = """Example: will the 3 web replicas fit, and where, under the bin-packing profile?
+
+  $ kschedctl simulate fixtures/pods/web-deployment.yaml -f fixtures/cluster -c profiles/bin-packing.yaml
+  $ kschedctl simulate fixtures/pods/web-deployment.yaml -f fixtures/cluster -o json   # SimulationResult
+"""
+
+
+@app.command(epilog=_EPILOG)
 def simulate(
     pods: Annotated[Optional[list[str]], typer.Argument(
         help="Pod or workload files (YAML/JSON; '-' for stdin). Workloads are expanded to their replicas.",

@@ -17,7 +17,15 @@ class ValidateFormat(str, Enum):
     github = "github"
 
 
-@app.command()
+_EPILOG = """Example: check every profile before rolling it out, with annotations in GitHub Actions.
+
+  $ kschedctl validate profiles/*.yaml
+  $ kschedctl validate -o github scheduler/config.yaml
+  $ kschedctl validate --origin profiles/bin-packing.yaml   # where each plugin entry came from
+"""
+
+
+@app.command(epilog=_EPILOG)
 def validate(
     configs: Annotated[list[str], typer.Argument(help="KubeSchedulerConfiguration files (- for stdin).",
                                                  metavar="CONFIG...")],
