@@ -1,0 +1,87 @@
+"""``kschedctl snapshot``: the live cluster's scheduling-relevant objects, as fixtures ``--cluster`` reads back."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from kschedctl.cli.app import app
+from kschedctl.cli.options import ContextOption, KubeconfigOption, QuietOption
+
+
+class SnapshotFormat(str, Enum):
+    yaml = "yaml"
+    json = "json"
+
+
+@app.command()
+def snapshot(
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    output: Annotated[SnapshotFormat, typer.Option(
+        "--output", "-o", help="yaml: one document per object; json: one kind: List.",
+        case_sensitive=False)] = SnapshotFormat.yaml,
+    file: Annotated[Optional[Path], typer.Option(
+        "--file", help="Write the snapshot to this file instead of standard output.", dir_okay=False)] = None,
+    namespace: Annotated[Optional[list[str]], typer.Option(
+        "--namespace", "-n", help="Only this namespace's namespaced objects (repeatable; default: all).")] = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Print the live cluster's scheduling-relevant objects (nodes, pods, volumes, priority classes,
+    disruption budgets, workloads' selectors, ...) as YAML or JSON that --cluster reads back with the
+    same results. Cleaned of managedFields, resourceVersion and other noise; containers lose env,
+    envFrom, command and args (never read by the scheduler, often secret); Secrets are never read."""
+    from kschedctl.cli.live import print_warnings, read_live_objects
+    from kschedctl.errors import EXIT_OK, UsageError
+
+    namespaces = [n for n in namespace or () if n]
+    for ns in namespaces:
+        if "/" in ns:
+            raise UsageError(f"--namespace {ns}: not a namespace name")
+    live = read_live_objects(kubeconfig, context, quiet, namespaces=namespaces or None)
+    warnings = list(live.warnings)
+    if namespaces:
+        warnings.append("the snapshot holds only the pods of namespace(s) " + ", ".join(sorted(set(namespaces)))
+                        + ": nodes will look emptier than they are")
+    text = render_snapshot(live, output.value, warnings)
+    if file is not None:
+        try:
+            file.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--file {file}: cannot write: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.write(text)
+    if not quiet:
+        print_warnings(warnings)
+        counts = ", ".join(f"{n} {kind}" for kind, n in live.counts().items())
+        if file is not None:
+            typer.echo(f"wrote {file}: {counts or 'no objects'}", err=True)
+    raise typer.Exit(EXIT_OK)
+
+
+def render_snapshot(live: Any, fmt: str, warnings: list[str]) -> str:
+    """The snapshot text: YAML documents under a comment header, or one JSON ``List``."""
+    objects = live.all()
+    if fmt == "json":
+        from kschedctl.render.output import to_json
+
+        return to_json({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": objects}) + "\n"
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    taken = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    header = [
+        f"# kschedctl snapshot of {live.source}, taken {taken}",
+        "# Read it back with: kschedctl explain POD --cluster THIS_FILE",
+    ]
+    counts = ", ".join(f"{n} {kind}" for kind, n in live.counts().items())
+    header.append(f"# {counts or 'no objects'}")
+    header.extend(f"# warning: {w}" for w in warnings)
+    body = yaml.dump_all(objects, Dumper=dumper, sort_keys=False, allow_unicode=True,
+                         default_flow_style=False, explicit_start=True) if objects else ""
+    return "\n".join(header) + "\n" + body

@@ -1,0 +1,859 @@
+"""The live cluster: read every object the scheduler reads, through the official ``kubernetes`` client.
+
+This is the only module that imports ``kubernetes``. It only ever sends ``GET`` requests (list
+calls, nothing else): kschedctl never creates, patches, binds or deletes anything.
+
+How it reads, and why:
+
+- Configuration as kubectl finds it: ``--kubeconfig FILE``, else ``KUBECONFIG`` (a list of
+  files), else ``~/.kube/config``, else the in-cluster service account of a pod. The client's
+  kubeconfig loader does the work (auth providers, exec plugins, client certificates); it is
+  told never to write the file back.
+- Every kind of ``KINDS``, for all namespaces (or the namespaces asked for), in pages
+  (``limit``/``continue``), with a timeout per request and a bounded retry with backoff on
+  transient failures (HTTP 429 and 5xx, ``Retry-After`` honoured; connection reset or read
+  timeout). An expired ``continue`` token (410 Gone) restarts that kind's list once.
+- Pods are listed with the field selector kube-scheduler's own informer uses
+  (``status.phase!=Succeeded,status.phase!=Failed``): finished pods are not part of its
+  cache, so they are not part of ours.
+- Responses are decoded with ``json`` straight from the body: the client's model classes
+  would take minutes for 50,000 pods, and the fixture path works on plain dicts anyway.
+- Each object is cleaned by ``strip_object`` (the same function ``kschedctl snapshot``
+  uses), then handed to ``ClusterState.from_documents`` exactly like objects read from files:
+  a live run and a run on its snapshot see the very same dicts.
+
+Failures are ``ClusterAccessError`` (exit 2), one sentence each: no kubeconfig, an unknown
+context, an unreachable server, a TLS failure, 401 (credentials rejected), 403 (names the kind
+and the verb). Nodes and pods are required; without any other kind the scheduler can still
+run, so a 403 (or a kind the server does not serve) there becomes a warning saying what is
+missing, and the read carries on. The CRDs of out-of-tree plugins (PodGroup, ElasticQuota)
+are skipped quietly when not installed (404).
+
+Credentials never reach a message: every text this module produces passes through a redactor
+that knows the tokens, passwords and keys of the kubeconfig in use, and server addresses are
+shown without user information.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import yaml
+
+from kschedctl.errors import ClusterAccessError
+from kschedctl.inputs.cluster import ClusterState
+from kschedctl.inputs.loader import Document, gc_paused
+
+__all__ = [
+    "Kind",
+    "KINDS",
+    "KIND_BY_NAME",
+    "ProgressCallback",
+    "LiveObjects",
+    "KubeClient",
+    "connect",
+    "read_objects",
+    "read_cluster",
+    "strip_object",
+    "strip_objects",
+    "POD_FIELD_SELECTOR",
+    "LAST_APPLIED_ANNOTATION",
+]
+
+#: ``on_progress(kind, count)``: called when a kind's list starts (count 0) and after each page
+#: (count = objects of that kind read so far). May be called from worker threads, never two
+#: calls at once.
+ProgressCallback = Callable[[str, int], None]
+
+#: The pods kube-scheduler's informer lists (pkg/scheduler/scheduler.go newPodInformer).
+POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
+#: kubectl apply's annotation: a full copy of the applied object, secrets in env included.
+LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
+
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_PAGE_SIZE = 500
+DEFAULT_RETRIES = 4
+DEFAULT_WORKERS = 4
+_MAX_BACKOFF = 8.0
+_MAX_RETRY_AFTER = 30.0
+_SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind kschedctl lists: where it is served and what the scheduler loses without it."""
+
+    kind: str
+    group: str
+    version: str
+    plural: str
+    namespaced: bool
+    #: Without it the scheduler cannot run at all (nodes, pods): a failure stops the read.
+    required: bool = False
+    #: A CRD that may well not be installed: 404 means "skip quietly".
+    crd: bool = False
+    #: What goes missing without it, for the warning.
+    affects: str = ""
+
+    @property
+    def api_version(self) -> str:
+        """``group/version`` (just ``version`` for the core group)."""
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def resource(self) -> str:
+        """``plural.group`` as RBAC and the API server's messages spell it (``pods`` for core)."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    def path(self, namespace: str | None = None) -> str:
+        """The list endpoint, all namespaces or one."""
+        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        if namespace is not None and self.namespaced:
+            return f"{base}/namespaces/{quote(namespace, safe='')}/{self.plural}"
+        return f"{base}/{self.plural}"
+
+
+#: Every kind read from a live cluster, in the order they are read (and snapshots print them).
+KINDS: tuple[Kind, ...] = (
+    Kind("Node", "", "v1", "nodes", False, required=True),
+    Kind("Namespace", "", "v1", "namespaces", False,
+         affects="namespace selectors of pod affinity see only each namespace's name label"),
+    Kind("PriorityClass", "scheduling.k8s.io", "v1", "priorityclasses", False,
+         affects="pods are taken with the priority they carry; a pod without spec.priority counts as 0"),
+    Kind("StorageClass", "storage.k8s.io", "v1", "storageclasses", False,
+         affects="volume binding cannot see storage classes (unbound claims may be judged wrongly)"),
+    Kind("PersistentVolume", "", "v1", "persistentvolumes", False,
+         affects="volume plugins cannot see persistent volumes"),
+    Kind("PersistentVolumeClaim", "", "v1", "persistentvolumeclaims", True,
+         affects="pods with claims will be reported as using claims that do not exist"),
+    Kind("CSINode", "storage.k8s.io", "v1", "csinodes", False,
+         affects="CSI volume limits per node (NodeVolumeLimits) are not known"),
+    Kind("CSIDriver", "storage.k8s.io", "v1", "csidrivers", False,
+         affects="CSI drivers' attach and capacity settings are taken as their defaults"),
+    Kind("VolumeAttachment", "storage.k8s.io", "v1", "volumeattachments", False,
+         affects="volumes attached to nodes are not counted against CSI volume limits"),
+    Kind("PodDisruptionBudget", "policy", "v1", "poddisruptionbudgets", True,
+         affects="preemption does not respect PodDisruptionBudgets"),
+    Kind("Service", "", "v1", "services", True,
+         affects="default topology spreading does not see services' selectors"),
+    Kind("ReplicationController", "", "v1", "replicationcontrollers", True,
+         affects="default topology spreading does not see replication controllers' selectors"),
+    Kind("ReplicaSet", "apps", "v1", "replicasets", True,
+         affects="default topology spreading does not see replica sets' selectors"),
+    Kind("StatefulSet", "apps", "v1", "statefulsets", True,
+         affects="default topology spreading does not see stateful sets' selectors"),
+    Kind("PodGroup", "scheduling.x-k8s.io", "v1alpha1", "podgroups", True, crd=True,
+         affects="Coscheduling sees no pod groups"),
+    Kind("ElasticQuota", "scheduling.x-k8s.io", "v1alpha1", "elasticquotas", True, crd=True,
+         affects="CapacityScheduling sees no elastic quotas"),
+    Kind("Pod", "", "v1", "pods", True, required=True),
+)
+KIND_BY_NAME: dict[str, Kind] = {k.kind: k for k in KINDS}
+
+
+# --------------------------------------------------------------------------- cleaning objects
+
+#: metadata fields that say nothing the scheduler (or a reader of a snapshot) needs.
+_NOISE_METADATA = ("managedFields", "resourceVersion", "selfLink", "generation")
+#: container fields the scheduler never reads and that may hold secrets in plain text.
+_SECRET_PRONE_CONTAINER_FIELDS = ("env", "envFrom", "command", "args")
+
+
+def strip_object(obj: dict, kind: Kind | None = None) -> dict:
+    """``obj`` ready to be used and printed: ``apiVersion`` and ``kind`` first (list items lack
+    them), without managedFields, resourceVersion, selfLink, generation and kubectl's
+    last-applied-configuration annotation; containers (of pods and of workload templates)
+    without env, envFrom, command and args, which the scheduler never reads and which are where
+    passwords end up. Nothing else changes, so the scheduler sees what the API server holds.
+    The dict is changed in place where it can be; the result is a new top-level dict.
+    """
+    out: dict = {}
+    if kind is not None:
+        out["apiVersion"] = kind.api_version
+        out["kind"] = kind.kind
+    else:
+        if "apiVersion" in obj:
+            out["apiVersion"] = obj["apiVersion"]
+        if "kind" in obj:
+            out["kind"] = obj["kind"]
+    for key, value in obj.items():
+        if key not in out:
+            out[key] = value
+    meta = out.get("metadata")
+    if isinstance(meta, dict):
+        for key in _NOISE_METADATA:
+            meta.pop(key, None)
+        annotations = meta.get("annotations")
+        if isinstance(annotations, dict) and LAST_APPLIED_ANNOTATION in annotations:
+            del annotations[LAST_APPLIED_ANNOTATION]
+            if not annotations:
+                del meta["annotations"]
+    spec = out.get("spec")
+    if isinstance(spec, dict):
+        name = out.get("kind")
+        if name == "Pod":
+            _strip_pod_spec(spec)
+        else:
+            template = spec.get("template")
+            if isinstance(template, dict):
+                tmeta = template.get("metadata")
+                if isinstance(tmeta, dict):
+                    ann = tmeta.get("annotations")
+                    if isinstance(ann, dict):
+                        ann.pop(LAST_APPLIED_ANNOTATION, None)
+                tspec = template.get("spec")
+                if isinstance(tspec, dict):
+                    _strip_pod_spec(tspec)
+    return out
+
+
+def strip_objects(objs: Iterable[dict], kind: Kind | None = None) -> list[dict]:
+    """``strip_object`` over a list."""
+    return [strip_object(o, kind) for o in objs if isinstance(o, dict)]
+
+
+def _strip_pod_spec(spec: dict) -> None:
+    for field_name in ("containers", "initContainers", "ephemeralContainers"):
+        containers = spec.get(field_name)
+        if not isinstance(containers, list):
+            continue
+        for c in containers:
+            if isinstance(c, dict):
+                for key in _SECRET_PRONE_CONTAINER_FIELDS:
+                    c.pop(key, None)
+
+
+# --------------------------------------------------------------------------- redaction
+
+
+class _Redactor:
+    """Replaces every known secret (token, password, key) in a text by ``[redacted]``."""
+
+    def __init__(self) -> None:
+        self._secrets: set[str] = set()
+
+    def add(self, value: Any) -> None:
+        if isinstance(value, str):
+            value = value.strip()
+            if len(value) >= 6:
+                self._secrets.add(value)
+                # "Bearer <token>": the token alone too.
+                head, _, tail = value.partition(" ")
+                if tail and head.lower() in ("bearer", "basic") and len(tail) >= 6:
+                    self._secrets.add(tail.strip())
+
+    def add_tree(self, value: Any) -> None:
+        """Every string inside ``value`` (a kubeconfig's users section, say)."""
+        if isinstance(value, dict):
+            for v in value.values():
+                self.add_tree(v)
+        elif isinstance(value, list):
+            for v in value:
+                self.add_tree(v)
+        else:
+            self.add(value)
+
+    def __call__(self, text: str) -> str:
+        # Longest first, so a token is not half-replaced by a secret it contains.
+        for secret in sorted(self._secrets, key=len, reverse=True):
+            if secret in text:
+                text = text.replace(secret, "[redacted]")
+        return text
+
+
+def _safe_url(url: str) -> str:
+    """``url`` without user information, query or fragment (those may carry credentials)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = host + (f":{port}" if port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+@dataclass
+class _Source:
+    """Where the connection settings came from, for messages."""
+
+    description: str  # "kubeconfig ~/.kube/config, context kind-kind" / "in-cluster service account"
+    context: str | None
+    files: list[str] = field(default_factory=list)
+
+
+def _load_configuration(kubeconfig: str | os.PathLike[str] | None, context: str | None,
+                        env: Mapping[str, str], redact: _Redactor) -> tuple[Any, _Source]:
+    from kubernetes import client, config  # noqa: F401  (the one module allowed to)
+    from kubernetes.config.config_exception import ConfigException
+
+    files, origin = _kubeconfig_files(kubeconfig, env)
+    if not files:
+        if context:
+            raise ClusterAccessError(f"--context {context}: no kubeconfig found ({origin})")
+        return _load_in_cluster(env, origin, redact)
+
+    merged = _read_kubeconfigs(files, redact)
+    contexts = [c.get("name") for c in merged.get("contexts") or () if isinstance(c, dict)]
+    shown = ", ".join(str(c) for c in contexts) or "none"
+    where = "kubeconfig " + os.pathsep.join(files)
+    if context:
+        if context not in contexts:
+            raise ClusterAccessError(f'{where}: no context named "{context}" (contexts: {shown})')
+        active = context
+    else:
+        active = merged.get("current-context")
+        if not active:
+            raise ClusterAccessError(f"{where} has no current-context: choose one with --context "
+                                     f"(contexts: {shown})")
+        if active not in contexts:
+            raise ClusterAccessError(f'{where}: current-context "{active}" is not one of its contexts '
+                                     f"(contexts: {shown})")
+
+    cfg = client.Configuration()
+    try:
+        config.load_kube_config(config_file=os.pathsep.join(files), context=active,
+                                client_configuration=cfg, persist_config=False)
+    except ConfigException as exc:
+        raise ClusterAccessError(f'{where}, context "{active}": {_config_message(exc, redact)}') from None
+    except (OSError, ValueError, TypeError, KeyError, yaml.YAMLError) as exc:
+        raise ClusterAccessError(f'{where}, context "{active}": cannot use it: '
+                                 f"{_config_message(exc, redact)}") from None
+    _remember_config_secrets(cfg, redact)
+    return cfg, _Source(f'{where}, context "{active}"', active, files)
+
+
+def _kubeconfig_files(kubeconfig: str | os.PathLike[str] | None, env: Mapping[str, str]) -> tuple[list[str], str]:
+    """The kubeconfig files to merge (as kubectl would) and a phrase saying where we looked."""
+    if kubeconfig is not None and str(kubeconfig) != "":
+        path = os.path.expanduser(os.fspath(kubeconfig))
+        if not os.path.isfile(path):
+            raise ClusterAccessError(f"--kubeconfig {path}: no such file")
+        return [path], f"--kubeconfig {path}"
+    listed = env.get("KUBECONFIG", "")
+    if listed:
+        paths = [os.path.expanduser(p) for p in listed.split(os.pathsep) if p]
+        existing = [p for p in paths if os.path.isfile(p)]
+        if not existing:
+            raise ClusterAccessError(f"KUBECONFIG={listed}: none of these files exists")
+        return existing, f"KUBECONFIG={listed}"
+    home = env.get("HOME") or os.path.expanduser("~")
+    default = os.path.join(home, ".kube", "config")
+    if os.path.isfile(default):
+        return [default], default
+    return [], f"KUBECONFIG is not set and {default} does not exist"
+
+
+def _read_kubeconfigs(files: list[str], redact: _Redactor) -> dict:
+    """The merged kubeconfig (first file wins, as kubectl merges), secrets noted for redaction."""
+    merged: dict = {"contexts": [], "clusters": [], "users": []}
+    seen: dict[str, set[str]] = {"contexts": set(), "clusters": set(), "users": set()}
+    for path in files:
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = yaml.safe_load(f)
+        except OSError as exc:
+            raise ClusterAccessError(f"kubeconfig {path}: cannot read: {exc.strerror or exc}") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = f":{mark.line + 1}" if mark is not None else ""
+            raise ClusterAccessError(f"kubeconfig {path}{line}: not valid YAML") from None
+        if data is None:
+            continue
+        if not isinstance(data, dict):
+            raise ClusterAccessError(f"kubeconfig {path}: not a kubeconfig (expected a mapping)")
+        for section in ("users",):
+            redact.add_tree(data.get(section))
+        for section in ("contexts", "clusters", "users"):
+            for item in data.get(section) or ():
+                if isinstance(item, dict) and item.get("name") not in seen[section]:
+                    seen[section].add(item.get("name"))
+                    merged[section].append(item)
+        if not merged.get("current-context") and data.get("current-context"):
+            merged["current-context"] = data["current-context"]
+    return merged
+
+
+def _load_in_cluster(env: Mapping[str, str], origin: str, redact: _Redactor) -> tuple[Any, _Source]:
+    from kubernetes import client, config
+    from kubernetes.config.config_exception import ConfigException
+
+    if not env.get("KUBERNETES_SERVICE_HOST"):
+        raise ClusterAccessError(
+            f"no kubeconfig found: {origin}, and kschedctl is not running in a pod with a service "
+            "account. Give --kubeconfig FILE, set KUBECONFIG, or read a snapshot with --cluster FILE")
+    token_file = os.path.join(_SERVICE_ACCOUNT_DIR, "token")
+    try:
+        with open(token_file, encoding="utf-8") as f:
+            redact.add(f.read())
+    except OSError:
+        pass
+    cfg = client.Configuration()
+    try:
+        config.load_incluster_config(client_configuration=cfg)
+    except ConfigException as exc:
+        raise ClusterAccessError(f"in-cluster service account: {_config_message(exc, redact)}") from None
+    _remember_config_secrets(cfg, redact)
+    return cfg, _Source("in-cluster service account", None)
+
+
+def _remember_config_secrets(cfg: Any, redact: _Redactor) -> None:
+    for value in (getattr(cfg, "api_key", None) or {}).values():
+        redact.add(value)
+    redact.add(getattr(cfg, "password", None))
+
+
+def _config_message(exc: BaseException, redact: _Redactor) -> str:
+    text = str(exc) or type(exc).__name__
+    # The client's messages may quote whole kubeconfig entries (dicts with tokens in them):
+    # keep the sentence, drop the quoted structure.
+    text = re.sub(r"\{.*\}", "{...}", text, flags=re.S)
+    text = redact(text)
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+class _HttpError(Exception):
+    """A non-2xx answer: status, reason phrase and the server's own message."""
+
+    def __init__(self, status: int, reason: str, message: str, body: dict | None) -> None:
+        super().__init__(f"{status} {reason}: {message}")
+        self.status = status
+        self.reason = reason
+        self.message = message
+        self.body = body
+
+
+class _Unreachable(Exception):
+    """The server could not be reached (refused, unknown host, connect timeout, TLS failure)."""
+
+
+class _Cancelled(Exception):
+    """Another kind's failure stopped this one."""
+
+
+@dataclass
+class LiveObjects:
+    """What a live read gives: stripped objects by kind (in ``KINDS`` order) and warnings."""
+
+    objects: dict[str, list[dict]]
+    warnings: list[str]
+    source: str
+    context: str | None
+    server: str
+    namespaces: list[str] | None = None
+
+    def all(self) -> list[dict]:
+        """Every object, kinds in ``KINDS`` order."""
+        out: list[dict] = []
+        for kind in KINDS:
+            out.extend(self.objects.get(kind.kind, ()))
+        return out
+
+    def counts(self) -> dict[str, int]:
+        """Objects read per kind (kinds with none left out)."""
+        return {k: len(v) for k, v in self.objects.items() if v}
+
+
+class KubeClient:
+    """A read-only connection to one API server. ``get_json`` is the only way out, and it only GETs."""
+
+    def __init__(self, configuration: Any, source: _Source, redact: _Redactor, *,
+                 timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        from urllib3.util.retry import Retry
+
+        from kschedctl import __version__
+        from kubernetes import client
+
+        # Retries are ours (bounded, with backoff, only for transient failures): urllib3's own
+        # would silently retry a refused connection three times.
+        configuration.retries = Retry(total=0, connect=0, read=0, redirect=0, status=0, other=0)
+        self._api = client.ApiClient(configuration)
+        self._api.user_agent = f"kschedctl/{__version__}"
+        self.configuration = configuration
+        self.source = source
+        self.redact = redact
+        self.server = _safe_url(configuration.host or "")
+        self.timeout = (min(DEFAULT_CONNECT_TIMEOUT, timeout), timeout)
+        self.retries = max(0, retries)
+        self._sleep = sleep
+        self._reached = False  # a first request got an answer: later connect errors are transient
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        try:
+            self._api.rest_client.close()
+        except Exception:  # closing is best effort
+            pass
+
+    def get_json(self, path: str, query: list[tuple[str, str]] | None = None) -> dict:
+        """``GET path?query`` as a decoded JSON object, retrying transient failures.
+
+        Raises ``_HttpError`` for a final non-2xx answer and ``_Unreachable`` when the server
+        cannot be reached.
+        """
+        attempt = 0
+        while True:
+            try:
+                return self._get_once(path, query or [])
+            except _HttpError as exc:
+                if not (exc.status == 429 or exc.status >= 500) or attempt >= self.retries:
+                    raise
+                delay = _retry_after(exc) or self._backoff(attempt)
+            except _Transient as exc:
+                if attempt >= self.retries:
+                    raise _Unreachable(str(exc)) from None
+                delay = self._backoff(attempt)
+            attempt += 1
+            self._sleep(delay)
+
+    def _backoff(self, attempt: int) -> float:
+        base = min(_MAX_BACKOFF, 0.5 * (2 ** attempt))
+        return base * (0.75 + 0.5 * random.random())
+
+    def _get_once(self, path: str, query: list[tuple[str, str]]) -> dict:
+        import urllib3.exceptions as u3
+
+        from kubernetes.client.exceptions import ApiException
+
+        method, url, headers, _body, _post = self._api.param_serialize(
+            "GET", path, query_params=list(query),
+            header_params={"Accept": "application/json", "Accept-Encoding": "gzip"},
+            auth_settings=["BearerToken"])
+        if method != "GET":  # pragma: no cover - a guard: this module never writes
+            raise AssertionError("kschedctl only ever sends GET requests")
+        try:
+            response = self._api.call_api(method, url, header_params=headers, _request_timeout=self.timeout)
+            data = response.read()
+        except ApiException as exc:  # the client wraps TLS failures this way (status 0)
+            raise _Unreachable(self._tls_message(str(exc.reason or exc))) from None
+        except u3.MaxRetryError as exc:
+            reason = exc.reason
+            if isinstance(reason, u3.SSLError):
+                raise _Unreachable(self._tls_message(str(reason))) from None
+            if isinstance(reason, (u3.ProtocolError, u3.ReadTimeoutError)) or (
+                    self._reached and isinstance(reason, (u3.NewConnectionError, u3.ConnectTimeoutError))):
+                raise _Transient(_describe_network_error(reason)) from None
+            raise _Unreachable(_describe_network_error(reason)) from None
+        except (u3.ProtocolError, u3.ReadTimeoutError, u3.DecodeError) as exc:
+            raise _Transient(_describe_network_error(exc)) from None
+        except (u3.NewConnectionError, u3.ConnectTimeoutError) as exc:
+            if self._reached:
+                raise _Transient(_describe_network_error(exc)) from None
+            raise _Unreachable(_describe_network_error(exc)) from None
+        except u3.SSLError as exc:
+            raise _Unreachable(self._tls_message(str(exc))) from None
+        except u3.HTTPError as exc:
+            raise _Unreachable(_describe_network_error(exc)) from None
+        except OSError as exc:
+            raise _Transient(_describe_network_error(exc)) from None
+        self._reached = True
+        status = response.status
+        if not 200 <= status <= 299:
+            body = _json_or_none(data)
+            message = ""
+            if isinstance(body, dict):
+                message = str(body.get("message") or "")
+            if not message:
+                message = (data or b"")[:200].decode("utf-8", "replace").strip()
+            err = _HttpError(status, response.reason or "", self.redact(message), body if isinstance(body, dict) else None)
+            err.retry_after = response.headers.get("Retry-After") if response.headers else None  # type: ignore[attr-defined]
+            raise err
+        try:
+            decoded = json.loads(data)
+        except ValueError:
+            raise ClusterAccessError(
+                f"{self.server}{path}: the answer is not JSON: is {self.source.description} pointing "
+                f"at a Kubernetes API server?") from None
+        if not isinstance(decoded, dict):
+            raise ClusterAccessError(f"{self.server}{path}: the answer is not a JSON object")
+        return decoded
+
+    def _tls_message(self, text: str) -> str:
+        text = " ".join(self.redact(text).split())
+        if "CERTIFICATE_VERIFY_FAILED" in text or "certificate verify failed" in text:
+            return "TLS: the server's certificate could not be verified (certificate-authority of the kubeconfig?)"
+        return f"TLS failure ({text[:200]})"
+
+
+class _Transient(Exception):
+    """A failure worth retrying: connection reset, read timeout, connection refused after a first success."""
+
+
+def _retry_after(exc: _HttpError) -> float | None:
+    value = getattr(exc, "retry_after", None)
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, min(_MAX_RETRY_AFTER, seconds))
+
+
+def _json_or_none(data: bytes | None) -> Any:
+    try:
+        return json.loads(data) if data else None
+    except ValueError:
+        return None
+
+
+def _describe_network_error(exc: BaseException) -> str:
+    import urllib3.exceptions as u3
+
+    if isinstance(exc, u3.NameResolutionError):
+        return "the host name does not resolve"
+    # NewConnectionError is a subclass of ConnectTimeoutError (urllib3's history): test it first.
+    if isinstance(exc, u3.NewConnectionError):
+        text = str(exc).lower()
+        if "refused" in text:
+            return "connection refused"
+        if "unreachable" in text:
+            return "network is unreachable"
+        if "name or service not known" in text or "nodename nor servname" in text or "resolution" in text:
+            return "the host name does not resolve"
+        return "cannot connect"
+    if isinstance(exc, u3.ConnectTimeoutError):
+        return "the connection timed out"
+    if isinstance(exc, u3.ReadTimeoutError):
+        return "the server did not answer in time"
+    if isinstance(exc, u3.ProxyError):
+        return "the proxy failed"
+    if isinstance(exc, u3.ProtocolError):
+        return "the connection was reset"
+    if isinstance(exc, OSError):
+        return (exc.strerror or type(exc).__name__).lower()
+    return type(exc).__name__
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def connect(kubeconfig: str | os.PathLike[str] | None = None, context: str | None = None, *,
+            timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES,
+            env: Mapping[str, str] | None = None, sleep: Callable[[float], None] = time.sleep) -> KubeClient:
+    """A read-only client for the cluster of ``kubeconfig``/``context`` (or KUBECONFIG, ~/.kube/config,
+    the in-cluster service account). Nothing is sent yet."""
+    redact = _Redactor()
+    cfg, source = _load_configuration(kubeconfig, context, os.environ if env is None else env, redact)
+    return KubeClient(cfg, source, redact, timeout=timeout, retries=retries, sleep=sleep)
+
+
+def read_objects(kubeconfig: str | os.PathLike[str] | None = None, context: str | None = None, *,
+                 namespaces: Iterable[str] | None = None,
+                 on_progress: ProgressCallback | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, page_size: int = DEFAULT_PAGE_SIZE,
+                 retries: int = DEFAULT_RETRIES, workers: int = DEFAULT_WORKERS,
+                 env: Mapping[str, str] | None = None,
+                 sleep: Callable[[float], None] = time.sleep,
+                 client: KubeClient | None = None) -> LiveObjects:
+    """Every object of ``KINDS`` the cluster holds (namespaced kinds limited to ``namespaces``
+    when given), stripped (``strip_object``), with the warnings of kinds read only in part.
+
+    Raises ``ClusterAccessError`` for anything that stops the read.
+    """
+    own = client is None
+    if client is None:
+        client = connect(kubeconfig, context, timeout=timeout, retries=retries, env=env, sleep=sleep)
+    ns_filter = sorted(set(namespaces)) if namespaces else None
+    reader = _Reader(client, ns_filter, on_progress, max(1, page_size))
+    try:
+        objects, warnings = reader.read_all(max(1, workers))
+    finally:
+        if own:
+            client.close()
+    if ns_filter is not None:
+        objects["Namespace"] = [n for n in objects.get("Namespace", ())
+                                if (n.get("metadata") or {}).get("name") in ns_filter]
+    return LiveObjects(objects, warnings, client.source.description, client.source.context,
+                       client.server, ns_filter)
+
+
+def read_cluster(kubeconfig: str | os.PathLike[str] | None = None, context: str | None = None, *,
+                 on_progress: ProgressCallback | None = None, **kwargs: Any) -> ClusterState:
+    """The live cluster as a ``ClusterState``, built by the loaders of the fixture path.
+
+    The warnings of the read (a kind that could not be listed) are in ``access_warnings`` of the
+    returned state; ``ClusterState.warnings`` keeps its own meaning.
+    """
+    live = read_objects(kubeconfig, context, on_progress=on_progress, **kwargs)
+    return cluster_state_of(live)
+
+
+def cluster_state_of(live: LiveObjects) -> ClusterState:
+    """``live``'s objects through ``ClusterState.from_documents``, as if read from a snapshot."""
+    import gc
+
+    where = f"<live cluster: {live.source}>"
+    with gc_paused():
+        docs = [Document(obj, where, None) for obj in live.all()]
+        state = ClusterState.from_documents(docs)
+        gc.freeze()  # long-lived objects, as load_cluster does for files
+    state.access_warnings = list(live.warnings)  # type: ignore[attr-defined]
+    state.live_source = live.source  # type: ignore[attr-defined]
+    return state
+
+
+class _Reader:
+    """Lists every kind, a few at a time, and turns failures into errors or warnings."""
+
+    def __init__(self, client: KubeClient, namespaces: list[str] | None,
+                 on_progress: ProgressCallback | None, page_size: int) -> None:
+        self.client = client
+        self.namespaces = namespaces
+        self.page_size = page_size
+        self._on_progress = on_progress
+        self._progress_lock = threading.Lock()
+        self._stop = threading.Event()
+
+    def progress(self, kind: str, count: int) -> None:
+        if self._on_progress is not None:
+            with self._progress_lock:
+                self._on_progress(kind, count)
+
+    def read_all(self, workers: int) -> tuple[dict[str, list[dict]], list[str]]:
+        results: dict[str, list[dict]] = {}
+        warnings: dict[str, str] = {}
+        # Nodes first and alone: a 401, an unreachable server or a missing permission shows
+        # up once, before several threads run into it together.
+        first, rest = KINDS[0], KINDS[1:]
+        self._collect(first, results, warnings)
+        if workers == 1:
+            for kind in rest:
+                self._collect(kind, results, warnings)
+        else:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kschedctl-list") as pool:
+                futures = [(kind, pool.submit(self._read_kind, kind)) for kind in rest]
+                error: BaseException | None = None
+                for kind, future in futures:
+                    try:
+                        items, warning = future.result()
+                    except _Cancelled:
+                        continue
+                    except BaseException as exc:  # the first failure wins; the others stop
+                        if error is None:
+                            error = exc
+                            self._stop.set()
+                        continue
+                    results[kind.kind] = items
+                    if warning:
+                        warnings[kind.kind] = warning
+                if error is not None:
+                    raise error
+        ordered = {k.kind: results.get(k.kind, []) for k in KINDS}
+        return ordered, [warnings[k.kind] for k in KINDS if k.kind in warnings]
+
+    def _collect(self, kind: Kind, results: dict[str, list[dict]], warnings: dict[str, str]) -> None:
+        items, warning = self._read_kind(kind)
+        results[kind.kind] = items
+        if warning:
+            warnings[kind.kind] = warning
+
+    def _read_kind(self, kind: Kind) -> tuple[list[dict], str | None]:
+        """One kind's objects, or ``[]`` and a warning when the scheduler can do without it."""
+        self.progress(kind.kind, 0)
+        scopes: list[str | None] = [None]
+        if kind.namespaced and self.namespaces is not None:
+            scopes = list(self.namespaces)
+        items: list[dict] = []
+        for namespace in scopes:
+            try:
+                items.extend(self._list(kind, namespace, len(items)))
+            except _HttpError as exc:
+                return [], self._http_failure(kind, namespace, exc)
+            except _Unreachable as exc:
+                raise ClusterAccessError(
+                    f"cannot reach the API server at {self.client.server} ({self.client.source.description}): "
+                    f"{exc}") from None
+        return items, None
+
+    def _list(self, kind: Kind, namespace: str | None, before: int) -> list[dict]:
+        path = kind.path(namespace)
+        items: list[dict] = []
+        token: str | None = None
+        restarted = False
+        while True:
+            if self._stop.is_set():
+                raise _Cancelled()
+            query = [("limit", str(self.page_size))]
+            if kind.kind == "Pod":
+                query.append(("fieldSelector", POD_FIELD_SELECTOR))
+            if token:
+                query.append(("continue", token))
+            try:
+                page = self.client.get_json(path, query)
+            except _HttpError as exc:
+                if exc.status == 410 and token and not restarted:
+                    # The continue token expired (the list took longer than etcd's compaction
+                    # window): start this kind again, once.
+                    restarted, token, items = True, None, []
+                    self.progress(kind.kind, before)
+                    continue
+                raise
+            page_items = page.get("items")
+            if page_items is None:
+                page_items = []
+            if not isinstance(page_items, list):
+                raise ClusterAccessError(f"{self.client.server}{path}: the answer has no list of items")
+            for item in page_items:
+                if isinstance(item, dict):
+                    items.append(strip_object(item, kind))
+            self.progress(kind.kind, before + len(items))
+            token = (page.get("metadata") or {}).get("continue") or None
+            if not token:
+                return items
+
+    def _http_failure(self, kind: Kind, namespace: str | None, exc: _HttpError) -> str | None:
+        """A final error answer for ``kind``: raise when the read cannot go on, else the warning."""
+        scope = f'in namespace "{namespace}"' if namespace else "at the cluster scope"
+        server_says = f": {exc.message}" if exc.message else ""
+        where = f"{self.client.server} ({self.client.source.description})"
+        if exc.status == 401:
+            raise ClusterAccessError(
+                f"the API server at {where} rejected the credentials (401 Unauthorized){server_says}. "
+                "They may have expired: log in again or refresh the token, then retry")
+        if exc.status == 404 and kind.crd:
+            return None  # the CRD is not installed: nothing to read, nothing to say
+        if exc.status == 403:
+            what = f"list {kind.resource} ({kind.kind}) {scope}"
+            if kind.required:
+                raise ClusterAccessError(
+                    f"not allowed to {what} (403 Forbidden){server_says}. kschedctl needs the verbs get and "
+                    f"list on {kind.resource}; see the read-only ClusterRole in the README")
+            return (f"not allowed to {what} (403 Forbidden: verb list); carrying on without "
+                    f"{kind.kind} objects: {kind.affects}")
+        if exc.status == 404:
+            if kind.required:
+                raise ClusterAccessError(f"the API server at {where} does not serve {kind.resource} "
+                                         f"(404 Not Found at {kind.path(namespace)})")
+            return (f"the API server does not serve {kind.resource} {kind.api_version} (404); carrying on "
+                    f"without {kind.kind} objects: {kind.affects}")
+        status = f"{exc.status} {exc.reason}".strip()
+        transient = exc.status >= 500 or exc.status == 429
+        if kind.required or not transient:
+            raise ClusterAccessError(f"listing {kind.resource} {scope} failed at {where}: {status}{server_says}"
+                                     + (f" (after {self.client.retries + 1} attempts)" if transient else ""))
+        return (f"listing {kind.resource} {scope} failed ({status}{server_says}, after "
+                f"{self.client.retries + 1} attempts); carrying on without {kind.kind} objects: {kind.affects}")

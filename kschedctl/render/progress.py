@@ -1,0 +1,69 @@
+"""A progress display on stderr while a live cluster is listed (the core only calls ``on_progress``)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from types import TracebackType
+from typing import IO, Any
+
+__all__ = ["ListingProgress", "progress_wanted"]
+
+
+def progress_wanted(quiet: bool, stream: IO[Any] | None = None) -> bool:
+    """A progress display only for a person watching: stderr is a terminal and not ``--quiet``."""
+    if quiet:
+        return False
+    stream = sys.stderr if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (OSError, ValueError):
+        return False
+
+
+class ListingProgress:
+    """``with ListingProgress(enabled) as on_progress: read(..., on_progress=on_progress)``.
+
+    One line per kind, with the count of objects read so far; lines vanish when the read is
+    done. Disabled, it does nothing (and imports nothing).
+    """
+
+    def __init__(self, enabled: bool, label: str = "Reading the cluster") -> None:
+        self.enabled = enabled
+        self.label = label
+        self._progress: Any = None
+        self._tasks: dict[str, Any] = {}
+        self._last: str | None = None
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> "ListingProgress":
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
+
+            self._progress = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.fields[count]:>8,}"),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._progress.start()
+        return self
+
+    def __call__(self, kind: str, count: int) -> None:
+        if self._progress is None:
+            return
+        with self._lock:
+            task = self._tasks.get(kind)
+            if task is None:
+                task = self._tasks[kind] = self._progress.add_task(f"{self.label}: {kind}", total=None, count=0)
+            self._progress.update(task, count=count)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None

@@ -1,0 +1,364 @@
+"""A small fake Kubernetes API server for the tests: list endpoints served from fixture files.
+
+It listens on 127.0.0.1 only (port 0: the system picks a free one), in a thread, and answers
+what the real API server answers to list calls, closely enough for the real ``kubernetes``
+client: ``/api/v1/...`` and ``/apis/GROUP/VERSION/...`` lists, all namespaces or one, pages
+(``limit``/``continue``, with ``remainingItemCount``), the pod field selector on
+``status.phase``, single-object GETs, bearer-token auth (401 without the token), a 403 on the
+resources in ``forbidden``, 404 for CRDs that are not installed, and failures injected on demand
+(``fail_next``: an HTTP status, with a Retry-After, or a connection dropped without an answer;
+``expire_continue``: 410 Gone for a continue token).
+
+Every request is recorded (method, path, query, whether it carried the token) so tests can
+check that nothing but GET was ever sent. Served objects carry the noise a real server adds
+(managedFields, resourceVersion, selfLink, kubectl's last-applied annotation, a uid) and list
+items lack ``apiVersion``/``kind``, as in real list responses.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import socket
+import threading
+import uuid
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Iterable
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import yaml
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "cluster"
+TOKEN = "kschedctl-test-token-Zq8v3LmN0pX4"
+
+#: kind -> (group, version, plural, namespaced), as the API server serves them.
+RESOURCES: dict[str, tuple[str, str, str, bool]] = {
+    "Node": ("", "v1", "nodes", False),
+    "Pod": ("", "v1", "pods", True),
+    "Namespace": ("", "v1", "namespaces", False),
+    "PersistentVolume": ("", "v1", "persistentvolumes", False),
+    "PersistentVolumeClaim": ("", "v1", "persistentvolumeclaims", True),
+    "Service": ("", "v1", "services", True),
+    "ReplicationController": ("", "v1", "replicationcontrollers", True),
+    "Secret": ("", "v1", "secrets", True),
+    "ConfigMap": ("", "v1", "configmaps", True),
+    "StorageClass": ("storage.k8s.io", "v1", "storageclasses", False),
+    "CSINode": ("storage.k8s.io", "v1", "csinodes", False),
+    "CSIDriver": ("storage.k8s.io", "v1", "csidrivers", False),
+    "VolumeAttachment": ("storage.k8s.io", "v1", "volumeattachments", False),
+    "PriorityClass": ("scheduling.k8s.io", "v1", "priorityclasses", False),
+    "PodDisruptionBudget": ("policy", "v1", "poddisruptionbudgets", True),
+    "ReplicaSet": ("apps", "v1", "replicasets", True),
+    "StatefulSet": ("apps", "v1", "statefulsets", True),
+    "Deployment": ("apps", "v1", "deployments", True),
+    "PodGroup": ("scheduling.x-k8s.io", "v1alpha1", "podgroups", True),
+    "ElasticQuota": ("scheduling.x-k8s.io", "v1alpha1", "elasticquotas", True),
+}
+CRD_KINDS = frozenset({"PodGroup", "ElasticQuota"})
+
+
+def fixture_objects() -> list[dict]:
+    """Every object of fixtures/cluster/, as written (sorted by file)."""
+    out: list[dict] = []
+    for path in sorted(FIXTURES.glob("*.yaml")):
+        out.extend(d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d)
+    return out
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    authorized: bool
+
+
+@dataclass
+class FakeApiServer:
+    """``with FakeApiServer(objects) as server: ... server.url ...``."""
+
+    objects: list[dict] = field(default_factory=fixture_objects)
+    token: str = TOKEN
+    #: Largest page served whatever the client asks (the real server may return fewer items).
+    max_page: int = 3
+    #: Resources ("pods", "poddisruptionbudgets.policy") answered with 403.
+    forbidden: set[str] = field(default_factory=set)
+    #: Serve the scheduler-plugins CRDs (PodGroup, ElasticQuota); else 404 for them.
+    crds: bool = False
+    #: Plurals this server does not serve at all (404), as an old or trimmed API server.
+    missing: set[str] = field(default_factory=set)
+    requests: list[Recorded] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._failures: dict[str, list[Any]] = {}
+        self._expire: set[str] = set()
+        self._store: dict[str, list[dict]] = {}
+        self._cache: dict[tuple, list[dict]] = {}
+        for i, obj in enumerate(self.objects):
+            self.add(obj, i)
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- data ---------------------------------------------------------------------------------
+    def add(self, obj: dict, serial: int = 0) -> None:
+        """Serve ``obj`` (with the noise a real API server adds)."""
+        kind = obj["kind"]
+        obj = copy.deepcopy(obj)
+        meta = obj.setdefault("metadata", {})
+        _group, _version, plural, namespaced = RESOURCES[kind]
+        if namespaced:
+            meta.setdefault("namespace", "default")
+        meta.setdefault("uid", str(uuid.uuid5(uuid.NAMESPACE_URL, f"{kind}/{meta.get('namespace')}/{meta['name']}")))
+        meta["resourceVersion"] = str(1000 + serial)
+        meta["generation"] = 1
+        meta["selfLink"] = f"/{plural}/{meta['name']}"
+        meta["managedFields"] = [{"manager": "kubectl-client-side-apply", "operation": "Update",
+                                  "apiVersion": obj.get("apiVersion"), "fieldsType": "FieldsV1",
+                                  "fieldsV1": {"f:metadata": {"f:labels": {}}}}]
+        annotations = meta.setdefault("annotations", {})
+        annotations["kubectl.kubernetes.io/last-applied-configuration"] = json.dumps(
+            {"kind": kind, "metadata": {"name": meta["name"]}, "note": "last-applied-secret-value"})
+        obj.pop("apiVersion", None)  # list items come without them
+        obj.pop("kind", None)
+        self._store.setdefault(kind, []).append(obj)
+
+    # -- control ------------------------------------------------------------------------------
+    def fail_next(self, plural: str, *failures: Any) -> None:
+        """The next list requests of ``plural`` fail, one per entry: an int status, a
+        ``(status, retry_after)`` pair, or ``"reset"`` (the connection closes unanswered)."""
+        with self._lock:
+            self._failures.setdefault(plural, []).extend(failures)
+
+    def expire_continue(self, plural: str) -> None:
+        """The next request of ``plural`` that carries a continue token gets 410 Gone."""
+        with self._lock:
+            self._expire.add(plural)
+
+    def methods(self) -> set[str]:
+        return {r.method for r in self.requests}
+
+    def paths(self) -> list[str]:
+        return [r.path for r in self.requests]
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def start(self) -> "FakeApiServer":
+        handler = _make_handler(self)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fake-apiserver", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> "FakeApiServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def write_kubeconfig(self, path: Path, token: str | None = None, context: str = "fake",
+                         extra_contexts: Iterable[str] = ()) -> Path:
+        """A kubeconfig for this server (``token`` defaults to the right one)."""
+        contexts = [{"name": context, "context": {"cluster": "fake", "user": "reader"}}]
+        contexts += [{"name": c, "context": {"cluster": "fake", "user": "reader"}} for c in extra_contexts]
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "fake", "cluster": {"server": self.url}}],
+            "users": [{"name": "reader", "user": {"token": self.token if token is None else token}}],
+            "contexts": contexts,
+            "current-context": context,
+        }
+        path.write_text(yaml.safe_dump(config), encoding="utf-8")
+        return path
+
+    # -- answering ----------------------------------------------------------------------------
+    def _take_failure(self, plural: str) -> Any:
+        with self._lock:
+            queue = self._failures.get(plural)
+            if queue:
+                return queue.pop(0)
+        return None
+
+    def _take_expiry(self, plural: str) -> bool:
+        with self._lock:
+            if plural in self._expire:
+                self._expire.discard(plural)
+                return True
+        return False
+
+    def route(self, path: str) -> tuple[str, str | None, str | None] | None:
+        """(kind, namespace, name) of an API path, or None."""
+        parts = [unquote(p) for p in path.strip("/").split("/")]
+        if len(parts) >= 2 and parts[0] == "api" and parts[1] == "v1":
+            group, version, rest = "", "v1", parts[2:]
+        elif len(parts) >= 3 and parts[0] == "apis":
+            group, version, rest = parts[1], parts[2], parts[3:]
+        else:
+            return None
+        namespace = name = None
+        if len(rest) >= 3 and rest[0] == "namespaces":
+            namespace, rest = rest[1], rest[2:]
+        if not rest or len(rest) > 2:
+            return None
+        plural = rest[0]
+        if len(rest) == 2:
+            name = rest[1]
+        for kind, (g, v, p, namespaced) in RESOURCES.items():
+            if (g, v, p) == (group, version, plural):
+                if namespace is not None and not namespaced:
+                    return None
+                return kind, namespace, name
+        return None
+
+    def items(self, kind: str, namespace: str | None, field_selector: str | None) -> list[dict]:
+        key = (kind, namespace, field_selector, len(self._store.get(kind, ())))
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._cache[key] = self._items(kind, namespace, field_selector)
+        return cached
+
+    def _items(self, kind: str, namespace: str | None, field_selector: str | None) -> list[dict]:
+        out = []
+        for obj in self._store.get(kind, ()):
+            if namespace is not None and obj["metadata"].get("namespace") != namespace:
+                continue
+            if field_selector and not _field_match(obj, field_selector):
+                continue
+            out.append(obj)
+        return out
+
+
+def _field_match(obj: dict, selector: str) -> bool:
+    for term in selector.split(","):
+        if "!=" in term:
+            key, value, negate = *term.split("!=", 1), True
+        else:
+            key, value = term.replace("==", "=").split("=", 1)
+            negate = False
+        current: Any = obj
+        for part in key.split("."):
+            current = current.get(part) if isinstance(current, dict) else None
+        matches = (current or "") == value
+        if matches == negate:
+            return False
+    return True
+
+
+def _status(code: int, reason: str, message: str) -> dict:
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": message, "reason": reason, "code": code}
+
+
+def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms stalls
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+        def _record(self) -> tuple[str, dict[str, list[str]], bool]:
+            parts = urlsplit(self.path)
+            query = parse_qs(parts.query, keep_blank_values=True)
+            authorized = self.headers.get("Authorization") == f"Bearer {server.token}"
+            server.requests.append(Recorded(self.command, parts.path, query, authorized))
+            return parts.path, query, authorized
+
+        def _send(self, code: int, body: dict, headers: dict[str, str] | None = None) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _refuse(self) -> None:
+            self._record()
+            length = int(self.headers.get("Content-Length") or 0)
+            if length:
+                self.rfile.read(length)
+            self._send(405, _status(405, "MethodNotAllowed", "the fake server only answers GET"))
+
+        do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _refuse
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            path, query, authorized = self._record()
+            if not authorized:
+                self._send(401, _status(401, "Unauthorized", "Unauthorized"))
+                return
+            route = server.route(path)
+            if route is None:
+                self._send(404, _status(404, "NotFound", "the server could not find the requested resource"))
+                return
+            kind, namespace, name = route
+            group, version, plural, _ = RESOURCES[kind]
+            if (kind in CRD_KINDS and not server.crds) or plural in server.missing:
+                self._send(404, _status(404, "NotFound", "the server could not find the requested resource"))
+                return
+            resource = f"{plural}.{group}" if group else plural
+            if resource in server.forbidden or plural in server.forbidden:
+                verb = "get" if name else "list"
+                scope = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
+                self._send(403, _status(403, "Forbidden",
+                                        f'{resource} is forbidden: User "system:serviceaccount:default:reader" '
+                                        f'cannot {verb} resource "{plural}" in API group "{group}" {scope}'))
+                return
+            failure = server._take_failure(plural)
+            if failure == "reset":
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                return
+            if failure is not None:
+                code, retry_after = failure if isinstance(failure, tuple) else (failure, None)
+                headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+                self._send(code, _status(code, "InternalError" if code >= 500 else "TooManyRequests",
+                                         f"injected failure {code}"), headers)
+                return
+            api_version = f"{group}/{version}" if group else version
+            if name is not None:
+                for obj in server.items(kind, namespace, None):
+                    if obj["metadata"]["name"] == name:
+                        self._send(200, {"apiVersion": api_version, "kind": kind, **obj})
+                        return
+                self._send(404, _status(404, "NotFound", f'{resource} "{name}" not found'))
+                return
+            token = (query.get("continue") or [""])[0]
+            if token and server._take_expiry(plural):
+                self._send(410, _status(410, "Expired", "The provided continue parameter is too old"))
+                return
+            selector = (query.get("fieldSelector") or [""])[0]
+            items = server.items(kind, namespace, selector or None)
+            offset = int(json.loads(base64.b64decode(token))["o"]) if token else 0
+            limit = int((query.get("limit") or ["0"])[0] or 0)
+            size = min(limit, server.max_page) if limit > 0 else len(items)
+            page = items[offset:offset + size]
+            end = offset + len(page)
+            meta: dict[str, Any] = {"resourceVersion": "5000"}
+            if limit > 0 and end < len(items):
+                meta["continue"] = base64.b64encode(json.dumps({"o": end, "rv": 5000}).encode()).decode()
+                meta["remainingItemCount"] = len(items) - end
+            self._send(200, {"apiVersion": api_version, "kind": f"{kind}List", "metadata": meta, "items": page})
+
+    return Handler
