@@ -48,23 +48,16 @@ def capacity(
     Exit 0 (the count is the answer), 2 for bad input."""
     from kschedctl.errors import EXIT_OK, UsageError
 
-    if not cluster:
-        raise UsageError(
-            "reading a live cluster is not available yet: give the cluster state with "
-            "--cluster FILE|DIR (YAML/JSON, e.g. the output of `kubectl get nodes,pods -A -o yaml`)"
-        )
-    from kschedctl.cli.explain import _load_cluster, _load_config, _load_pods, _registry_with_plugins
+    from kschedctl.cli.common import load_cluster, load_config, load_pods, registry_with_plugins
 
-    registry, extra = _registry_with_plugins(plugin or [])
-    cfg = _load_config(config, extra)
-    cluster_state = _load_cluster(cluster)
-    items = _load_pods([pod], cluster_state)
+    registry, extra = registry_with_plugins(plugin or [])
+    cfg = load_config(config, extra)
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
+    items = load_pods([pod], cluster_state)
     if len(items) != 1:
         raise UsageError(f"capacity takes one pod: {pod} holds {len(items)} pods or workloads")
     item = items[0]
-    owners = list(getattr(item, "owners", None) or ()) + list(getattr(item, "objects", None) or ())
-    if owners and hasattr(cluster_state, "with_objects"):
-        cluster_state = cluster_state.with_objects(owners)
+    cluster_state = item.apply(cluster_state)
 
     from kschedctl.render.simulate import progress_bar
     from kschedctl.scheduler.capacity import capacity as run_capacity

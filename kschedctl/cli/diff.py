@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -85,38 +85,41 @@ def diff(
     prof_b = profiles[1] if len(profiles) == 2 else prof_a
     side_a, side_b = Side("A", path_a, prof_a), Side("B", path_b, prof_b)
 
-    registry, extra = _registry(plugin or [])
-    cfg_a = _load_config(path_a, extra)
-    cfg_b = cfg_a if path_b == path_a else _load_config(path_b, extra)
-    from kschedctl.cli.live import cluster_state_from_options
+    from kschedctl.cli.common import (
+        expand_for_simulation,
+        load_cluster,
+        load_config,
+        load_pods,
+        print_warnings,
+        registry_with_plugins,
+    )
 
-    cluster_state = cluster_state_from_options(cluster, kubeconfig, context, quiet)
+    registry, extra = registry_with_plugins(plugin or [])
+    cfg_a = load_config(path_a, extra)
+    cfg_b = cfg_a if path_b == path_a else load_config(path_b, extra)
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
     warnings: list[str] = list(getattr(cluster_state, "warnings", None) or ())
 
     if simulate:
-        from kschedctl.cli.simulate import _expand
         from kschedctl.scheduler.diff import diff_simulate
 
-        batch, cluster_state, more = _expand(pods or [], cluster_state)
+        batch, cluster_state, more = expand_for_simulation(pods or [], cluster_state)
         warnings += more
         result = diff_simulate(batch, cluster_state, cfg_a, cfg_b, side_a, side_b, registry=registry, seed=seed,
                                include_cluster_pending=cluster_pending, max_attempts=max_attempts)
         if not result.pods:
             raise UsageError("no pod to compare: the files hold none and the cluster state has no pending pod")
     else:
-        from kschedctl.inputs.workloads import load_pods
         from kschedctl.scheduler.diff import diff_pods
 
-        items = load_pods(pods or [], cluster_state, stdin=sys.stdin if "-" in (pods or []) else None)
+        items = load_pods(pods or [], cluster_state)
         warnings += list(getattr(items, "warnings", []) or [])
         if not items:
             raise UsageError("no pod to compare in " + ", ".join(pods or ()))
         result = diff_pods(items, cluster_state, cfg_a, cfg_b, side_a, side_b, registry=registry, seed=seed,
                            all_filters=all_filters, extenders=not no_extenders)
 
-    if not quiet:
-        for warning in warnings:
-            typer.echo(f"warning: {warning}", err=True)
+    print_warnings(warnings, quiet)
     if output == OutputFormat.table:
         from rich.console import Console
 
@@ -128,16 +131,3 @@ def diff(
 
         sys.stdout.write(dump(result.to_dict(), output.value))
     raise typer.Exit(EXIT_OK if result.identical else EXIT_NO)
-
-
-def _registry(specs: list[str]) -> tuple[Any, dict[str, tuple[str, ...]]]:
-    # The same registry the explain and simulate commands build (built-in, out-of-tree, --plugin).
-    from kschedctl.cli.explain import _registry_with_plugins
-
-    return _registry_with_plugins(specs)
-
-
-def _load_config(path: str | None, extra: dict[str, tuple[str, ...]]) -> Any:
-    from kschedctl.config import load_config
-
-    return load_config(path, extra_plugins=extra or None)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -26,8 +25,8 @@ from kschedctl.cli.options import (
 
 @app.command()
 def explain(
-    pods: Annotated[list[str], typer.Argument(help="Pod or workload files (YAML/JSON; '-' for stdin).",
-                                              metavar="POD")],
+    pods: Annotated[Optional[list[str]], typer.Argument(
+        help="Pod or workload files (YAML/JSON; '-' for stdin); optional with --pod.", metavar="POD")] = None,
     config: ConfigOption = None,
     cluster: ClusterOption = None,
     kubeconfig: KubeconfigOption = None,
@@ -43,6 +42,9 @@ def explain(
         "--no-extenders", help="Do not call the configuration's extenders (they are called over HTTP(S) by "
                                "default, as kube-scheduler calls them).")] = False,
     quiet: QuietOption = False,
+    pod_ref: Annotated[Optional[list[str]], typer.Option(
+        "--pod", metavar="NAMESPACE/NAME", help="Explain this pending pod of the cluster as it is "
+        "(its spec.schedulerName picks the profile; repeatable).")] = None,
 ) -> None:
     """Run each pod through the profile's extension points and show, per node and plugin, the
     filter verdicts, the scores and the chosen node (or why none). Exit 0 when every pod would
@@ -50,17 +52,18 @@ def explain(
     # The core is imported here, not at module level, so that `kschedctl --help` stays fast.
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
 
-    if not cluster:
-        raise UsageError(
-            "reading a live cluster is not available yet: give the cluster state with "
-            "--cluster FILE|DIR (YAML/JSON, e.g. the output of `kubectl get nodes,pods -A -o yaml`)"
-        )
-    registry, extra = _registry_with_plugins(plugin or [])
-    cfg = _load_config(config, extra)
-    cluster_state = _load_cluster(cluster)
-    to_explain = _load_pods(pods, cluster_state)
+    if not pods and not pod_ref:
+        raise UsageError("nothing to explain: give POD files, or --pod NAMESPACE/NAME for a pod of the cluster")
+    from kschedctl.cli.common import load_cluster, load_config, load_pods, print_warnings, registry_with_plugins
+    from kschedctl.cli.live import pods_of_cluster
+
+    registry, extra = registry_with_plugins(plugin or [])
+    cfg = load_config(config, extra)
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
+    to_explain = load_pods(pods, cluster_state) if pods else pods_of_cluster(cluster_state, [])
+    to_explain.extend(pods_of_cluster(cluster_state, pod_ref or []))
     if not to_explain:
-        raise UsageError("no pod to explain in " + ", ".join(pods))
+        raise UsageError("no pod to explain in " + ", ".join(pods or ()))
 
     from kschedctl.scheduler.explain import Explainer
     from kschedctl.scheduler.result import ExplainResultList
@@ -71,9 +74,7 @@ def explain(
     # the shared state stays unchanged, so every pod is explained against the same cluster.
     results = [explainer.explain(item.pod, profile, cluster=item.apply(cluster_state)) for item in to_explain]
 
-    if not quiet:
-        for warning in [*(getattr(cluster_state, "warnings", None) or ()), *to_explain.warnings]:
-            typer.echo(f"warning: {warning}", err=True)
+    print_warnings([*cluster_state.warnings, *to_explain.warnings], quiet)
     if output == OutputFormat.table:
         from rich.console import Console
 
@@ -87,64 +88,3 @@ def explain(
         sys.stdout.write(dump(data, output.value))
     # typer drops a command's return value: the exit code travels in typer.Exit.
     raise typer.Exit(EXIT_OK if all(r.outcome == "Scheduled" for r in results) else EXIT_NO)
-
-
-# -- loading ---------------------------------------------------------------------------------
-
-
-def _load_config(path: Path | None, extra: dict[str, tuple[str, ...]]) -> Any:
-    from kschedctl.config import load_config
-
-    return load_config(None if path is None else str(path), extra_plugins=extra or None)
-
-
-def _load_cluster(paths: list[str]) -> Any:
-    from kschedctl.inputs.cluster import load_cluster
-
-    return load_cluster(paths)
-
-
-def _load_pods(paths: list[str], cluster_state: Any) -> Any:
-    from kschedctl.inputs.workloads import load_pods
-
-    return load_pods(paths, cluster_state, stdin=sys.stdin if "-" in paths else None)
-
-
-def _registry_with_plugins(specs: list[str]) -> tuple[Any, dict[str, tuple[str, ...]]]:
-    """The built-in registry plus the ``--plugin MODULE:ATTR`` (or ``file.py:ATTR``) classes."""
-    from kschedctl.plugins.registry import Registry
-
-    registry = Registry()
-    extra: dict[str, tuple[str, ...]] = {}
-    for spec in specs:
-        cls = _import_plugin(spec)
-        name = getattr(cls, "name", "") or getattr(cls, "__name__", "")
-        registry.register(name, cls)
-        extra[name] = registry.points_of(name)
-    return registry, extra
-
-
-def _import_plugin(spec: str) -> Any:
-    import importlib
-    import importlib.util
-
-    from kschedctl.errors import UsageError
-
-    target, sep, attr = spec.rpartition(":")
-    if not sep or not target or not attr:
-        raise UsageError(f"--plugin {spec}: expected MODULE:ATTR or path/to/file.py:ATTR")
-    try:
-        if target.endswith(".py"):
-            module_spec = importlib.util.spec_from_file_location(Path(target).stem, target)
-            if module_spec is None or module_spec.loader is None:
-                raise ImportError(f"cannot load {target}")
-            module = importlib.util.module_from_spec(module_spec)
-            module_spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(target)
-    except Exception as exc:  # whatever the plugin's module raises, name it and stop cleanly
-        raise UsageError(f"--plugin {spec}: {type(exc).__name__}: {exc}") from None
-    cls = getattr(module, attr, None)
-    if cls is None:
-        raise UsageError(f"--plugin {spec}: {target} has no attribute {attr}")
-    return cls

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -55,17 +55,18 @@ def simulate(
     preemptions and node usage after the run. Exit 0 when every pod is scheduled, 1 otherwise."""
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
 
-    if not cluster:
-        raise UsageError(
-            "reading a live cluster is not available yet: give the cluster state with "
-            "--cluster FILE|DIR (YAML/JSON, e.g. the output of `kubectl get nodes,pods -A -o yaml`)"
-        )
-    from kschedctl.cli.explain import _load_cluster, _load_config, _registry_with_plugins
+    from kschedctl.cli.common import (
+        expand_for_simulation,
+        load_cluster,
+        load_config,
+        print_warnings,
+        registry_with_plugins,
+    )
 
-    registry, extra = _registry_with_plugins(plugin or [])
-    cfg = _load_config(config, extra)
-    cluster_state = _load_cluster(cluster)
-    batch, cluster_state, warnings = _expand(pods or [], cluster_state)
+    registry, extra = registry_with_plugins(plugin or [])
+    cfg = load_config(config, extra)
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
+    batch, cluster_state, warnings = expand_for_simulation(pods or [], cluster_state)
     if not batch and not cluster_pending:
         raise UsageError("no pod to simulate: give pod or workload files")
 
@@ -82,9 +83,7 @@ def simulate(
         result = sim.run(batch, profile, include_cluster_pending=cluster_pending, progress=progress)
     result.warnings[:0] = warnings
 
-    if not quiet:
-        for warning in getattr(cluster_state, "warnings", None) or ():
-            typer.echo(f"warning: {warning}", err=True)
+    print_warnings(cluster_state.warnings, quiet)
     if output == OutputFormat.table:
         from rich.console import Console
 
@@ -96,27 +95,3 @@ def simulate(
 
         sys.stdout.write(dump(result.to_dict(), output.value))
     raise typer.Exit(EXIT_OK if result.all_scheduled else EXIT_NO)
-
-
-def _expand(paths: list[str], cluster_state: Any) -> tuple[list[dict], Any, list[str]]:
-    """The pods of the files, workloads expanded to their replicas; their owners and objects
-    join the cluster state."""
-    if not paths:
-        return [], cluster_state, []
-    from kschedctl.inputs.loader import load_documents
-    from kschedctl.inputs.workloads import pods_from_documents
-    from kschedctl.scheduler.simulate import expand_replicas
-
-    docs = load_documents(paths, stdin=sys.stdin if "-" in paths else None)
-    items = list(pods_from_documents(docs, cluster_state)) if docs else []
-    warnings = list(getattr(items, "warnings", []) or [])
-    batch: list[dict] = []
-    extra: list[dict] = []
-    nodes = list(getattr(cluster_state, "nodes", ()))
-    for item in items:
-        pods, objects = expand_replicas(item, nodes)
-        batch.extend(pods)
-        extra.extend(list(getattr(item, "owners", None) or ()) + objects)
-    if extra and hasattr(cluster_state, "with_objects"):
-        cluster_state = cluster_state.with_objects(extra)
-    return batch, cluster_state, warnings

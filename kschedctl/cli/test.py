@@ -70,9 +70,9 @@ def run_tests(
 
     registry = extra = None
     if plugin:
-        from kschedctl.cli.explain import _registry_with_plugins
+        from kschedctl.cli.common import registry_with_plugins
 
-        registry, extra = _registry_with_plugins(plugin)
+        registry, extra = registry_with_plugins(plugin)
     try:
         scenarios = load_scenarios(paths or ["."])
     except ScenarioFileError as exc:

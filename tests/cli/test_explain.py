@@ -14,18 +14,15 @@ from tests.cli.helpers import run_cli
 CONFIG = str(Path(__file__).resolve().parent.parent / "scheduler" / "cases" / "config-implemented.yaml")
 
 
-def test_without_cluster_says_live_reading_is_not_available() -> None:
+def test_without_cluster_and_without_kubeconfig_is_a_clear_error(monkeypatch, tmp_path) -> None:
+    # Without --cluster the live cluster of the kubeconfig is read; with none to be found, say so.
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
     result = run_cli("explain", "pod.yaml")
     assert result.exit_code == 2
-    assert "live cluster is not available yet" in result.stderr
+    assert "no kubeconfig found" in result.stderr
     assert "Traceback" not in result.stderr
-
-
-@pytest.fixture
-def inputs_ready() -> None:
-    """The rest reads files through kschedctl.inputs (built by another helper)."""
-    pytest.importorskip("kschedctl.inputs.cluster", reason="kschedctl.inputs.cluster not there yet")
-    pytest.importorskip("kschedctl.inputs.workloads", reason="kschedctl.inputs.workloads not there yet")
 
 
 def node(name: str, cpu: str = "4", taints: list | None = None) -> dict:
@@ -57,7 +54,7 @@ def write(path: Path, *docs: dict) -> str:
 
 
 @pytest.fixture
-def env(tmp_path: Path, inputs_ready: None):
+def env(tmp_path: Path):
     cluster = write(tmp_path / "cluster.yaml", node("node-a"), node("node-b"), node("node-c"),
                     running("x", "node-a", "2"), running("y", "node-b", "1"))
     return tmp_path, cluster
@@ -132,7 +129,7 @@ def test_all_filters_lists_every_filter(env) -> None:
     assert first["message"] == every["message"]
 
 
-def test_seed_is_reproducible(tmp_path: Path, inputs_ready: None) -> None:
+def test_seed_is_reproducible(tmp_path: Path) -> None:
     cluster = write(tmp_path / "c.yaml", *[node(f"node-{i}") for i in range(6)])
     picks = {json.loads(explain(tmp_path, cluster, pod(), "-o", "json", "--seed", "42").stdout)["selectedNode"]
              for _ in range(3)}

@@ -108,15 +108,19 @@ def test_cluster_pending_pods_only(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "no pod to simulate" in r.stderr
 
 
-def test_bad_input_exit_2(tmp_path: Path, cluster: str) -> None:
+def test_bad_input_exit_2(tmp_path: Path, cluster: str, monkeypatch: pytest.MonkeyPatch) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("kind: Pod\nmetadata: [\n", encoding="utf-8")
     r = run_cli("simulate", str(bad), "--cluster", cluster, "--config", CONFIG)
     assert r.exit_code == 2 and "bad.yaml" in r.stderr and "Traceback" not in r.stderr
     r = run_cli("simulate", str(tmp_path / "missing.yaml"), "--cluster", cluster)
     assert r.exit_code == 2
+    # Without --cluster the live cluster is read; with no kubeconfig anywhere that is a clear error.
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
     r = run_cli("simulate", "pod.yaml")
-    assert r.exit_code == 2 and "live cluster" in r.stderr
+    assert r.exit_code == 2 and "no kubeconfig found" in r.stderr
     good = write(tmp_path / "p.yaml", pod("p"))
     r = run_cli("simulate", good, "--cluster", cluster, "--config", CONFIG, "--profile", "nope")
     assert r.exit_code == 2 and "nope" in r.stderr

@@ -1,0 +1,67 @@
+"""What several commands load the same way: plugins, configuration, cluster state and pods.
+
+Everything here imports the core lazily, so that ``kschedctl --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Iterable
+
+import typer
+
+
+def registry_with_plugins(specs: Iterable[str]) -> tuple[Any, dict[str, tuple[str, ...]]]:
+    """The registry (built-in, out-of-tree, entry points) plus the ``--plugin`` classes, checked
+    when loaded, and the extension points of the custom ones (for config validation)."""
+    from kschedctl.plugins.loader import registry_with
+
+    return registry_with(list(specs))
+
+
+def load_config(path: Path | str | None, extra_plugins: dict[str, tuple[str, ...]]) -> Any:
+    """The defaulted configuration of ``path`` (None: the built-in default); exit 2 if invalid."""
+    from kschedctl.config import load_config as load
+
+    return load(None if path is None else str(path), extra_plugins=extra_plugins or None)
+
+
+def load_cluster(cluster: list[str] | None, kubeconfig: Path | None, context: str | None, quiet: bool) -> Any:
+    """The cluster state of the ``--cluster`` files, or else of the live cluster."""
+    from kschedctl.cli.live import cluster_state_from_options
+
+    return cluster_state_from_options(cluster, kubeconfig, context, quiet)
+
+
+def load_pods(paths: list[str], cluster_state: Any) -> Any:
+    """The pods of pod and workload files (``-`` is stdin), with warnings about skipped objects."""
+    from kschedctl.inputs.workloads import load_pods as load
+
+    return load(paths, cluster_state, stdin=sys.stdin if "-" in paths else None)
+
+
+def expand_for_simulation(paths: list[str], cluster_state: Any) -> tuple[list[dict], Any, list[str]]:
+    """The pods of the files with workloads expanded to their replicas, the cluster state with
+    their owners and other objects joined, and warnings about skipped objects."""
+    if not paths:
+        return [], cluster_state, []
+    from kschedctl.scheduler.simulate import expand_replicas
+
+    items = load_pods(paths, cluster_state)
+    batch: list[dict] = []
+    joined: list[dict] = []
+    nodes = list(cluster_state.nodes)
+    for item in items:
+        pods, objects = expand_replicas(item, nodes)
+        batch.extend(pods)
+        joined.extend(item.owners + objects)
+    if joined:
+        cluster_state = cluster_state.with_objects(joined)
+    return batch, cluster_state, list(items.warnings)
+
+
+def print_warnings(warnings: Iterable[str], quiet: bool) -> None:
+    if not quiet:
+        for warning in warnings:
+            typer.echo(f"warning: {warning}", err=True)
