@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kschedctl.errors import InputError
-from kschedctl.framework.interfaces import EXTENSION_POINT_METHODS, EXTENSION_POINTS, extension_points_of as _points
+from kschedctl.framework.interfaces import EXTENSION_POINTS, extension_points_of as _points
 
 if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.config.types import FieldError, KubeSchedulerConfiguration
@@ -341,11 +341,14 @@ def extension_points_of(specs: Iterable[str]) -> Iterable[tuple[str, tuple[str, 
 
 
 def known_plugin_points(extra: Mapping[str, Sequence[str]] | None = None) -> dict[str, tuple[str, ...]]:
-    """Out-of-tree and already loaded custom plugins plus ``extra`` (name -> extension points)."""
+    """Out-of-tree and installed (entry-point) plugins plus ``extra`` (name -> extension points).
+
+    A ``--plugin`` class counts only where it is passed in ``extra``: loading it for one command
+    must not make its name valid for the next configuration checked in the same process.
+    """
     table: dict[str, tuple[str, ...]] = dict(OUT_OF_TREE_EXTENSION_POINTS)
-    custom_plugins()  # installed entry points count as registered
-    for name, loaded in _LOADED.items():
-        table[name] = loaded.points
+    for loaded in custom_plugins():  # installed entry points count as registered
+        table[loaded.name] = loaded.points
     for name, pts in (extra or {}).items():
         table[name] = tuple(pts)
     return table
