@@ -14,7 +14,6 @@ from typing import Any
 from kschedctl.config.fielderr import invalid, not_supported
 from kschedctl.config.lines import child, index
 from kschedctl.config.types import FieldError
-from kschedctl.k8s.resources import is_extended_resource_name, is_native_resource  # noqa: F401  (re-exported)
 from kschedctl.k8s.selectors import label_key_errors, label_value_errors
 
 

@@ -313,7 +313,7 @@ def _decode(raw: bytes, name: str) -> str:
         if raw.startswith(bom):
             try:
                 return raw[len(bom):].decode(codec)
-            except UnicodeDecodeError as exc:
+            except UnicodeDecodeError:
                 raise InputError(f"not valid {codec.upper()} text (after its byte-order mark)", name) from None
     nul = raw.find(b"\x00")
     if nul >= 0:

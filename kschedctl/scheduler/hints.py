@@ -598,7 +598,6 @@ def _node_name(engine: HintEngine, scen: Scenario, status: Status) -> Step | Non
 
 
 def _node_affinity(engine: HintEngine, scen: Scenario, status: Status) -> Step | None:
-    node = scen.node_info.node or {}
     labels = dict(scen.node_info.labels)
     name = scen.name
     changes: list[dict] = []

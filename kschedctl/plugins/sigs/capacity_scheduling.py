@@ -306,7 +306,6 @@ class _Preemptor:
         potential: list = []
         if preemptor_eq is not None:
             in_eq = pre.nominated_in_eq_with_pod_req
-            total = pre.nominated_with_pod_req
             more_than_min = preemptor_eq.used_over_min_with(in_eq)
             for p in pods:
                 eq = infos.get(p.namespace)
