@@ -232,3 +232,14 @@ def test_many_nodes_table_shows_top_n(tmp_path: Path, wide_terminal: None) -> No
     _, data = explain_json(tmp_path, docs, pod)
     assert len(data["hints"]) == 30
     assert all(s["text"].startswith(f"{s['node']} needs 1 more cpu") for s in data["hints"])
+
+
+def test_node_flag_puts_that_nodes_hints_in_the_json_even_when_the_pod_fits() -> None:
+    root = Path(__file__).resolve().parents[2]
+    result = run_cli("explain", str(root / "fixtures/pods/pod.yaml"), "-f", str(root / "fixtures/cluster"),
+                     "--node", "gpu-a1", "-o", "json")
+    data = json.loads(result.stdout)
+    assert data["outcome"] == "Scheduled"
+    gpu = next(n for n in data["nodes"] if n["name"] == "gpu-a1")
+    assert [h["plugin"] for h in gpu["hints"]] == ["TaintToleration"]
+    assert gpu["hints"][0]["changes"][0]["toleration"]["key"] == "nvidia.com/gpu"
