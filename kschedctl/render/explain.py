@@ -144,6 +144,10 @@ def _stages(r: ExplainResult) -> Table:
         if s.status is not None and s.status.details:
             extra.update(s.status.details)
         extra.pop("notImplemented", None)
+        if s.extension_point == "PostFilter" and r.preemption is not None:
+            # the Preemption panel shows these in full
+            for key in ("candidates", "victims", "nominatedNode"):
+                extra.pop(key, None)
         if extra:
             info = (info + "  " if info else "") + _short(extra)
         t.add_row(s.extension_point, s.plugin, Text(s.code, style=_CODE_STYLE.get(s.code, "")), info)
@@ -368,7 +372,16 @@ def _preemption(r: ExplainResult) -> Panel:
     p = r.preemption
     assert p is not None
     body = Text(f"nominated node: {p.nominated_node}\nvictims: {', '.join(p.victims) or '-'}")
-    return Panel(Group(body), title="Preemption", border_style="yellow", expand=False)
+    if not p.candidates:
+        return Panel(Group(body), title="Preemption", border_style="yellow", expand=False)
+    t = Table(title="candidates (why the others were not chosen)", title_justify="left", box=box.SIMPLE_HEAD)
+    for col in ("node", "victims", "PDB violations", "highest victim priority", "decision"):
+        t.add_column(col)
+    for c in p.candidates:
+        decision = f"chosen ({c['decidedBy']})" if c.get("chosen") else f"lost on {c.get('lostOn', '-')}"
+        t.add_row(c.get("node", ""), ", ".join(c.get("victims") or ()) or "-", str(c.get("numPDBViolations", 0)),
+                  str(c.get("highestVictimPriority", "-")), decision)
+    return Panel(Group(body, t), title="Preemption", border_style="yellow", expand=False)
 
 
 # -- helpers ---------------------------------------------------------------------------------

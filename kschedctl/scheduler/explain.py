@@ -269,7 +269,12 @@ def build_result(
     stages = [StageResult(s.point, s.plugin, s.status, s.extra) for s in trace.stages]
     preemption = None
     if out.preemption is not None and out.preemption.nominated_node_name:
-        preemption = Preemption(out.preemption.nominated_node_name, list(out.preemption.victims))
+        candidates = next(
+            (list(s.status.details["candidates"]) for s in reversed(trace.stages)
+             if s.point == "PostFilter" and s.status is not None and (s.status.details or {}).get("candidates")),
+            [],
+        )
+        preemption = Preemption(out.preemption.nominated_node_name, list(out.preemption.victims), candidates)
     pod_info = out.pod_info
     return ExplainResult(
         pod=pod_info.key,

@@ -205,9 +205,15 @@ class NodeResult:
 class Preemption:
     nominated_node: str
     victims: list[str]
+    #: kschedctl addition: every candidate node the dry run kept (victims, PDB violations, and the
+    #: tie-break that chose or dropped it), as the PostFilter plugin reported them in its details.
+    candidates: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"nominatedNode": self.nominated_node, "victims": list(self.victims)}
+        out: dict[str, Any] = {"nominatedNode": self.nominated_node, "victims": list(self.victims)}
+        if self.candidates:
+            out["candidates"] = [dict(c) for c in self.candidates]
+        return out
 
 
 @dataclass

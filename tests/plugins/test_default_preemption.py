@@ -454,8 +454,11 @@ def test_explain_nominates_a_node_and_names_the_victims() -> None:
     assert r.outcome == "Unschedulable"
     # Preemption succeeded: upstream's message is the filter part only (empty PostFilter message).
     assert r.message == "0/3 nodes are available: 3 Insufficient cpu."
-    assert r.to_dict()["preemption"] == {"nominatedNode": "node-a",
-                                         "victims": ["default/batch-1", "default/batch-2"]}
+    preemption = r.to_dict()["preemption"]
+    assert {k: preemption[k] for k in ("nominatedNode", "victims")} == {
+        "nominatedNode": "node-a", "victims": ["default/batch-1", "default/batch-2"]}
+    # kschedctl's extension of the contract: every candidate, and why it won or lost.
+    assert [c["node"] for c in preemption["candidates"] if c["chosen"]] == ["node-a"]
     stage = next(s for s in r.to_dict()["stages"] if s["extensionPoint"] == "PostFilter")
     assert stage["plugin"] == "DefaultPreemption" and stage["code"] == "Success"
     assert stage["nominatedNode"] == "node-a"
