@@ -10,7 +10,8 @@ warnings, and, on large clusters, rejections counted by plugin and reason instea
 
 from __future__ import annotations
 
-from typing import Iterable
+import re
+from typing import Any, Iterable
 
 from rich import box
 from rich.console import Console, Group
@@ -18,6 +19,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from kschedctl.k8s.quantity import format_bytes, format_milli_cpu
 from kschedctl.scheduler.diagnosis import rejections_by_plugin
 from kschedctl.scheduler.result import ExplainResult, NodeResult
 
@@ -154,7 +156,12 @@ def _stages(r: ExplainResult) -> Table:
     return t
 
 
-def _filter_matrix(r: ExplainResult, nodes: list[NodeResult]) -> Table:
+def _filter_matrix(r: ExplainResult, nodes: list[NodeResult]) -> Group:
+    """A mark per node and rejecting plugin, then every rejection with its reason and details.
+
+    Plugins that rejected no node get no column (they are named under the table): with the
+    fifteen filters of the default profile, a column each would not fit a terminal.
+    """
     plugins = list(r.filter_plugins)
     extenders: list[str] = []
     for n in nodes:
@@ -165,29 +172,75 @@ def _filter_matrix(r: ExplainResult, nodes: list[NodeResult]) -> Table:
             elif f.plugin not in plugins:
                 plugins.insert(0, f.plugin)  # a PreFilter exclusion column comes first
     plugins += extenders
-    t = Table(title="Filter", title_justify="left", box=box.SIMPLE_HEAD)
+    rejecting = [p for p in plugins if any(f.plugin == p and not _passed(f) for n in nodes for f in n.filters)]
+    passing = [p for p in plugins if p not in rejecting and any(f.plugin == p for n in nodes for f in n.filters)]
+    t = Table(title="Filter", title_justify="left", box=box.SIMPLE_HEAD,
+              caption=("passed on every node they ran on: " + ", ".join(passing)) if passing else None,
+              caption_justify="left")
     t.add_column("Node", no_wrap=True)
-    for p in plugins:
-        t.add_column(p, overflow="fold")
+    for p in rejecting:
+        t.add_column(_header(p), justify="center")
     t.add_column("Feasible")
+    why = Table(title="Why nodes were rejected", title_justify="left", box=box.SIMPLE_HEAD)
+    for col in ("Node", "Plugin", "Reason"):
+        why.add_column(col, no_wrap=col == "Node", overflow="fold")
     for n in nodes:
         cells = {f.plugin: f for f in n.filters}
         row: list = [_node_name(r, n)]
-        for p in plugins:
+        for p in rejecting:
             f = cells.get(p)
             if f is None:
                 row.append(Text("·", style="dim"))
-            elif f.status is None or f.code == "Success":
+            elif _passed(f):
                 row.append(Text(CHECK, style="green"))
-            elif _is_missing(f.reasons):
-                row.append(Text("not implemented", style="bold magenta"))
-            elif not f.reasons and f.plugin.startswith(EXTENDER_PREFIX):
-                row.append(Text("dropped (no reason given)", style=_CODE_STYLE.get(f.code, "")))
             else:
-                row.append(Text("; ".join(f.reasons) or f.code, style=_CODE_STYLE.get(f.code, "")))
+                row.append(Text("✗", style=_CODE_STYLE.get(f.code, "")))
+                why.add_row(n.name, p, _why(f))
         row.append(Text("yes", style="green") if n.feasible else Text("no", style="red"))
         t.add_row(*row)
-    return t
+    return Group(t, why) if why.row_count else Group(t)
+
+
+def _passed(f: Any) -> bool:
+    return f.status is None or f.code == "Success"
+
+
+def _why(f: Any) -> Text:
+    """A rejection's reasons, then the facts upstream keeps out of them (e.g. what is short)."""
+    if _is_missing(f.reasons):
+        return Text("not implemented by kschedctl yet", style="bold magenta")
+    if not f.reasons and f.plugin.startswith(EXTENDER_PREFIX):
+        return Text("dropped (no reason given)", style=_CODE_STYLE.get(f.code, ""))
+    text = Text("; ".join(f.reasons) or f.code, style=_CODE_STYLE.get(f.code, ""))
+    details = f.status.details if f.status is not None else None
+    if details:
+        text.append("\n" + _details_text(details), style="dim")
+    return text
+
+
+def _details_text(details: dict) -> str:
+    short = details.get("insufficient")
+    if isinstance(short, list):  # NodeResourcesFit: what the pod asks for and what the node has
+        return "; ".join(
+            f"{_amount(i, 'requested')} requested, {_amount(i, 'used')} of {_amount(i, 'capacity')} in use"
+            f" ({i.get('resource')})" for i in short if isinstance(i, dict))
+    return _short(details)
+
+
+def _amount(item: dict, key: str) -> str:
+    value = item.get(key)
+    if item.get("unit") == "m" and isinstance(value, int):
+        return format_milli_cpu(value)
+    if item.get("unit") == "bytes" and isinstance(value, int):
+        return format_bytes(value)
+    return str(value)
+
+
+def _header(plugin: str) -> str:
+    """``NodeResourcesFit`` over three lines, so narrow columns still name their plugin."""
+    if plugin.startswith(EXTENDER_PREFIX):
+        return plugin
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "\n", plugin)
 
 
 def _rejections(r: ExplainResult) -> Table:
@@ -230,7 +283,7 @@ def _score_table(r: ExplainResult, nodes: list[NodeResult], top: int | None) -> 
             if sc.plugin.startswith(EXTENDER_PREFIX) and sc.plugin not in plugins:
                 plugins.append(sc.plugin)  # extender scores come after the plugins' (already ×10)
     for p in plugins:
-        t.add_column(p, justify="right")
+        t.add_column(_header(p), justify="right")
     t.add_column("Total", justify="right", style="bold")
     for n in shown:
         by = {s.plugin: s for s in n.scores}
