@@ -608,11 +608,18 @@ class Evaluator:
         dropped: list[str] = []
         n = len(potential_nodes)
         select = self.interface.select_victims_on_node
+        # A plugin may offer answers of earlier dry runs for nodes that did not change since
+        # (kschedctl's; see DefaultPreemption.victims_memo): same answers, no copies made.
+        victims_memo = getattr(self.interface, "victims_memo", None)
+        memo = victims_memo(state, pod_info, pdbs) if victims_memo is not None else None
         for i in range(n):
-            node_copy = potential_nodes[(offset + i) % n].clone()
-            name = node_copy.name
+            node = potential_nodes[(offset + i) % n]
+            name = node.name
             evaluated.append(name)
-            victims, num_violations, status, broken = select(state.clone(), pod_info, node_copy, pdbs, times)
+            if memo is not None:
+                victims, num_violations, status, broken = memo.select(state, pod_info, node, pdbs, times)
+            else:
+                victims, num_violations, status, broken = select(state.clone(), pod_info, node.clone(), pdbs, times)
             success = status is None or status.code == Code.Success
             if success and victims:
                 candidate = Candidate(name, victims, num_violations, broken)

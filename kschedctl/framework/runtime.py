@@ -321,9 +321,6 @@ class FrameworkHandle:
     def set_cluster(self, cluster: Any) -> None:
         self._cluster = cluster
 
-    def set_cluster(self, cluster: Any) -> None:
-        self._cluster = cluster
-
     def parallelism(self) -> int:
         return self._parallelism
 
@@ -404,7 +401,7 @@ class Framework:
         # is configured at (a partial port) counts as not implemented there.
         self._missing: dict[str, list[str]] = {}
         self._filters: list[tuple[str, Callable]] = self._bind("filter")
-        self._filter_cache_key: Any = None
+        self._filter_cache_skip: frozenset[str] = frozenset()
         self._filter_cache: list[tuple[str, Callable]] = self._filters
         self._add_pod = [(pl.name, pl.add_pod) for pl in self._implemented("preFilter")
                          if callable(getattr(pl, "add_pod", None))]
@@ -580,10 +577,11 @@ class Framework:
         skip = state.skip_filter_plugins
         if not skip:
             return self._filters
-        key = (id(skip), len(skip))
-        if key != self._filter_cache_key:
+        # Compared by content, not by id(): cycle states (and their clones in preemption's dry
+        # run) come and go, and a freed set's id can be handed to the next cycle's set.
+        if skip != self._filter_cache_skip:
             self._filter_cache = [(n, f) for n, f in self._filters if n not in skip]
-            self._filter_cache_key = key
+            self._filter_cache_skip = frozenset(skip)
         return self._filter_cache
 
     def run_filter_plugins(
@@ -598,9 +596,20 @@ class Framework:
         With ``self.all_filters`` every filter runs (for the report); the verdict is still the
         first non-success, as upstream would have stopped there.
         """
+        return self._run_filters(self._active_filters(state), state, pod_info, node_info, record)
+
+    def _run_filters(
+        self,
+        filters: list[tuple[str, Callable]],
+        state: CycleState,
+        pod_info: "PodInfo",
+        node_info: "NodeInfo",
+        record: list | None = None,
+    ) -> Status | None:
+        """``run_filter_plugins`` over the given (name, filter) pairs, in order."""
         first: Status | None = None
         all_filters = self.all_filters
-        for name, fn in self._active_filters(state):
+        for name, fn in filters:
             try:
                 status = fn(state, pod_info, node_info)
             except Exception as exc:

@@ -33,6 +33,7 @@ upstream's messages.
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from typing import Any, Callable, ClassVar, Sequence
 
 from kschedctl.errors import InputError
@@ -83,11 +84,12 @@ class DefaultPreemption(Plugin):
             raise InputError(f"{NAME} args: " + (errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"))
         #: Upstream's customization hooks (not reachable from configuration): which lower-priority
         #: pods may be victims, and the order of importance of victims.
-        self.is_eligible_pod: Callable[[Any, Any, Any], bool] = lambda node_info, victim, preemptor: True
+        self.is_eligible_pod: Callable[[Any, Any, Any], bool] = _always_eligible
         self.more_important_pod: Callable[[Any, Any, StartTimes], bool] = more_important_pod
         self.evaluator = Evaluator(NAME, handle, self)
         self._rng: random.Random | None = None
         self._pdb_cache: tuple[Any, int, list[DisruptionBudget]] | None = None
+        self._victims_memos: OrderedDict[Any, _VictimsMemo] = OrderedDict()
 
     # --- PreEnqueue --------------------------------------------------------------------------
 
@@ -191,6 +193,32 @@ class DefaultPreemption(Plugin):
             k: v for k, v in broken.items() if k in victim_keys
         }
 
+    def victims_memo(self, state: Any, pod_info: Any, pdbs: Sequence[DisruptionBudget]) -> "_VictimsMemo | None":
+        """Answers of ``select_victims_on_node`` kept across dry runs, when they can be (else None).
+
+        That is when the victims on a node depend only on that node's pods and on what the
+        framework's memo key says about the pod: the framework runs only node-local filters and
+        no PreFilter extension for this state (``node_local_chain_key``), the customization
+        hooks are the defaults, and the PodDisruptionBudgets are the same. Entries are per node
+        and NodeInfo generation, and per set of nominated pods the filters would add there.
+        """
+        if self.is_eligible_pod is not _always_eligible or self.more_important_pod is not more_important_pod:
+            return None
+        framework = getattr(self.handle, "framework", None)
+        chain_key = getattr(framework, "node_local_chain_key", None)
+        key = chain_key(state) if callable(chain_key) else None
+        if key is None:
+            return None
+        memo = self._victims_memos.get(key)
+        # The same compiled PDBs (a cluster without any gives a new empty list each time).
+        if memo is None or (memo.pdbs is not pdbs and (memo.pdbs or pdbs)):
+            memo = self._victims_memos[key] = _VictimsMemo(self, pdbs)
+            if len(self._victims_memos) > 4:
+                self._victims_memos.popitem(last=False)
+        else:
+            self._victims_memos.move_to_end(key)
+        return memo
+
     def ordered_score_funcs(self, nodes_to_victims: dict) -> None:
         """The default plugin uses the default tie-breaks (upstream returns nil)."""
         return None
@@ -253,6 +281,60 @@ def validate_args(percentage: int, absolute: int) -> list[str]:
 
 
 # --- private helpers --------------------------------------------------------------------------
+
+
+def _always_eligible(node_info: Any, victim: Any, preemptor: Any) -> bool:
+    """The default ``is_eligible_pod`` hook: every lower-priority pod may be a victim."""
+    return True
+
+
+class _VictimsMemo:
+    """``select_victims_on_node`` answers of one kind of preemptor, per node (see victims_memo).
+
+    An answer is reused only for the very NodeInfo at the same generation (same pods) and the
+    same nominated pods of equal or higher priority; the nodes the filters then marked as
+    "nominated" in the trace are marked again, so a reused answer leaves what a fresh one would.
+    Victim lists are handed out as copies.
+    """
+
+    __slots__ = ("plugin", "pdbs", "_nodes")
+
+    def __init__(self, plugin: DefaultPreemption, pdbs: Sequence[DisruptionBudget]) -> None:
+        self.plugin = plugin
+        self.pdbs = pdbs
+        self._nodes: dict[str, tuple[Any, int, dict]] = {}
+
+    def select(
+        self, state: Any, pod_info: Any, node_info: Any, pdbs: Sequence[DisruptionBudget], times: StartTimes
+    ) -> tuple[list, int, Status | None, dict[str, list[str]]]:
+        plugin = self.plugin
+        handle = plugin.handle
+        name = node_info.name
+        priority, uid = pod_info.priority, pod_info.uid
+        nominated = tuple(pi for pi in handle.nominated_pods_for_node(name)
+                          if pi.priority >= priority and pi.uid != uid)
+        entry = self._nodes.get(name)
+        if entry is None or entry[0] is not node_info or entry[1] != node_info.generation:
+            entry = self._nodes[name] = (node_info, node_info.generation, {})
+        answers = entry[2]
+        trace = getattr(handle.framework, "trace", None)
+        answer = answers.get(nominated)
+        if answer is None:
+            marked: set[str] = set()
+            if trace is not None:
+                # Watch which nodes the filters mark as nominated during this call.
+                saved, trace.nominated_nodes = trace.nominated_nodes, marked
+            try:
+                result = plugin.select_victims_on_node(state.clone(), pod_info, node_info.clone(), pdbs, times)
+            finally:
+                if trace is not None:
+                    saved |= marked
+                    trace.nominated_nodes = saved
+            answer = answers[nominated] = (result, frozenset(marked))
+        elif trace is not None and answer[1]:
+            trace.nominated_nodes |= answer[1]
+        (victims, num_violating, status, broken), _ = answer
+        return list(victims), num_violating, status, {k: list(v) for k, v in broken.items()}
 
 
 def _int(value: Any, field: str) -> int:

@@ -97,6 +97,8 @@ class InterPodAffinity(Plugin):
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
         self.plugin_args = InterPodAffinityArgs(args)
+        # PreFilter counts from earlier cycles, so only nodes that changed since are recounted.
+        self._pre_filter_cache = filtering.PreFilterCache()
 
     # --- PreFilter / extensions / Filter ------------------------------------------------------
 
@@ -111,8 +113,9 @@ class InterPodAffinity(Plugin):
         anti_terms = [filtering.merge_term_namespaces(t, namespaces) for t in pod_info.required_anti_affinity_terms]
         ns_labels = filtering.namespace_labels_of(namespaces, pod_info.namespace)
 
-        existing_anti = filtering.existing_anti_affinity_counts(pod_info, ns_labels, with_anti)
-        affinity, anti = filtering.incoming_affinity_counts(affinity_terms, anti_terms, nodes)
+        cache = self._pre_filter_cache
+        existing_anti = cache.existing_anti_affinity_counts(pod_info, ns_labels, with_anti)
+        affinity, anti = cache.incoming_affinity_counts(affinity_terms, anti_terms, nodes)
 
         if not existing_anti and not affinity_terms and not anti_terms:
             return None, Status(Code.Skip)

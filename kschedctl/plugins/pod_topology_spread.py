@@ -41,7 +41,11 @@ from kschedctl.plugins.pod_topology_spread_common import (
     build_default_constraints,
     filter_constraints,
 )
-from kschedctl.plugins.pod_topology_spread_filtering import PreFilterState, calculate_pre_filter_state
+from kschedctl.plugins.pod_topology_spread_filtering import (
+    PreFilterCache,
+    PreFilterState,
+    calculate_pre_filter_state,
+)
 from kschedctl.plugins.pod_topology_spread_scoring import (
     PreScoreState,
     count_all_nodes,
@@ -84,6 +88,8 @@ class PodTopologySpread(Plugin):
             self.default_constraints: tuple[dict, ...] = SYSTEM_DEFAULT_CONSTRAINTS
         else:
             self.default_constraints = tuple(args.get("defaultConstraints") or ())
+        # Counts from earlier cycles, so PreFilter recounts only the nodes that changed since.
+        self._pre_filter_cache = PreFilterCache()
 
     # --- constraints ----------------------------------------------------------------------------
 
@@ -124,7 +130,8 @@ class PodTopologySpread(Plugin):
             return None, _error(f"get constraints from pod: {err}", err)
         if not constraints:
             return None, Status(Code.Skip)
-        state.write(PRE_FILTER_STATE_KEY, calculate_pre_filter_state(constraints, pod_info, nodes))
+        s = calculate_pre_filter_state(constraints, pod_info, nodes, self._pre_filter_cache)
+        state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 
     def add_pod(

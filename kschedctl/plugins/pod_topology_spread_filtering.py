@@ -19,9 +19,14 @@ domains in node order; among domains with equal counts upstream may track any of
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections import OrderedDict
+from itertools import compress
+from operator import attrgetter, ne
+from typing import TYPE_CHECKING, Any, Hashable, Sequence
 
+from kschedctl.k8s.selectors import Selector
 from kschedctl.plugins.pod_topology_spread_common import (
+    HONOR,
     Constraint,
     NodeInclusion,
     count_pods_match_selector,
@@ -149,28 +154,21 @@ class PreFilterState:
 
 
 def calculate_pre_filter_state(
-    constraints: list[Constraint], pod_info: "PodInfo", node_infos: list["NodeInfo"]
+    constraints: list[Constraint],
+    pod_info: "PodInfo",
+    node_infos: list["NodeInfo"],
+    cache: "PreFilterCache | None" = None,
 ) -> PreFilterState:
-    """Upstream calPreFilterState for non-empty ``constraints``: one walk over the nodes."""
-    n = len(constraints)
-    counts: list[dict[str, int]] = [{} for _ in range(n)]
+    """Upstream calPreFilterState for non-empty ``constraints``: one walk over the nodes.
+
+    With ``cache`` (the plugin's), the walk is done once per kind of pod and then only the nodes
+    whose NodeInfo changed since the previous cycle are walked again; the state is the same.
+    """
     inclusion = NodeInclusion(pod_info)
-    namespace = pod_info.namespace
-    indexed = list(enumerate(constraints))
-    for node_info in node_infos:
-        if node_info.node is None:
-            continue
-        labels = node_info.labels
-        # Only nodes holding every topology key take part.
-        if not node_labels_match_spread_constraints(labels, constraints):
-            continue
-        pods = node_info.pods
-        for i, c in indexed:
-            if not inclusion.matches(c, node_info):
-                continue
-            value = labels[c.topology_key]
-            m = counts[i]
-            m[value] = m.get(value, 0) + (count_pods_match_selector(pods, c, namespace) if pods else 0)
+    counts = cache.counts(constraints, pod_info, node_infos, inclusion) if cache is not None else None
+    if counts is None:
+        counts = _sum_contributions(constraints, _contributions(constraints, pod_info, node_infos, inclusion))
+    n = len(constraints)
     paths: list[CriticalPaths] = []
     for i in range(n):
         p = CriticalPaths()
@@ -180,3 +178,168 @@ def calculate_pre_filter_state(
     pod_labels = pod_info.labels
     self_match = [1 if c.selector.matches(pod_labels) else 0 for c in constraints]
     return PreFilterState(constraints, paths, counts, self_match, inclusion)
+
+
+def _node_contribution(
+    constraints: Sequence[Constraint], namespace: str, node_info: "NodeInfo", inclusion: NodeInclusion
+) -> Any:
+    """One node's part of the PreFilter counts: None when the node takes no part (no node object,
+    or a topology key missing), else per constraint None (excluded by the node inclusion policies)
+    or (topology value, matching pods on the node)."""
+    if node_info.node is None:
+        return None
+    labels = node_info.labels
+    # Only nodes holding every topology key take part.
+    if not node_labels_match_spread_constraints(labels, constraints):
+        return None
+    pods = node_info.pods
+    out = []
+    for c in constraints:
+        if not inclusion.matches(c, node_info):
+            out.append(None)
+            continue
+        out.append((labels[c.topology_key], count_pods_match_selector(pods, c, namespace) if pods else 0))
+    return tuple(out)
+
+
+def _contributions(
+    constraints: Sequence[Constraint], pod_info: "PodInfo", node_infos: Sequence["NodeInfo"], inclusion: NodeInclusion
+) -> list[Any]:
+    namespace = pod_info.namespace
+    return [_node_contribution(constraints, namespace, node_info, inclusion) for node_info in node_infos]
+
+
+def _sum_contributions(constraints: Sequence[Constraint], contributions: list[Any]) -> list[dict[str, int]]:
+    """Per constraint, topology value -> matching pods, values in the order nodes first show them
+    (the order upstream's walk would insert them in, which the critical paths depend on)."""
+    counts: list[dict[str, int]] = [{} for _ in constraints]
+    for contribution in contributions:
+        if contribution is None:
+            continue
+        for m, part in zip(counts, contribution):
+            if part is not None:
+                value, num = part
+                m[value] = m.get(value, 0) + num
+    return counts
+
+
+def _participation(contribution: Any) -> Any:
+    """Which domains a node's contribution goes to, without the pod counts."""
+    if contribution is None:
+        return None
+    return tuple(None if part is None else part[0] for part in contribution)
+
+
+_generation_of = attrgetter("generation")
+
+
+class _CacheEntry:
+    __slots__ = ("nodes", "names", "generations", "contributions", "counts")
+
+    def __init__(self, nodes: list, generations: list[int], contributions: list[Any], counts: list[dict[str, int]]):
+        self.nodes = nodes
+        self.names = [n.name for n in nodes]
+        self.generations = generations
+        self.contributions = contributions
+        self.counts = counts
+
+
+class PreFilterCache:
+    """PreFilter counts kept between scheduling cycles (kschedctl's; upstream recounts every time).
+
+    A pod's counts depend on its constraints (topology keys, selectors, inclusion policies), its
+    namespace, what the node inclusion policies read of it (required node affinity, tolerations),
+    and on the nodes. For pods that agree on the former (the replicas of a workload), each node's
+    contribution is remembered with the NodeInfo generation it was computed at; the next such pod
+    recounts only the nodes whose generation moved (a pod placed, a victim removed) and adjusts
+    the sums. When a changed node's domains change too (its labels, taints or node object), or
+    the node list itself differs, everything is recounted, so value order and counts always equal
+    a fresh walk. Pods whose selectors are not plain ``Selector`` objects (deduced default
+    selectors) are never cached, nor lists with two nodes of one name (NodeInclusion answers by
+    name within a cycle, which a sum over several cycles could not reproduce).
+    """
+
+    __slots__ = ("_entries", "max_entries")
+
+    def __init__(self, max_entries: int = 8) -> None:
+        self._entries: OrderedDict[Hashable, _CacheEntry] = OrderedDict()
+        self.max_entries = max_entries
+
+    def counts(
+        self, constraints: list[Constraint], pod_info: "PodInfo", node_infos: Sequence["NodeInfo"],
+        inclusion: NodeInclusion,
+    ) -> list[dict[str, int]] | None:
+        """Fresh per-constraint counts for ``pod_info`` (dicts the caller may change), or None
+        when the pod cannot be cached."""
+        key = _cache_key(constraints, pod_info)
+        if key is None:
+            return None
+        nodes = node_infos if isinstance(node_infos, list) else list(node_infos)
+        generations = list(map(_generation_of, nodes))
+        entry = self._entries.get(key)
+        if entry is not None and entry.nodes == nodes:  # same NodeInfo objects, in the same order
+            self._entries.move_to_end(key)
+            if entry.generations != generations and not self._update(entry, constraints, pod_info, nodes,
+                                                                     generations, inclusion):
+                entry = None
+        else:
+            entry = None
+        if entry is None:
+            if len({n.name for n in nodes}) != len(nodes):
+                return None
+            contributions = _contributions(constraints, pod_info, nodes, inclusion)
+            entry = _CacheEntry(list(nodes), generations, contributions, _sum_contributions(constraints, contributions))
+            self._entries[key] = entry
+            if len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return [dict(m) for m in entry.counts]
+
+    @staticmethod
+    def _update(entry: _CacheEntry, constraints: list[Constraint], pod_info: "PodInfo", nodes: list,
+                generations: list[int], inclusion: NodeInclusion) -> bool:
+        """Recount the nodes whose generation moved; False when their domains changed (recount all)."""
+        old_generations = entry.generations
+        # indices whose generation differs, found at C speed (this runs on every cycle)
+        changed = list(compress(range(len(generations)), map(ne, generations, old_generations)))
+        names = entry.names
+        for i in changed:
+            if nodes[i].name != names[i]:
+                return False  # renamed: names may no longer be unique
+        namespace = pod_info.namespace
+        contributions = entry.contributions
+        fresh = [(i, _node_contribution(constraints, namespace, nodes[i], inclusion)) for i in changed]
+        for i, contribution in fresh:
+            if _participation(contribution) != _participation(contributions[i]):
+                return False
+        counts = entry.counts
+        for i, contribution in fresh:
+            old = contributions[i]
+            if contribution is not None:
+                for m, part, old_part in zip(counts, contribution, old):
+                    if part is not None and part[1] != old_part[1]:
+                        m[part[0]] += part[1] - old_part[1]
+            contributions[i] = contribution
+        entry.generations = generations
+        return True
+
+
+def _cache_key(constraints: list[Constraint], pod_info: "PodInfo") -> Hashable | None:
+    """What the counts depend on, or None when a selector is not hashable by content."""
+    parts = []
+    honor_affinity = honor_taints = False
+    for c in constraints:
+        selector = c.selector
+        if type(selector) is not Selector:
+            return None
+        parts.append((c.topology_key, selector, c.node_affinity_policy, c.node_taints_policy))
+        honor_affinity = honor_affinity or c.node_affinity_policy == HONOR
+        honor_taints = honor_taints or c.node_taints_policy == HONOR
+    affinity = taints = None
+    if honor_affinity:
+        # What RequiredNodeAffinity(pod) reads; repr tells apart any two different plain values.
+        spec = pod_info.pod.get("spec") or {}
+        node_affinity = (spec.get("affinity") or {}).get("nodeAffinity") or {}
+        affinity = repr((spec.get("nodeSelector"), node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")))
+    if honor_taints:
+        taints = repr(pod_info.tolerations)
+    return (tuple(parts), pod_info.namespace, affinity, taints)

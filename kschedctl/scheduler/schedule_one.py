@@ -492,7 +492,21 @@ class Scheduler:
         best = max(ns.total_score for ns in node_scores)
         tied = [ns.name for ns in node_scores if ns.total_score == best]
         selected = tied[0]
-        randrange = self.rng.randrange
+        rng = self.rng
+        if _plain_randrange(rng):
+            # randrange(count) spelled out (the stdlib's _randbelow_with_getrandbits): the same
+            # getrandbits calls in the same order, so the same pick and the same random state
+            # afterwards, without two Python calls per tied node.
+            getrandbits = rng.getrandbits
+            for count in range(2, len(tied) + 1):
+                k = count.bit_length()
+                r = getrandbits(k)
+                while r >= count:
+                    r = getrandbits(k)
+                if r == 0:  # replace the pick with probability 1/count
+                    selected = tied[count - 1]
+            return selected, tied
+        randrange = rng.randrange
         for count in range(2, len(tied) + 1):
             if randrange(count) == 0:  # replace the pick with probability 1/count
                 selected = tied[count - 1]
@@ -642,6 +656,17 @@ class Scheduler:
         out.message = f"plugin(s) not implemented by kschedctl yet: {missing}{detail}"
         out.outcome = "Error"
         return out
+
+
+_RANDBELOW_WITH_GETRANDBITS = getattr(random.Random, "_randbelow_with_getrandbits", None)
+
+
+def _plain_randrange(rng: Any) -> bool:
+    """Whether ``rng.randrange(n)`` (n > 0) is the stdlib's ``_randbelow_with_getrandbits(n)``,
+    which ``select_host`` may then spell out."""
+    if _RANDBELOW_WITH_GETRANDBITS is None or type(rng).randrange is not random.Random.randrange:
+        return False
+    return getattr(getattr(rng, "_randbelow", None), "__func__", None) is _RANDBELOW_WITH_GETRANDBITS
 
 
 def _gated_by_implemented(trace: Trace) -> bool:

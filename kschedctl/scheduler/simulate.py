@@ -41,7 +41,7 @@ from kschedctl.framework.runtime import (
     _is_not_implemented,
     _raised,
 )
-from kschedctl.framework.snapshot import Snapshot, zone_key
+from kschedctl.framework.snapshot import Snapshot
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import PodInfo
 from kschedctl.scheduler.queue import (
@@ -226,6 +226,7 @@ NODE_LOCAL_SCORES = frozenset({"TaintToleration", "NodeAffinity", "NodeResources
 #: Memoized answers kept per node before that node's memo is dropped (bounds memory when
 #: every pod of a batch is different).
 _MEMO_PER_NODE = 64
+_MISSING = object()
 
 
 def _builtin(plugin: Any) -> bool:
@@ -250,21 +251,20 @@ class _LeanFramework(Framework):
     - A cycle's trace keeps no per-node filter records (``filters = None`` makes
       ``find_nodes_that_pass_filters`` skip them); stages and not-implemented plugins are still
       recorded, the scheduler needs the latter to turn such a cycle into an Error.
-    - With ``memo_key`` set (the pod's ``pod_signature``), the verdict of the filter chain on a
-      node and the raw score of each node-local score plugin are remembered per node and
-      reused while that node's NodeInfo generation is unchanged, for pods with the same
-      signature, when every filter that runs is node-local. The answers are the plugins' own;
-      only repeated calls are saved. ``run_score_plugins`` is the runtime's, step for step, with
-      that lookup added.
+    - With ``memo_key`` set (the pod's ``pod_signature``), the verdict of the node-local filters
+      that run first in the chain (all of it when every filter is node-local) and the raw score
+      of each node-local score plugin are remembered per node and reused while that node's
+      NodeInfo generation is unchanged, for pods with the same signature; the filters after them
+      run every time. Scratch copies of nodes (nominated pods added, preemption's dry run) are
+      never memoized. The answers are the plugins' own; only repeated calls are saved.
+      ``run_score_plugins`` is the runtime's, step for step, with that lookup added.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.memo_key: str | None = None
         self._memo: dict[str, tuple[int, dict]] = {}
-        self._memo_state: Any = None
-        self._memo_filters_ok = False
-        self._memo_filter_key: Any = None
+        self._memo_plan: Any = None
         local = {name for name, fn in self._filters
                  if name in NODE_LOCAL_FILTERS and _builtin(getattr(fn, "__self__", None))}
         self._local_filters = frozenset(local)
@@ -285,27 +285,109 @@ class _LeanFramework(Framework):
             entry = self._memo[node_info.name] = (generation, {})
         return entry[1]
 
+    def _filter_plan(self, state: Any, key: str) -> tuple[Any, list, list]:
+        """(memo key, node-local leading filters, the filters after them) of this cycle.
+
+        The filters run in order and the first non-success decides, so the verdict of the
+        leading node-local filters can be memoized even when later filters (PodTopologySpread,
+        InterPodAffinity...) must run every time. Re-derived only when the pod signature or the
+        skipped plugins change (a preemption dry run clones the state for every node).
+        """
+        plan = self._memo_plan
+        skip = state.skip_filter_plugins
+        if plan is None or plan[0] != key or skip != plan[1]:
+            plan = self._memo_plan = self._make_plan(state, key)
+        return plan[2], plan[3], plan[4]
+
+    def _make_plan(self, state: Any, key: str) -> tuple:
+        skip = state.skip_filter_plugins
+        active = self._active_filters(state)
+        n = 0
+        while n < len(active) and active[n][0] in self._local_filters:
+            n += 1
+        fkey = (key, tuple(sorted(skip)))
+        # The whole chain is node-local and no PreFilter extension (AddPod/RemovePod) would
+        # change the state when pods are added or removed: a node's answer then depends on the
+        # pod signature and that node's pods alone, even on a copy with pods added or removed.
+        extensions = [name for name, _ in self._add_pod + self._remove_pod if name not in skip]
+        chain_key = fkey if n == len(active) and not extensions else None
+        return (key, frozenset(skip), fkey, active[:n], active[n:], chain_key)
+
+    def node_local_chain_key(self, state: Any) -> Any:
+        """A key for answers of the whole filter chain for this state when they depend only on
+        the pod signature and the node (see ``_make_plan``), else None. Used by
+        DefaultPreemption to reuse dry-run answers of nodes that did not change."""
+        key = self.memo_key
+        if key is None or self.all_filters:
+            return None
+        self._filter_plan(state, key)
+        return self._memo_plan[5]
+
+    def _is_snapshot_node(self, node_info: Any) -> bool:
+        snapshot = self.handle.snapshot()
+        get = getattr(snapshot, "get_or_none", None)
+        return get is not None and get(node_info.name) is node_info
+
     def run_filter_plugins(self, state: Any, pod_info: Any, node_info: Any, record: list | None = None) -> Any:
         key = self.memo_key
         if key is None or record is not None or self.all_filters:
             return super().run_filter_plugins(state, pod_info, node_info, record)
-        if state is not self._memo_state:
-            skip = state.skip_filter_plugins
-            self._memo_state = state
-            self._memo_filters_ok = all(name in self._local_filters for name, _ in self._filters if name not in skip)
-            self._memo_filter_key = (key, tuple(sorted(skip)))
-        if not self._memo_filters_ok:
-            return super().run_filter_plugins(state, pod_info, node_info, record)
-        entry = self._memo.get(node_info.name)
-        if entry is None or entry[0] != node_info.generation or len(entry[1]) > _MEMO_PER_NODE:
-            entry = self._memo[node_info.name] = (node_info.generation, {})
+        fkey, local, rest = self._filter_plan(state, key)
+        if not local:
+            return self._run_filters(rest, state, pod_info, node_info, None)
+        name = node_info.name
+        generation = node_info.generation
+        entry = self._memo.get(name)
+        if entry is None or entry[0] != generation or len(entry[1]) > _MEMO_PER_NODE:
+            if not self._is_snapshot_node(node_info):
+                # A scratch copy (nominated pods added, a preemption dry run): its generation is
+                # never seen again, and the snapshot node's memo must stay.
+                return self._run_filters(local + rest, state, pod_info, node_info, None)
+            entry = self._memo[name] = (generation, {})
         memo = entry[1]
-        fkey = self._memo_filter_key
         try:
-            return memo[fkey]
+            status = memo[fkey]
         except KeyError:
-            status = memo[fkey] = super().run_filter_plugins(state, pod_info, node_info, None)
+            status = memo[fkey] = self._run_filters(local, state, pod_info, node_info, None)
+        if status is not None or not rest:
+            return status  # a node-local filter said no (or there is nothing else to run)
+        return self._run_filters(rest, state, pod_info, node_info, None)
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: Any, pod_info: Any, node_info: Any, record: list | None = None
+    ) -> Any:
+        """The runtime's two passes; the first (nominated pods added, on a copy of the node) is
+        memoized per node like the filters when the whole chain is node-local."""
+        if record is not None:
+            return super().run_filter_plugins_with_nominated_pods(state, pod_info, node_info, record)
+        nominated = self.handle.nominated_pods_for_node(node_info.name)
+        if not nominated:
+            return self.run_filter_plugins(state, pod_info, node_info, None)
+        priority, uid = pod_info.priority, pod_info.uid
+        ge = tuple(pi for pi in nominated if pi.priority >= priority and pi.uid != uid)
+        if not ge:
+            return self.run_filter_plugins(state, pod_info, node_info, None)
+        chain = self.node_local_chain_key(state)
+        if chain is None or not self._is_snapshot_node(node_info):
+            return super().run_filter_plugins_with_nominated_pods(state, pod_info, node_info, None)
+        memo = self._node_memo(node_info)
+        # The nominated PodInfos themselves are part of the key (what they request never changes).
+        mkey = ("nominated", chain, ge)
+        status = memo.get(mkey, _MISSING)
+        if status is _MISSING:
+            node_out = node_info.clone()
+            state_out = state.clone()
+            for pi in ge:
+                node_out.add_pod(pi)
+                s = self.run_pre_filter_extension_add_pod(state_out, pod_info, pi, node_out)
+                if s is not None and s.code != Code.Success:
+                    return Status(Code.Error, s.message(), error=s.error)
+            status = memo[mkey] = self.run_filter_plugins(state_out, pod_info, node_out, None)
+        if self.trace is not None:
+            self.trace.nominated_nodes.add(node_info.name)
+        if status is not None and status.code != Code.Success:
             return status
+        return self.run_filter_plugins(state, pod_info, node_info, None)
 
     def run_score_plugins(self, state: Any, pod_info: Any, nodes: list) -> Any:
         key = self.memo_key

@@ -1,0 +1,330 @@
+"""Behaviour fingerprint of the scheduling hot paths: run it before and after a speed change.
+
+    python3 -m benchmarks.equivalence            # one digest per workload, then a combined one
+    python3 -m benchmarks.equivalence --verbose  # also the outcome counts
+
+Each workload of ``benchmarks.simulate`` (plus a few variants that reach the scoring and
+preemption paths the default ones do not) is simulated at a small size with a fixed seed; the
+``SimulationResult`` JSON (timings removed) is hashed. Then a few probe pods are explained
+against the cluster as the simulation left it, with every filter run, and their ``ExplainResult``
+JSON (per-node statuses, details, raw and normalized scores, the chosen node, preemption
+candidates) is hashed too. An optimization that changes no behaviour leaves every digest as it
+was; any change in a verdict, reason, score, message, detail or random draw shows up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import sys
+from typing import Any, Callable
+
+from benchmarks.simulate import WORKLOADS, _cluster, anti_affinity, preemption, scheduling_basic, topology_spreading
+from benchmarks.synthetic import node, perf_pod, topology_spread_spec
+
+SEED = 7
+
+
+def _soft_spread(n: int, init: int, measure: int):
+    """ScheduleAnyway zone + hostname spreading (PreScore/Score/NormalizeScore of PodTopologySpread)."""
+    nodes, init_pods, _, classes = topology_spreading(n, init, 0)
+    for i, p in enumerate(init_pods):
+        if i % 3 == 0:
+            p["metadata"]["labels"] = {"color": "blue"}
+    spec = {"topologySpreadConstraints": [
+        {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+         "labelSelector": {"matchLabels": {"color": "blue"}}},
+        {"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+         "labelSelector": {"matchLabels": {"color": "blue"}}}]}
+    pods = [perf_pod(f"soft-{i:06d}", labels={"color": "blue"}, extra_spec=copy.deepcopy(spec)) for i in range(measure)]
+    return nodes, init_pods, pods, classes
+
+
+def _preferred_affinity(n: int, init: int, measure: int):
+    """Preferred affinity / anti-affinity both ways plus required zone affinity (InterPodAffinity scoring)."""
+    nodes = [node(i) for i in range(n)]
+    names = [x["metadata"]["name"] for x in nodes]
+    pref = {"affinity": {
+        "podAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "topology.kubernetes.io/zone"}],
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 10, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "db"}},
+                                                   "topologyKey": "kubernetes.io/hostname"}}]},
+        "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 5, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "web"}},
+                                              "topologyKey": "kubernetes.io/hostname"}}]}}}
+    init_pods = []
+    for i in range(init):
+        labels = {"app": "db"} if i % 7 == 0 else {"app": "web"} if i % 5 == 0 else {"app": "bench"}
+        extra = copy.deepcopy(pref) if i % 11 == 0 else None
+        init_pods.append(perf_pod(f"init-{i:06d}", node_name=names[(i * 13) % n], labels=labels, extra_spec=extra))
+    pods = [perf_pod(f"web-{i:06d}", labels={"app": "web"}, extra_spec=copy.deepcopy(pref)) for i in range(measure)]
+    return nodes, init_pods, pods, {}
+
+
+def _mixed_preemption(n: int, init: int, measure: int):
+    """Preemption with anti-affinity and spreading victims (PreFilter extensions in the dry run)."""
+    nodes, init_pods, pods, classes = preemption(n, init, measure)
+    for i, p in enumerate(init_pods):
+        if i % 4 == 0:
+            p["metadata"]["labels"] = {"color": "green"}
+            p["spec"].update(copy.deepcopy({"affinity": {"podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": {"matchLabels": {"color": "red"}}, "topologyKey": "kubernetes.io/hostname"}]}}}))
+    for i, p in enumerate(pods):
+        p["metadata"]["labels"] = {"color": "red" if i % 3 == 0 else "blue"}
+        p["spec"].update(topology_spread_spec(max_skew=3, labels={"color": "blue"}))
+    return nodes, init_pods, pods, classes
+
+
+def _preemption_pdb(n: int, init: int, measure: int):
+    """Preemption with three priorities, PodDisruptionBudgets and host ports (violating victims,
+    reprieves, nominated pods of several priorities competing)."""
+    nodes, init_pods, pods, classes = preemption(n, init, measure)
+    classes = dict(classes, mid={**classes["low"], "metadata": {"name": "mid"}, "value": 5})
+    for i, p in enumerate(init_pods):
+        p["metadata"]["labels"] = {"app": "db" if i % 3 == 0 else "web"}
+        if i % 5 == 0:
+            p["spec"]["priorityClassName"] = "mid"
+            p["spec"].pop("priority", None)
+    for i, p in enumerate(pods):
+        p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = ["3000m", "1800m", "900m"][i % 3]
+        p["spec"]["containers"][0]["resources"]["limits"]["cpu"] = ["3000m", "1800m", "900m"][i % 3]
+        if i % 4 == 1:
+            p["spec"]["priorityClassName"] = "mid"
+        if i % 7 == 0:
+            p["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 8080}]
+    pdbs = [{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+             "metadata": {"name": "db", "namespace": "default"},
+             "spec": {"selector": {"matchLabels": {"app": "db"}}}, "status": {"disruptionsAllowed": 0}},
+            {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+             "metadata": {"name": "web", "namespace": "default"},
+             "spec": {"selector": {"matchLabels": {"app": "web"}}}, "status": {"disruptionsAllowed": 1}}]
+    classes["__pdbs__"] = pdbs
+    return nodes, init_pods, pods, classes
+
+
+#: name -> (builder, nodes, initial pods, measured pods)
+CASES: dict[str, tuple[Callable, int, int, int]] = {
+    "SchedulingBasic": (scheduling_basic, 500, 100, 150),
+    "TopologySpreading": (topology_spreading, 500, 500, 150),
+    "SchedulingPodAntiAffinity": (anti_affinity, 300, 100, 150),
+    "PreemptionBasic": (preemption, 150, 600, 60),
+    "SoftSpreading": (_soft_spread, 300, 300, 100),
+    "PreferredAffinity": (_preferred_affinity, 300, 400, 100),
+    "MixedPreemption": (_mixed_preemption, 150, 600, 40),
+    "PreemptionPDB": (_preemption_pdb, 120, 480, 80),
+}
+assert set(WORKLOADS) <= set(CASES)
+
+
+def _strip(obj: Any) -> Any:
+    """Drop wall-clock fields, which differ run to run."""
+    if isinstance(obj, dict):
+        return {k: _strip(v) for k, v in obj.items() if k not in ("seconds",)}
+    if isinstance(obj, list):
+        return [_strip(v) for v in obj]
+    return obj
+
+
+def _digest(obj: Any) -> str:
+    text = json.dumps(_strip(obj), sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def run_case(name: str, config: Any, verbose: bool = False) -> tuple[str, str]:
+    from kschedctl.scheduler.explain import Explainer, admit
+    from kschedctl.scheduler.simulate import Simulator
+
+    build, n, init, measure = CASES[name]
+    nodes, init_pods, pods, classes = build(n, init, measure)
+    probes = copy.deepcopy(pods[:3])
+    for i, p in enumerate(probes):
+        p["metadata"]["name"] = f"probe-{i}"
+        p["metadata"]["uid"] = f"uid-probe-{i}"
+    pdbs = classes.pop("__pdbs__", None)
+
+    def make_cluster(bound: list[dict]) -> Any:
+        cluster = _cluster(nodes, bound, classes)
+        if pdbs:
+            cluster.pdbs = {f"default/{x['metadata']['name']}": x for x in pdbs}
+        return cluster
+
+    # The same batch without any of the simulator's memos (``memoize=False``) must agree.
+    unmemoized = copy.deepcopy(pods)
+    cluster = make_cluster(copy.deepcopy(init_pods))
+    plain = Simulator(cluster, copy.deepcopy(config), seed=SEED, memoize=False).run(
+        [admit(p, cluster) for p in unmemoized], admit_pods=False, include_cluster_pending=False)
+    cluster = make_cluster(init_pods)
+    sim = Simulator(cluster, copy.deepcopy(config), seed=SEED)
+    batch = [admit(p, cluster) for p in pods]
+    result = sim.run(batch, admit_pods=False, include_cluster_pending=False)
+    sim_digest = _digest(result.to_dict())
+    if _digest(plain.to_dict()) != sim_digest:
+        print(f"  {name}: MISMATCH between memoize=True and memoize=False")
+        sim_digest += "!memo-mismatch"
+    if verbose:
+        print(f"  {name}: {result.counts()} preemptions={len(result.preemptions)} cycles={result.cycles}")
+
+    # Probes against the cluster as the batch left it (placed pods bound, victims gone).
+    placed = [p for p in batch if (p.get("spec") or {}).get("nodeName")]
+    victims = {v for rec in result.preemptions for v in rec.victims}
+    kept = [p for p in init_pods if f"{p['metadata']['namespace']}/{p['metadata']['name']}" not in victims]
+    after = make_cluster(kept + [p for p in placed if f"default/{p['metadata']['name']}" not in victims])
+    explainer = Explainer(after, copy.deepcopy(config), seed=SEED, all_filters=True)
+    probe_results = [explainer.explain(p).to_dict() for p in probes]
+    return sim_digest, _digest(probe_results)
+
+
+def fuzz_caches(rounds: int, seed: int = 1) -> int:
+    """Differential check of the PreFilter count caches against a fresh walk, on random clusters
+    changed at random between cycles (pods added and removed, nodes relabelled, lists changed).
+    Returns the number of mismatches (printed)."""
+    import random
+
+    from kschedctl.framework.types import NodeInfo, PodInfo
+    from kschedctl.plugins import inter_pod_affinity_filtering as ipa
+    from kschedctl.plugins import pod_topology_spread_filtering as pts
+    from kschedctl.plugins.pod_topology_spread_common import filter_constraints
+
+    rng = random.Random(seed)
+    colors, namespaces = ["red", "blue", "green"], ["default", "other"]
+    failures = 0
+
+    def make_node(i: int) -> dict:
+        labels = {"kubernetes.io/hostname": f"n{i}"}
+        if rng.random() < 0.85:
+            labels["zone"] = rng.choice(["a", "b", "c"])
+        if rng.random() < 0.3:
+            labels["disk"] = "ssd"
+        spec = {"taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]} if rng.random() < 0.1 else {}
+        return {"metadata": {"name": f"n{i}", "labels": labels}, "spec": spec,
+                "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+
+    serial = iter(range(10**9))
+
+    def make_pod(node_name: str | None = None) -> PodInfo:
+        k = next(serial)
+        color = rng.choice(colors)
+        spec: dict = {"containers": [{"name": "c"}]}
+        if node_name:
+            spec["nodeName"] = node_name
+        if rng.random() < 0.3:
+            spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"color": rng.choice(colors)}},
+                 "topologyKey": rng.choice(["kubernetes.io/hostname", "zone"])}]}}
+        if rng.random() < 0.2:
+            spec["nodeSelector"] = {"disk": "ssd"}
+        meta = {"name": f"p{k}", "namespace": rng.choice(namespaces), "uid": f"u{k}", "labels": {"color": color}}
+        if rng.random() < 0.05:
+            meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+        return PodInfo({"metadata": meta, "spec": spec})
+
+    def spread(when: str, key: str, honor_taints: bool) -> list[dict]:
+        c = {"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": when,
+             "labelSelector": {"matchLabels": {"color": rng.choice(colors)}}}
+        if honor_taints:
+            c["nodeTaintsPolicy"] = "Honor"
+        return [c]
+
+    for round_ in range(rounds):
+        nodes = [NodeInfo(make_node(i)) for i in range(rng.randint(1, 25))]
+        for _ in range(rng.randint(0, 60)):
+            ni = rng.choice(nodes)
+            ni.add_pod(make_pod(ni.name))
+        pts_cache, ipa_cache = pts.PreFilterCache(max_entries=3), ipa.PreFilterCache(max_entries=3)
+        kinds = [make_pod() for _ in range(4)]
+        shapes = [spread("DoNotSchedule", rng.choice(["zone", "kubernetes.io/hostname"]), rng.random() < 0.5)
+                  + (spread("DoNotSchedule", "zone", False) if rng.random() < 0.3 else []) for _ in kinds]
+        for cycle in range(40):
+            # change the cluster
+            for _ in range(rng.randint(0, 3)):
+                op = rng.random()
+                ni = rng.choice(nodes)
+                if op < 0.5:
+                    ni.add_pod(make_pod(ni.name))
+                elif op < 0.8 and ni.pods:
+                    ni.remove_pod(rng.choice(ni.pods))
+                elif op < 0.9:
+                    ni.set_node(make_node(int(ni.name[1:])))
+                elif op < 0.95:
+                    nodes.append(NodeInfo(make_node(next(serial) + 1000 if rng.random() < 0.8 else rng.randrange(30))))
+                elif len(nodes) > 1:
+                    nodes.remove(ni)
+            k = rng.randrange(len(kinds))
+            pod_info = kinds[k]
+            listing = nodes if rng.random() < 0.8 else [n for n in nodes if rng.random() < 0.7]
+            # PodTopologySpread
+            constraints = filter_constraints(shapes[k], pod_info.labels, "DoNotSchedule")
+            want = pts.calculate_pre_filter_state(constraints, pod_info, listing)
+            got = pts.calculate_pre_filter_state(constraints, pod_info, listing, pts_cache)
+            if [list(m.items()) for m in want.tp_value_to_match_num] != \
+                    [list(m.items()) for m in got.tp_value_to_match_num] or want.to_dict() != got.to_dict():
+                failures += 1
+                print(f"PodTopologySpread mismatch (round {round_}, cycle {cycle}): {want.to_dict()} != {got.to_dict()}")
+            # InterPodAffinity
+            with_anti = [n for n in listing if n.pods_with_required_anti_affinity]
+            ns_labels = {"team": "x"} if pod_info.namespace == "other" else {}
+            w = ipa.existing_anti_affinity_counts(pod_info, ns_labels, with_anti)
+            g = ipa_cache.existing_anti_affinity_counts(pod_info, ns_labels, with_anti)
+            if w.counts != g.counts or w.witnesses != g.witnesses:
+                failures += 1
+                print(f"existing anti-affinity mismatch (round {round_}): {w.counts} != {g.counts}")
+            terms = [ipa.merge_term_namespaces(t, {}) for t in make_pod().required_anti_affinity_terms]
+            aff_terms = terms[:1] if rng.random() < 0.5 else []
+            anti_terms = [ipa.merge_term_namespaces(t, {}) for t in kinds[k].required_anti_affinity_terms]
+            wa, wn = ipa.incoming_affinity_counts(aff_terms, anti_terms, listing)
+            ga, gn = ipa_cache.incoming_affinity_counts(aff_terms, anti_terms, listing)
+            if wa.counts != ga.counts or wn.counts != gn.counts or wn.witnesses != gn.witnesses \
+                    or wa.witnesses != ga.witnesses:
+                failures += 1
+                print(f"incoming affinity mismatch (round {round_}): {wa.counts}/{wn.counts} != {ga.counts}/{gn.counts}")
+    # select_host's spelled-out randrange against the stdlib's, tie sizes 1..600.
+    from kschedctl.framework.runtime import NodePluginScores
+    from kschedctl.scheduler.schedule_one import Scheduler
+
+    for n in list(range(1, 70)) + [127, 128, 129, 255, 256, 257, 450, 600]:
+        scores = [NodePluginScores(f"n{i}", [], 5 if i % 3 else 7) for i in range(n)]
+        sched = Scheduler(None, seed=n)
+        reference = random.Random(n)
+        for _ in range(3):
+            got, tied = sched.select_host(scores)
+            want = tied[0]
+            for count in range(2, len(tied) + 1):
+                if reference.randrange(count) == 0:
+                    want = tied[count - 1]
+            if got != want or sched.rng.getstate() != reference.getstate():
+                failures += 1
+                print(f"select_host mismatch for {n} nodes")
+    print(f"fuzz: {rounds} rounds, {failures} mismatch(es)")
+    return failures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--case", action="append", choices=sorted(CASES), help="repeatable; default all")
+    parser.add_argument("--config", help="KubeSchedulerConfiguration (default: the built-in default profile)")
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--fuzz", type=int, metavar="ROUNDS",
+                        help="instead: compare the PreFilter count caches with fresh walks on random clusters")
+    args = parser.parse_args(argv)
+    if args.fuzz:
+        return 1 if fuzz_caches(args.fuzz) else 0
+    from kschedctl.config import load_config
+
+    config = load_config(args.config)
+    combined = hashlib.sha256()
+    for name in args.case or list(CASES):
+        sim_digest, probe_digest = run_case(name, config, args.verbose)
+        print(f"{name:<28} simulate {sim_digest}  explain {probe_digest}")
+        combined.update(f"{name}:{sim_digest}:{probe_digest}".encode())
+        sys.stdout.flush()
+    print(f"{'combined':<28} {combined.hexdigest()[:16]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
