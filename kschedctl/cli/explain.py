@@ -23,7 +23,15 @@ from kschedctl.cli.options import (
 )
 
 
-@app.command()
+_EPILOG = """Example: why is the web Deployment's pod placed where it is, and would a big pod fit at all?
+
+  $ kschedctl explain fixtures/pods/web-deployment.yaml -f fixtures/cluster
+  $ kschedctl explain fixtures/pods/too-big.yaml -f fixtures/cluster -o json
+  $ kschedctl explain --pod shop/web-7c9d5f6b8-x2lqp   # a pending pod, live
+"""
+
+
+@app.command(epilog=_EPILOG)
 def explain(
     pods: Annotated[Optional[list[str]], typer.Argument(
         help="Pod or workload files (YAML/JSON; '-' for stdin); optional with --pod.", metavar="POD")] = None,

@@ -19,7 +19,14 @@ class SnapshotFormat(str, Enum):
     json = "json"
 
 
-@app.command()
+_EPILOG = """Example: save the cluster's scheduling-relevant objects, then ask questions offline.
+
+  $ kschedctl snapshot -o json --file prod.json
+  $ kschedctl explain new-deployment.yaml --cluster prod.json
+"""
+
+
+@app.command(epilog=_EPILOG)
 def snapshot(
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
