@@ -59,15 +59,16 @@ def error(message: str) -> None:
     typer.echo(f"error: {message}", err=True)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, prog_name: str = "kschedctl", complete_var: str | None = None) -> None:
     """Console-script entry point: runs the app and maps every outcome to the contract's exit codes.
 
     Commands end with ``typer.Exit(code)``; typer itself turns usage errors into exit 2. What is
     left to catch here is kschedctl's own user-facing errors, printed as one line, never a traceback.
+    ``prog_name`` and ``complete_var`` let the kubectl plugin run the same application.
     """
     _register_commands()
     try:
-        app(args=argv, prog_name="kschedctl")
+        app(args=argv, prog_name=prog_name, complete_var=complete_var)
     except KschedctlError as exc:
         error(str(exc))
         sys.exit(exc.exit_code)

@@ -17,23 +17,12 @@ PROG_NAME = "kubectl ksched"
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point of ``kubectl-ksched`` (pyproject ``[project.scripts]``)."""
-    from kschedctl.cli.app import _register_commands, app, error
-    from kschedctl.errors import KschedctlError
+    from kschedctl.cli.app import main as kschedctl_main
 
-    _register_commands()
-    try:
-        # complete_var: typer derives it from prog_name, whose space would make an invalid
-        # environment variable name; keep kubectl-ksched's own (_KUBECTL_KSCHED_COMPLETE).
-        app(args=argv if argv is not None else sys.argv[1:], prog_name=PROG_NAME,
-            complete_var="_KUBECTL_KSCHED_COMPLETE")
-    except KschedctlError as exc:
-        error(str(exc))
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        error("interrupted")
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(0)
+    # complete_var: typer derives it from prog_name, whose space would make an invalid
+    # environment variable name; keep kubectl-ksched's own (_KUBECTL_KSCHED_COMPLETE).
+    kschedctl_main(argv if argv is not None else sys.argv[1:], prog_name=PROG_NAME,
+                   complete_var="_KUBECTL_KSCHED_COMPLETE")
 
 
 if __name__ == "__main__":  # pragma: no cover - ``python -m kschedctl.cli.kubectl_plugin``

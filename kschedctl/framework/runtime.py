@@ -545,31 +545,29 @@ class Framework:
     def run_pre_filter_extension_add_pod(
         self, state: CycleState, pod_info: "PodInfo", pod_info_to_add: "PodInfo", node_info: "NodeInfo"
     ) -> Status | None:
-        skip = state.skip_filter_plugins
-        for name, fn in self._add_pod:
-            if name in skip:
-                continue
-            try:
-                s = fn(state, pod_info, pod_info_to_add, node_info)
-            except Exception as exc:
-                s = _raised(name, "AddPod", exc)
-            if s is not None and s.code != _SUCCESS:
-                return _err(f'running AddPod on PreFilter plugin "{name}": {s.message()}', cause=s.as_error())
-        return None
+        return self._run_pre_filter_extension("AddPod", self._add_pod, state, pod_info, pod_info_to_add, node_info)
 
     def run_pre_filter_extension_remove_pod(
         self, state: CycleState, pod_info: "PodInfo", pod_info_to_remove: "PodInfo", node_info: "NodeInfo"
     ) -> Status | None:
+        return self._run_pre_filter_extension("RemovePod", self._remove_pod, state, pod_info, pod_info_to_remove,
+                                              node_info)
+
+    def _run_pre_filter_extension(
+        self, label: str, extensions: list[tuple[str, Callable]], state: CycleState, pod_info: "PodInfo",
+        other: "PodInfo", node_info: "NodeInfo",
+    ) -> Status | None:
+        """AddPod / RemovePod of the PreFilter plugins that did not Skip; the first failure is an Error."""
         skip = state.skip_filter_plugins
-        for name, fn in self._remove_pod:
+        for name, fn in extensions:
             if name in skip:
                 continue
             try:
-                s = fn(state, pod_info, pod_info_to_remove, node_info)
+                s = fn(state, pod_info, other, node_info)
             except Exception as exc:
-                s = _raised(name, "RemovePod", exc)
+                s = _raised(name, label, exc)
             if s is not None and s.code != _SUCCESS:
-                return _err(f'running RemovePod on PreFilter plugin "{name}": {s.message()}', cause=s.as_error())
+                return _err(f'running {label} on PreFilter plugin "{name}": {s.message()}', cause=s.as_error())
         return None
 
     # -- Filter -------------------------------------------------------------------------------
