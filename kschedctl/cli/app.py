@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 from typing import Annotated, Optional
 
@@ -52,6 +53,16 @@ def _register_commands() -> None:
         except ModuleNotFoundError as exc:  # a command still being built is simply absent
             if exc.name != f"kschedctl.cli.{module}":
                 raise
+    for command in app.registered_commands:
+        # Docstrings are wrapped for the source; the terminal wraps again, so keep paragraphs only.
+        text = command.help or (command.callback.__doc__ if command.callback else None)
+        if text and not command.short_help:
+            command.help = _reflow(text)
+
+
+def _reflow(text: str) -> str:
+    paragraphs = [" ".join(p.split()) for p in inspect.cleandoc(text).split("\n\n")]
+    return "\n\n".join(p for p in paragraphs if p)
 
 
 def error(message: str) -> None:
