@@ -94,7 +94,7 @@ def capacity(
     sim = Simulator(cluster, config, registry=registry, seed=seed)
     admitted = admit(pod, cluster)
     pod_info = PodInfo(admitted)
-    name = sim._profile_for(pod_info, profile)
+    name = sim.pick_profile(pod_info, profile)
     fwk = sim.frameworks[name]
     for pi in sim.pending_cluster_pods():
         if pi.nominated_node_name and pi.key != pod_info.key:

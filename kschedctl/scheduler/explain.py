@@ -9,14 +9,10 @@ entry point.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import gc
 import random
 from typing import Any, Iterable
 
-from kschedctl.config import load_config
-from kschedctl.errors import UsageError
-from kschedctl.framework.extender import build_extenders, ignored_extended_resources, with_ignored_resources
 from kschedctl.framework.runtime import Framework, FrameworkHandle, PodNominator
 from kschedctl.framework.snapshot import Snapshot
 from kschedctl.framework.status import Code, Status
@@ -33,14 +29,10 @@ from kschedctl.scheduler.result import (
 )
 from kschedctl.scheduler.hints import attach_hints
 from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
+from kschedctl.scheduler.setup import DEFAULT_SCHEDULER_NAME, SchedulingSetup, load_default_config
 
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
+__all__ = ["DEFAULT_SCHEDULER_NAME", "Explainer", "admit", "explain", "load_default_config"]
 _TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
-
-
-def load_default_config() -> Any:
-    """The built-in default configuration (what kube-scheduler runs with no --config)."""
-    return load_config(None)
 
 
 def admit(pod: dict, cluster: Any) -> dict:
@@ -53,7 +45,7 @@ def admit(pod: dict, cluster: Any) -> dict:
     return merge_match_label_keys(admit_pod(copy.deepcopy(pod), cluster))
 
 
-class Explainer:
+class Explainer(SchedulingSetup):
     """Explains pods against one cluster state and one configuration.
 
     ``registry`` defaults to the built-in one; ``seed`` makes the random tie-break reproducible;
@@ -70,81 +62,24 @@ class Explainer:
         pod_infos: Iterable[PodInfo] | None = None,
         extenders: bool = True,
     ) -> None:
-        if config is None:
-            config = load_default_config()
-        if registry is None:
-            from kschedctl.plugins.registry import default_registry
-
-            registry = default_registry()
-        self.cluster = cluster
-        self.config = config
-        self.registry = registry
-        self.seed = seed
+        super().__init__(cluster, config, registry, seed=seed, pod_infos=pod_infos, extenders=extenders)
         self.all_filters = all_filters
-        # Configured extenders are called over HTTP(S) unless disabled (--no-extenders).
-        extender_configs = list(getattr(config, "extenders", None) or ())
-        self.extenders = build_extenders(extender_configs, getattr(config, "source", None)) if extenders else []
-        ignored = ignored_extended_resources(extender_configs) if extenders else []
-        # Upstream buildExtenders makes every profile's NodeResourcesFit ignore the extenders'
-        # ignoredByScheduler resources (and refuses to start if a profile has no such args).
-        self._ignoring_plugin_config = {
-            p.scheduler_name: with_ignored_resources(p.plugin_config, ignored, p.scheduler_name)
-            for p in config.profiles} if ignored else {}
-        self.skipped_extenders = 0 if extenders else len(extender_configs)
-        was_enabled = gc.isenabled()
-        gc.disable()  # building 100,000s of long-lived objects: collecting meanwhile only costs
-        try:
-            if pod_infos is None:
-                pod_infos = [PodInfo(p) for p in getattr(cluster, "pods", ())]
-            pod_infos = list(pod_infos)
-            self.snapshot = Snapshot(getattr(cluster, "nodes", ()), pod_infos)
-        finally:
-            if was_enabled:
-                gc.enable()
-        profiles = {p.scheduler_name for p in config.profiles}
+        profiles = set(self.profile_names())
         # Pods the scheduling queue would hold with a nominated node (not bound, not finished).
         self._nominated = [
-            pi for pi in pod_infos
+            pi for pi in self.cluster_pod_infos
             if pi.nominated_node_name and not pi.node_name and pi.scheduler_name in profiles
             and ((pi.pod.get("status") or {}).get("phase") or "") not in _TERMINAL_PHASES
         ]
         self._frameworks: dict[str, Framework] = {}
 
-    # -- profiles -----------------------------------------------------------------------------
-    def profile_names(self) -> list[str]:
-        return [p.scheduler_name for p in self.config.profiles]
-
     def framework(self, name: str) -> Framework:
         """The framework of profile ``name``, built on first use."""
         fwk = self._frameworks.get(name)
         if fwk is None:
-            profile = next((p for p in self.config.profiles if p.scheduler_name == name), None)
-            if profile is None:
-                raise UsageError(
-                    f'no profile with scheduler name "{name}" in the configuration '
-                    f"(profiles: {', '.join(self.profile_names())})"
-                )
-            if name in self._ignoring_plugin_config:
-                profile = dataclasses.replace(profile, plugin_config=self._ignoring_plugin_config[name])
             handle = FrameworkHandle(self.snapshot, self.cluster, getattr(self.config, "parallelism", 16))
-            fwk = self._frameworks[name] = Framework.from_profile(profile, self.registry, handle)
+            fwk = self._frameworks[name] = Framework.from_profile(self.profile(name), self.registry, handle)
         return fwk
-
-    def _pick_profile(self, pod_info: PodInfo, profile: str | None) -> str:
-        if profile:
-            if profile not in self.profile_names():
-                raise UsageError(
-                    f'no profile with scheduler name "{profile}" in the configuration '
-                    f"(profiles: {', '.join(self.profile_names())})"
-                )
-            return profile
-        name = pod_info.scheduler_name or DEFAULT_SCHEDULER_NAME
-        if name not in self.profile_names():
-            raise UsageError(
-                f'pod {pod_info.key} asks for scheduler "{name}", which no profile of the configuration '
-                f"serves (profiles: {', '.join(self.profile_names())}); pick one with --profile"
-            )
-        return name
 
     # -- explaining ---------------------------------------------------------------------------
     def explain(self, pod: dict, profile: str | None = None, cluster: Any = None) -> ExplainResult:
@@ -167,7 +102,7 @@ class Explainer:
 
     def _explain(self, pod: dict, profile: str | None, cluster: Any) -> ExplainResult:
         pod_info = PodInfo(admit(pod, cluster))
-        fwk = self.framework(self._pick_profile(pod_info, profile))
+        fwk = self.framework(self.pick_profile(pod_info, profile))
         fwk.handle.set_cluster(cluster)
         # Every random choice a plugin makes (preemption's dry-run offset) starts afresh per pod
         # from the seed, so one pod's answer does not depend on the pods explained before it.
@@ -179,9 +114,9 @@ class Explainer:
         scheduler = Scheduler(self.snapshot, global_pct, seed=self.seed, all_filters=self.all_filters,
                               extenders=self.extenders)
         outcome = scheduler.run_cycle(fwk, pod_info)
-        if self.skipped_extenders:
-            outcome.warnings.append(f"{self.skipped_extenders} configured extender(s) skipped (--no-extenders): "
-                                    f"kube-scheduler would call them")
+        skipped = self.skipped_extenders_warning()
+        if skipped:
+            outcome.warnings.append(skipped)
         result = build_result(outcome, fwk, self.snapshot, seed=self.seed, all_filters=self.all_filters)
         # What would make it fit (kschedctl's own addition; never changes the cycle's answer).
         attach_hints(result, fwk, self.snapshot, pod_info)

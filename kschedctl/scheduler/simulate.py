@@ -52,9 +52,8 @@ from kschedctl.scheduler.queue import (
     SchedulingQueue,
 )
 from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
-from kschedctl.scheduler.explain import load_default_config
+from kschedctl.scheduler.setup import SchedulingSetup
 
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
 _TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 _ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
 
@@ -501,14 +500,6 @@ class _LeanFramework(Framework):
         return result, None
 
 
-def build_frameworks(config: Any, registry: Any, handle_factory: Callable[[], FrameworkHandle]) -> dict[str, Framework]:
-    """One lean framework per profile of ``config``, each with its own handle."""
-    out: dict[str, Framework] = {}
-    for profile in config.profiles:
-        out[profile.scheduler_name] = _LeanFramework.from_profile(profile, registry, handle_factory())
-    return out
-
-
 # ---------------------------------------------------------------------------------------------
 # The simulator
 # ---------------------------------------------------------------------------------------------
@@ -527,7 +518,7 @@ class _PodRecord:
     signature: str | None = None
 
 
-class Simulator:
+class Simulator(SchedulingSetup):
     """Schedules batches of pods against one cluster state under one configuration.
 
     The snapshot and each profile's framework are built once; ``run`` changes the snapshot
@@ -543,53 +534,21 @@ class Simulator:
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         pod_infos: Iterable[PodInfo] | None = None,
         memoize: bool = True,
+        extenders: bool = True,
     ) -> None:
-        if config is None:
-            config = load_default_config()
-        if registry is None:
-            from kschedctl.plugins.registry import default_registry
-
-            registry = default_registry()
-        self.cluster = cluster
-        self.config = config
-        self.registry = registry
-        self.seed = seed
+        super().__init__(cluster, config, registry, seed=seed, pod_infos=pod_infos, extenders=extenders)
         self.max_attempts = max_attempts
         #: Reuse node-local plugin answers across pods with the same spec (see _LeanFramework).
         self.memoize = memoize
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            if pod_infos is None:
-                pod_infos = [PodInfo(p) for p in getattr(cluster, "pods", ())]
-            self.cluster_pod_infos = list(pod_infos)
-            self.snapshot = Snapshot(getattr(cluster, "nodes", ()), self.cluster_pod_infos)
-        finally:
-            if was_enabled:
-                gc.enable()
         self.nominator = PodNominator()
-        parallelism = getattr(config, "parallelism", 16)
-        self.frameworks = build_frameworks(
-            config, registry, lambda: FrameworkHandle(self.snapshot, cluster, parallelism, self.nominator))
-        global_pct = getattr(config, "percentage_of_nodes_to_score", 0)
-        self.scheduler = Scheduler(self.snapshot, global_pct, seed=seed)
-
-    # -- profiles ------------------------------------------------------------------------------
-    def profile_names(self) -> list[str]:
-        return [p.scheduler_name for p in self.config.profiles]
-
-    def _profile_for(self, pod_info: PodInfo, profile: str | None) -> str:
-        names = self.profile_names()
-        if profile:
-            if profile not in names:
-                raise UsageError(f'no profile with scheduler name "{profile}" in the configuration '
-                                 f"(profiles: {', '.join(names)})")
-            return profile
-        name = pod_info.scheduler_name or DEFAULT_SCHEDULER_NAME
-        if name not in names:
-            raise UsageError(f'pod {pod_info.key} asks for scheduler "{name}", which no profile of the '
-                             f"configuration serves (profiles: {', '.join(names)}); pick one with --profile")
-        return name
+        parallelism = getattr(self.config, "parallelism", 16)
+        self.frameworks: dict[str, Framework] = {
+            name: _LeanFramework.from_profile(
+                self.profile(name), self.registry,
+                FrameworkHandle(self.snapshot, cluster, parallelism, self.nominator))
+            for name in self.profile_names()}
+        global_pct = getattr(self.config, "percentage_of_nodes_to_score", 0)
+        self.scheduler = Scheduler(self.snapshot, global_pct, seed=seed, extenders=self.extenders)
 
     def pending_cluster_pods(self) -> list[PodInfo]:
         """Pods of the cluster state waiting for a node (not bound, not finished, not terminating)."""
@@ -652,7 +611,7 @@ class Simulator:
             if pi.key in seen:
                 raise UsageError(f"pod {pi.key} is given twice (or is already pending in the cluster state)")
             seen.add(pi.key)
-            entries.append((pi, self._profile_for(pi, profile), "file"))
+            entries.append((pi, self.pick_profile(pi, profile), "file"))
 
         for pi, _, _ in entries:
             if pi.nominated_node_name:
