@@ -45,3 +45,25 @@ class CycleState:
         copy.skip_filter_plugins = set(self.skip_filter_plugins)
         copy.skip_score_plugins = set(self.skip_score_plugins)
         return copy
+
+
+#: CycleState key of the pods a plugin asks the scheduler to move to activeQ (upstream
+#: framework.PodsToActivateKey).
+PODS_TO_ACTIVATE_KEY = "kubernetes.io/pods-to-activate"
+
+
+class PodsToActivate:
+    """Pods (by ``namespace/name``) to move to activeQ at the end of a successful scheduling or
+    binding cycle; the scheduler writes an empty one into every CycleState.
+
+    ``clone`` returns the same object, as upstream's does: what a plugin adds during a
+    preemption dry run or any cloned state still reaches the scheduler.
+    """
+
+    __slots__ = ("map",)
+
+    def __init__(self) -> None:
+        self.map: dict[str, dict] = {}
+
+    def clone(self) -> "PodsToActivate":
+        return self

@@ -13,7 +13,7 @@ Built-in and custom plugins are constructed the same way: ``PluginClass(args, ha
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -77,11 +77,16 @@ class NodeScore:
 
 @dataclass
 class QueuedPodInfo:
-    """What QueueSort compares: the pod and when it entered the queue (seconds, monotonic)."""
+    """What QueueSort compares: the pod and when it entered the queue (seconds, monotonic).
+
+    ``initial_attempt_timestamp`` is when the pod first entered the queue, in seconds since the
+    epoch (upstream InitialAttemptTimestamp); None when the caller did not set it.
+    """
 
     pod_info: "PodInfo"
     timestamp: float = 0.0
     attempts: int = 0
+    initial_attempt_timestamp: float | None = None
 
 
 class Handle(Protocol):
@@ -102,6 +107,33 @@ class Handle(Protocol):
         self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo"
     ) -> "Status | None":
         """Used by preemption: the profile's Filter plugins on one node, as upstream."""
+
+    def iterate_over_waiting_pods(self, callback: Callable[["WaitingPod"], None]) -> None:
+        """Calls ``callback`` with every pod waiting at Permit (upstream IterateOverWaitingPods)."""
+
+    def get_waiting_pod(self, uid: str) -> "WaitingPod | None":
+        """The waiting pod with ``uid``, None when it is not waiting (upstream GetWaitingPod)."""
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        """Rejects the waiting pod with ``uid``; False when it is not waiting."""
+
+    def list_pods(self) -> Iterator[dict]:
+        """Every pod the scheduler's pod informer would list (bound, assumed or pending)."""
+
+    def now(self) -> float:
+        """The current time in seconds since the epoch: the wall clock, or a simulation's clock."""
+
+
+class WaitingPod(Protocol):
+    """A pod held at Permit (upstream framework.WaitingPod)."""
+
+    def get_pod(self) -> dict: ...
+
+    def get_pending_plugins(self) -> list[str]: ...
+
+    def allow(self, plugin_name: str) -> None: ...
+
+    def reject(self, plugin_name: str, message: str) -> None: ...
 
 
 class Plugin:

@@ -20,9 +20,9 @@ Also here, because plugins (DefaultPreemption) need them as much as the schedule
 from __future__ import annotations
 
 import random
-
+import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import (
@@ -36,6 +36,9 @@ from kschedctl.framework.status import Code, PostFilterResult, PreFilterResult, 
 
 if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.framework.types import NodeInfo, PodInfo
+
+#: Pod phases the pod informer of the scheduler never lists.
+_FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
 
 #: Upper bound of a Permit wait (upstream maxTimeout, 15 minutes), in seconds.
 MAX_PERMIT_TIMEOUT = 15 * 60.0
@@ -284,6 +287,128 @@ class PodNominator:
         return any(self._by_node.values())
 
 
+class WaitingPod:
+    """A pod a Permit plugin told to Wait (upstream waitingPod): assumed on ``node_name``, its
+    binding held until every waiting plugin allows it, one plugin rejects it, or the timeout of
+    one of them runs out. The first answer wins; ``status`` holds it (None while waiting).
+
+    ``pending`` maps each waiting plugin to its timeout in seconds; the caller turns the
+    timeouts into deadlines on its own clock (a what-if run has no timers).
+    """
+
+    __slots__ = ("pod_info", "node_name", "pending", "status", "deadlines")
+
+    def __init__(self, pod_info: "PodInfo", node_name: str, pending: dict[str, float]) -> None:
+        self.pod_info = pod_info
+        self.node_name = node_name
+        self.pending = dict(pending)
+        self.status: Status | None = None
+        self.deadlines: dict[str, float] = {}
+
+    def get_pod(self) -> dict:
+        return self.pod_info.pod
+
+    def get_pending_plugins(self) -> list[str]:
+        return list(self.pending)
+
+    def allow(self, plugin_name: str) -> None:
+        """``plugin_name`` lets the pod through; once no plugin waits any more it may bind."""
+        if self.status is not None:
+            return
+        self.pending.pop(plugin_name, None)
+        self.deadlines.pop(plugin_name, None)
+        if not self.pending:
+            self.status = Status(_SUCCESS, "")
+
+    def reject(self, plugin_name: str, message: str) -> None:
+        """The pod is unschedulable; its binding cycle fails with ``message`` from ``plugin_name``."""
+        if self.status is not None:
+            return
+        self.status = Status(Code.Unschedulable, message, plugin=plugin_name)
+
+    def time_out(self, plugin_name: str) -> None:
+        """``plugin_name``'s timer ran out (upstream: a rejection naming the wait)."""
+        timeout = self.pending.get(plugin_name, 0.0)
+        self.reject(plugin_name, f"rejected due to timeout after waiting {go_duration(timeout)} at plugin {plugin_name}")
+
+
+class WaitingPods:
+    """The pods waiting at Permit, by uid; one map shared by every profile (upstream waitingPodsMap)."""
+
+    def __init__(self) -> None:
+        self._by_uid: dict[str, WaitingPod] = {}
+
+    def add(self, waiting_pod: WaitingPod) -> None:
+        self._by_uid[waiting_pod.pod_info.uid] = waiting_pod
+
+    def remove(self, uid: str) -> None:
+        self._by_uid.pop(uid, None)
+
+    def get(self, uid: str) -> WaitingPod | None:
+        return self._by_uid.get(uid)
+
+    def iterate(self, callback: Callable[[WaitingPod], None]) -> None:
+        for waiting_pod in list(self._by_uid.values()):
+            callback(waiting_pod)
+
+    def __len__(self) -> int:
+        return len(self._by_uid)
+
+    def __iter__(self) -> Any:
+        return iter(list(self._by_uid.values()))
+
+
+def go_duration(seconds: float) -> str:
+    """A duration as Go's ``time.Duration.String()`` prints it ("10s", "1m30s", "1.5s", "0s")."""
+    nanos = round(seconds * 1e9)
+    if nanos == 0:
+        return "0s"
+    sign = "-" if nanos < 0 else ""
+    nanos = abs(nanos)
+    if nanos < 1_000_000_000:
+        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
+            if nanos >= size or unit == "ns":
+                return sign + _trim(nanos / size) + unit
+    hours, rest = divmod(nanos, 3_600_000_000_000)
+    minutes, rest = divmod(rest, 60_000_000_000)
+    secs = _trim(rest / 1e9)
+    if hours:
+        return f"{sign}{hours}h{minutes}m{secs}s"
+    if minutes:
+        return f"{sign}{minutes}m{secs}s"
+    return f"{sign}{secs}s"
+
+
+def _trim(value: float) -> str:
+    text = f"{value:.9f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def informer_pods(cluster: Any, snapshot: Any, unscheduled: Iterable["PodInfo"] = ()) -> Iterator[dict]:
+    """Every pod the scheduler's pod informer would list: the cluster state's pods (not
+    finished), pods on snapshot nodes that the cluster state lacks (placed by a simulation), and
+    ``unscheduled`` (a simulated batch's pending pods); each once, by ``namespace/name``."""
+    seen: set[str] = set()
+    for pod in getattr(cluster, "pods", None) or ():
+        if ((pod.get("status") or {}).get("phase") or "") in _FINISHED_PHASES:
+            continue
+        meta = pod.get("metadata") or {}
+        key = f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
+        if key not in seen:
+            seen.add(key)
+            yield pod
+    if snapshot is not None:
+        for node_info in snapshot.node_infos():
+            for pi in node_info.pods:
+                if pi.key not in seen:
+                    seen.add(pi.key)
+                    yield pi.pod
+    for pi in unscheduled:
+        if pi.key not in seen:
+            seen.add(pi.key)
+            yield pi.pod
+
+
 class FrameworkHandle:
     """What plugins get at construction: the current snapshot, the cluster, the run's settings.
 
@@ -297,15 +422,22 @@ class FrameworkHandle:
         cluster: Any = None,
         parallelism: int = 16,
         nominator: PodNominator | None = None,
+        waiting_pods: WaitingPods | None = None,
     ) -> None:
         self._snapshot = snapshot
         self._cluster = cluster
         self._parallelism = parallelism
         self.nominator = nominator if nominator is not None else PodNominator()
+        self.waiting_pods = waiting_pods if waiting_pods is not None else WaitingPods()
         self.framework: "Framework | None" = None
         #: Source of the random choices plugins make in a cycle, seeded per pod by the caller;
         #: None lets a plugin start a fresh seeded one per pod itself.
         self.rng: random.Random | None = None
+        #: Pods that exist in the API server without being in the cluster state's pod list: the
+        #: pending pods of a simulated batch (the pod informer lists them all).
+        self.unscheduled_pods: list["PodInfo"] = []
+        #: The clock plugins read through ``now()``; a simulation runs its own.
+        self.clock: Callable[[], float] = time.time
 
     def snapshot(self) -> Any:
         return self._snapshot
@@ -340,6 +472,28 @@ class FrameworkHandle:
     def run_pre_filter_extension_remove_pod(self, state, pod_info, pod_info_to_remove, node_info) -> Status | None:
         assert self.framework is not None, "handle not attached to a framework"
         return self.framework.run_pre_filter_extension_remove_pod(state, pod_info, pod_info_to_remove, node_info)
+
+    # -- pods waiting at Permit (upstream Handle's waiting-pod methods) ------------------------
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        self.waiting_pods.iterate(callback)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self.waiting_pods.get(uid)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        waiting_pod = self.waiting_pods.get(uid)
+        if waiting_pod is None:
+            return False
+        waiting_pod.reject("", "removed")
+        return True
+
+    # -- what the pod informer and the clock would say ---------------------------------------
+    def list_pods(self) -> Iterator[dict]:
+        """Every pod the scheduler's pod informer would list (see ``informer_pods``)."""
+        return informer_pods(self._cluster, self._snapshot, self.unscheduled_pods)
+
+    def now(self) -> float:
+        return self.clock()
 
     def profile_name(self) -> str:
         return self.framework.profile_name if self.framework is not None else ""

@@ -244,6 +244,9 @@ _HINTS: dict[str, dict[str, Callable[[Any, Any, Any], str]]] = {
     "DefaultPreemption": {},
     "DefaultBinder": {},
     "PrioritySort": {},
+    # scheduler-plugins Coscheduling registers Pod/Add without a hint function (and PodGroup
+    # events, which a batch never has): any pod placed may complete its group.
+    "Coscheduling": {ASSIGNED_POD_ADD: _always},
 }
 
 
@@ -268,6 +271,7 @@ class SchedulingQueue:
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         cluster: Any = None,
         hint: Callable[..., str] = queueing_hint,
+        origin: float = 0.0,
     ) -> None:
         self.less = less
         self.pre_enqueue = pre_enqueue
@@ -277,6 +281,9 @@ class SchedulingQueue:
         self.cluster = cluster
         self.hint = hint
         self.now = 0.0
+        #: Seconds since the epoch at virtual time 0: what plugins see as "now" and as a pod's
+        #: initial attempt time (``QueuedPodInfo.initial_attempt_timestamp``).
+        self.origin = origin
         self._seq = itertools.count()
         self._active: list[_Sortable] = []
         self._backoff: list[_Sortable] = []
@@ -290,11 +297,21 @@ class SchedulingQueue:
         self.now += TICK
         return self.now
 
+    def wall_time(self) -> float:
+        """The virtual clock in seconds since the epoch."""
+        return self.origin + self.now
+
+    def advance_to(self, when: float) -> None:
+        """Let virtual time pass until ``when`` (seconds since the epoch): nothing is left to pop
+        and the next thing to happen is a timer (a pod waiting at Permit times out)."""
+        self.now = max(self.now, when - self.origin)
+
     # -- adding --------------------------------------------------------------------------------
     def add(self, pod_info: Any, profile: str = "") -> QueuedPod:
         """A new pending pod (upstream Add): PreEnqueue, then activeQ or the gated pods."""
         now = self._tick()
-        qp = QueuedPod(pod_info, now, 0, profile=profile, initial_timestamp=now, seq=next(self._seq))
+        qp = QueuedPod(pod_info, now, 0, initial_attempt_timestamp=self.origin + now, profile=profile,
+                       initial_timestamp=now, seq=next(self._seq))
         self.pods[pod_info.key] = qp
         status = self.pre_enqueue(qp) if self.pre_enqueue is not None else None
         if status is not None and status.code != Code.Success:
@@ -386,16 +403,16 @@ class SchedulingQueue:
         return not expiry < window_now
 
     # -- events --------------------------------------------------------------------------------
-    def on_event(self, event: str, other: Any) -> list[QueuedPod]:
+    def on_event(self, event: str, other: Any, exclude: QueuedPod | None = None) -> list[QueuedPod]:
         """A pod was placed (``AssignedPodAdd``) or removed (``AssignedPodDelete``): move the
         unschedulable pods one of whose rejectors' hints says Queue (upstream
-        MoveAllToActiveOrBackoffQueue). Gated pods and pods out of attempts stay. Returns the
-        moved pods."""
+        MoveAllToActiveOrBackoffQueue). Gated pods, pods out of attempts and ``exclude`` stay.
+        Returns the moved pods."""
         if not self.unschedulable:
             return []
         moved: list[QueuedPod] = []
         for key, qp in list(self.unschedulable.items()):
-            if qp.gated or qp.attempts >= self.max_attempts:
+            if qp.gated or qp.attempts >= self.max_attempts or qp is exclude:
                 continue
             if not self._worth_requeuing(qp, event, other):
                 continue
@@ -405,6 +422,28 @@ class SchedulingQueue:
                 self._push_backoff(qp)
             else:
                 self._push_active(qp)
+            moved.append(qp)
+        return moved
+
+    def activate(self, keys: Iterable[str]) -> list[QueuedPod]:
+        """Move these pods (``namespace/name``) from the unschedulable pods or a backoff queue to
+        activeQ (upstream Activate, asked for by a plugin through PodsToActivate). Pods in
+        activeQ, in flight, gated, done or out of attempts stay where they are."""
+        moved: list[QueuedPod] = []
+        for key in keys:
+            qp = self.pods.get(key)
+            if qp is None or qp.gated or qp.attempts >= self.max_attempts:
+                continue
+            if qp.where == UNSCHEDULABLE:
+                del self.unschedulable[key]
+            elif qp.where in (BACKOFF, ERROR_BACKOFF):
+                heap = self._backoff if qp.where == BACKOFF else self._error_backoff
+                heap[:] = [s for s in heap if s.qp is not qp]
+                heapq.heapify(heap)
+            else:
+                continue
+            self._tick()
+            self._push_active(qp)
             moved.append(qp)
         return moved
 

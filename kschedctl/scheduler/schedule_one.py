@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate, StateNotFound
 from kschedctl.framework.extender import (
     EXTENDER_NAME,
     EXTENDER_SCORE_SCALE,
@@ -42,6 +42,7 @@ from kschedctl.framework.runtime import (
     NodePluginScores,
     NodeToStatus,
     Trace,
+    WaitingPod,
     go_list,
 )
 from kschedctl.framework.status import Code, PostFilterResult, Status
@@ -116,6 +117,11 @@ class CycleOutcome:
     extenders: list[dict] = field(default_factory=list)
     #: Things the user should know that did not stop the cycle (an ignorable extender failed...).
     warnings: list[str] = field(default_factory=list)
+    #: ``namespace/name`` of the pods plugins asked to move to activeQ (PodsToActivate).
+    pods_to_activate: list[str] = field(default_factory=list)
+    #: A pod told to Wait at Permit (outcome ``Waiting``): what finishing it later needs.
+    waiting: WaitingPod | None = None
+    state: CycleState | None = None
 
 
 def truncate_message(message: str) -> str:
@@ -124,32 +130,6 @@ def truncate_message(message: str) -> str:
     if len(data) <= NOTE_LENGTH_LIMIT:
         return message
     return data[: NOTE_LENGTH_LIMIT - 4].decode("utf-8", errors="ignore") + " ..."
-
-
-def go_duration(seconds: float) -> str:
-    """A duration as Go's ``time.Duration.String()`` prints it ("10s", "1m30s", "1.5s", "0s")."""
-    nanos = round(seconds * 1e9)
-    if nanos == 0:
-        return "0s"
-    sign = "-" if nanos < 0 else ""
-    nanos = abs(nanos)
-    if nanos < 1_000_000_000:
-        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
-            if nanos >= size or unit == "ns":
-                return sign + _trim(nanos / size) + unit
-    hours, rest = divmod(nanos, 3_600_000_000_000)
-    minutes, rest = divmod(rest, 60_000_000_000)
-    secs = _trim(rest / 1e9)
-    if hours:
-        return f"{sign}{hours}h{minutes}m{secs}s"
-    if minutes:
-        return f"{sign}{minutes}m{secs}s"
-    return f"{sign}{secs}s"
-
-
-def _trim(value: float) -> str:
-    text = f"{value:.9f}".rstrip("0").rstrip(".")
-    return text or "0"
 
 
 class Scheduler:
@@ -163,8 +143,13 @@ class Scheduler:
         seed: int | None = None,
         all_filters: bool = False,
         extenders: list[HTTPExtender] | None = None,
+        hold_waiting_pods: bool = False,
     ) -> None:
         self.snapshot = snapshot
+        #: A pod a Permit plugin tells to Wait ends its cycle as ``Waiting`` (the caller holds it
+        #: and later finishes it with ``binding_cycle``), instead of timing out at once as it does
+        #: for a single pod that nobody else could let through.
+        self.hold_waiting_pods = hold_waiting_pods
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score or 0
         self.next_start_node_index = 0
         self.rng = random.Random(seed)
@@ -531,6 +516,8 @@ class Scheduler:
             return self._finish(out)
 
         state = CycleState()
+        pods_to_activate = PodsToActivate()
+        state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)
         try:
             result = self.schedule_pod(fwk, state, pod_info, out)
         except NoNodesAvailable as exc:
@@ -570,15 +557,47 @@ class Scheduler:
         if s is not None and s.code not in (_SUCCESS, Code.Wait):
             fwk.run_reserve_plugins_unreserve(state, pod_info, host)
             return self._finish(self._rejected_on_node(out, host, s))
+        # The end of a successful scheduling cycle: the pods plugins asked to activate.
+        out.pods_to_activate.extend(pods_to_activate.map)
+        pods_to_activate.map.clear()
+        permit: Status | None = None
         if s is not None and s.code == Code.Wait:
-            # Nobody allows the pod in a what-if run: the first timer to fire rejects it.
+            if self.hold_waiting_pods:
+                out.outcome = "Waiting"
+                out.provisional_node = host
+                out.state = state
+                out.waiting = WaitingPod(pod_info, host, waits)
+                return self._finish(out)
+            # Nobody allows a single pod in a what-if run: the first timer to fire rejects it.
             plugin, timeout = min(waits.items(), key=lambda kv: kv[1])
-            rejected = Status(Code.Unschedulable,
-                              f"rejected due to timeout after waiting {go_duration(timeout)} at plugin {plugin}",
-                              plugin=plugin)
-            trace.stage("WaitOnPermit", plugin, rejected, {"timeout": timeout})
+            waiting = WaitingPod(pod_info, host, waits)
+            waiting.time_out(plugin)
+            permit = waiting.status
+            trace.stage("WaitOnPermit", plugin, permit, {"timeout": timeout})
+        return self.binding_cycle(fwk, state, pod_info, host, out, permit)
+
+    def binding_cycle(self, fwk: Framework, state: CycleState, pod_info: "PodInfo", host: str,
+                      out: CycleOutcome, permit: Status | None = None) -> CycleOutcome:
+        """WaitOnPermit's answer, PreBind, Bind and PostBind of a pod assumed on ``host``.
+
+        ``permit`` is what a waiting pod got (None when it did not wait): a rejection fails the
+        cycle as upstream's binding cycle does, with a FitError over the one node. Plugin calls
+        are recorded into the pod's own trace, even when other pods ran since its cycle.
+        """
+        cycle_trace = fwk.trace
+        fwk.trace = out.trace
+        try:
+            return self._binding_cycle(fwk, state, pod_info, host, out, permit)
+        finally:
+            fwk.trace = cycle_trace
+
+    def _binding_cycle(self, fwk: Framework, state: CycleState, pod_info: "PodInfo", host: str,
+                       out: CycleOutcome, permit: Status | None) -> CycleOutcome:
+        extenders = out.outcome != "Waiting"  # a held pod's extender calls were summed up already
+        out.outcome = "Scheduled"
+        if permit is not None and permit.code != _SUCCESS:
             fwk.run_reserve_plugins_unreserve(state, pod_info, host)
-            return self._finish(self._rejected_on_node(out, host, rejected))
+            return self._finish(self._rejected_on_node(out, host, permit), extenders)
         # PreBind
         s = fwk.run_pre_bind_plugins(state, pod_info, host)
         if s is not None and s.code != _SUCCESS:
@@ -586,7 +605,7 @@ class Scheduler:
             out.outcome = "Rejected" if s.code in _REJECTED else "Error"
             out.message = truncate_message(s.message())
             out.provisional_node = host
-            return self._finish(out)
+            return self._finish(out, extenders)
         # Bind
         s = fwk.run_bind_plugins(state, pod_info, host)
         if s is not None and s.code != _SUCCESS:
@@ -594,10 +613,16 @@ class Scheduler:
             out.outcome = "Rejected" if s.code in _REJECTED else "Error"
             out.message = truncate_message(s.message() or "no Bind plugin bound the pod (every one returned Skip)")
             out.provisional_node = host
-            return self._finish(out)
+            return self._finish(out, extenders)
         fwk.run_post_bind_plugins(state, pod_info, host)
         out.selected_node = host
-        return self._finish(out)
+        out.provisional_node = None
+        try:
+            activate = state.read(PODS_TO_ACTIVATE_KEY).map
+        except StateNotFound:
+            activate = {}
+        out.pods_to_activate.extend(k for k in activate if k not in out.pods_to_activate)
+        return self._finish(out, extenders)
 
     def _rejected_on_node(self, out: CycleOutcome, host: str, status: Status) -> CycleOutcome:
         """Reserve/Permit said no: upstream reports a FitError over the one chosen node."""
@@ -635,9 +660,12 @@ class Scheduler:
             for stage in trace.stages[stages_before:]:
                 stage.extra = dict(stage.extra or {}, displayOnly=True)
 
-    def _finish(self, out: CycleOutcome) -> CycleOutcome:
-        """A cycle that needed a plugin kschedctl lacks cannot be trusted: its outcome is Error."""
-        if self.extenders:
+    def _finish(self, out: CycleOutcome, extenders: bool = True) -> CycleOutcome:
+        """A cycle that needed a plugin kschedctl lacks cannot be trusted: its outcome is Error.
+
+        ``extenders`` adds what the extenders did in this cycle (not again when a held pod's
+        binding cycle ends)."""
+        if self.extenders and extenders:
             log = self.extender_log()
             out.extenders = log.summary(out.pod_info.pod)
             out.warnings.extend(log.warnings)

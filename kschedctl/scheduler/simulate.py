@@ -38,6 +38,7 @@ from kschedctl.framework.runtime import (
     NodePluginScores,
     PodNominator,
     Trace,
+    WaitingPods,
     _is_not_implemented,
     _raised,
 )
@@ -59,6 +60,8 @@ _ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.i
 
 #: Outcomes of a simulated pod (explain's, plus Preempted: placed, then evicted by a later pod).
 PREEMPTED = "Preempted"
+#: The plugin named when a victim waiting at Permit is rejected (upstream DefaultPreemption).
+PREEMPTION_PLUGIN = "DefaultPreemption"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -541,14 +544,17 @@ class Simulator(SchedulingSetup):
         #: Reuse node-local plugin answers across pods with the same spec (see _LeanFramework).
         self.memoize = memoize
         self.nominator = PodNominator()
+        #: Pods held at Permit, shared by every profile as upstream's map is.
+        self.waiting_pods = WaitingPods()
         parallelism = getattr(self.config, "parallelism", 16)
         self.frameworks: dict[str, Framework] = {
             name: _LeanFramework.from_profile(
                 self.profile(name), self.registry,
-                FrameworkHandle(self.snapshot, cluster, parallelism, self.nominator))
+                FrameworkHandle(self.snapshot, cluster, parallelism, self.nominator, self.waiting_pods))
             for name in self.profile_names()}
         global_pct = getattr(self.config, "percentage_of_nodes_to_score", 0)
-        self.scheduler = Scheduler(self.snapshot, global_pct, seed=seed, extenders=self.extenders)
+        self.scheduler = Scheduler(self.snapshot, global_pct, seed=seed, extenders=self.extenders,
+                                   hold_waiting_pods=True)
 
     def pending_cluster_pods(self) -> list[PodInfo]:
         """Pods of the cluster state waiting for a node (not bound, not finished, not terminating)."""
@@ -635,10 +641,24 @@ class Simulator(SchedulingSetup):
         cycles = 0
         scheduler = self.scheduler
         snapshot = self.snapshot
+        # The batch's pods exist in the API server: plugins listing pods (Coscheduling counting
+        # a group's members) see them all, and "now" is the batch's virtual clock.
+        origin = float(int(time.time()))
+        queue.origin = origin
+        unscheduled = [pi for pi, _, _ in entries]
+        for fwk in self.frameworks.values():
+            fwk.handle.unscheduled_pods = unscheduled
+            fwk.handle.clock = queue.wall_time
+        held: dict[str, _Held] = {}
+        loop = _Loop(queue, records, result, held)
         while True:
             qp = queue.pop()
             if qp is None:
-                break
+                if not held:
+                    break
+                self._time_out_first(loop)
+                self._settle(loop)
+                continue
             cycles += 1
             pod_info = qp.pod_info
             fwk = self.frameworks[qp.profile]
@@ -647,31 +667,17 @@ class Simulator(SchedulingSetup):
                 rec.signature = pod_signature(pod_info.pod)
             fwk.memo_key = rec.signature  # type: ignore[attr-defined]
             out = scheduler.run_cycle(fwk, pod_info)
-            rec.outcome, rec.message, rec.order = out.outcome, out.message, cycles
+            rec.order = cycles
             if out.trace is not None and out.trace.not_implemented:
                 for name, points in out.trace.not_implemented.items():
                     known = result.not_implemented.setdefault(name, [])
                     known.extend(p for p in points if p not in known)
-            if out.outcome == "Scheduled":
-                self._place(pod_info, out.selected_node or "")
-                rec.node = out.selected_node
-                queue.done(qp)
-                queue.on_event(ASSIGNED_POD_ADD, pod_info)
-            elif out.outcome in ("Unschedulable", "Rejected"):
-                diagnosis = out.diagnosis
-                plugins = diagnosis.unschedulable_plugins if diagnosis is not None else set()
-                pending = diagnosis.pending_plugins if diagnosis is not None else set()
-                if out.preemption is not None and out.preemption.nominated_node_name:
-                    queue.add_unschedulable(qp, plugins, pending)
-                    self._preempt(qp, out, records, result, queue)
-                elif plugins or pending:
-                    queue.add_unschedulable(qp, plugins, pending)
-                else:
-                    queue.done(qp)  # nothing any event could change (no nodes at all)
+            if out.outcome == "Waiting" and out.waiting is not None:
+                self._hold(loop, qp, fwk, out)
             else:
-                # Error (kschedctl's plugins are deterministic: a retry would fail the same way)
-                # and Gated at cycle time.
-                queue.done(qp)
+                self._conclude(loop, qp, out)
+            if held:
+                self._settle(loop)
             if progress is not None and (cycles & 63) == 0:
                 progress(sum(1 for r in records.values() if r.outcome == "Scheduled"), total)
         if progress is not None:
@@ -694,6 +700,100 @@ class Simulator(SchedulingSetup):
         return result
 
     # -- pieces of the loop --------------------------------------------------------------------
+    def _conclude(self, loop: "_Loop", qp: QueuedPod, out: CycleOutcome) -> None:
+        """Act on the end of a pod's cycle (or of its binding, after a wait at Permit)."""
+        queue = loop.queue
+        pod_info = qp.pod_info
+        rec = loop.records[pod_info.key]
+        rec.outcome, rec.message = out.outcome, out.message
+        if out.outcome == "Scheduled":
+            if pod_info.node_name != out.selected_node:
+                self._place(pod_info, out.selected_node or "")
+            rec.node = out.selected_node
+            queue.done(qp)
+            queue.on_event(ASSIGNED_POD_ADD, pod_info)
+        elif out.outcome in ("Unschedulable", "Rejected"):
+            diagnosis = out.diagnosis
+            plugins = diagnosis.unschedulable_plugins if diagnosis is not None else set()
+            pending = diagnosis.pending_plugins if diagnosis is not None else set()
+            if out.preemption is not None and out.preemption.nominated_node_name:
+                queue.add_unschedulable(qp, plugins, pending)
+                self._preempt(qp, out, loop)
+            elif plugins or pending:
+                queue.add_unschedulable(qp, plugins, pending)
+            else:
+                queue.done(qp)  # nothing any event could change (no nodes at all)
+        else:
+            # Error (kschedctl's plugins are deterministic: a retry would fail the same way)
+            # and Gated at cycle time.
+            queue.done(qp)
+        if out.pods_to_activate:
+            queue.activate(out.pods_to_activate)
+
+    def _hold(self, loop: "_Loop", qp: QueuedPod, fwk: Framework, out: CycleOutcome) -> None:
+        """A Permit plugin told the pod to Wait: it is assumed on its node (later pods see it)
+        and held until it is allowed, rejected, or its first timer runs out."""
+        waiting = out.waiting
+        assert waiting is not None
+        pod_info = qp.pod_info
+        rec = loop.records[pod_info.key]
+        self._place(pod_info, waiting.node_name)
+        now = loop.queue.wall_time()
+        waiting.deadlines = {plugin: now + timeout for plugin, timeout in waiting.pending.items()}
+        self.waiting_pods.add(waiting)
+        loop.held[pod_info.uid] = _Held(qp, fwk, out)
+        rec.outcome, rec.message, rec.node = "Waiting", "", waiting.node_name
+        if out.pods_to_activate:
+            loop.queue.activate(out.pods_to_activate)
+
+    def _settle(self, loop: "_Loop") -> None:
+        """Finish the held pods that got their answer, in the order they started waiting.
+        A rejected pod's Unreserve may reject others (Coscheduling rejects its whole group):
+        they are finished in the same call."""
+        held = loop.held
+        while True:
+            ready = [uid for uid, h in held.items() if h.out.waiting is not None and h.out.waiting.status is not None]
+            if not ready:
+                return
+            for uid in ready:
+                h = held.pop(uid)
+                self.waiting_pods.remove(uid)
+                self._release(loop, h)
+
+    def _release(self, loop: "_Loop", h: "_Held") -> None:
+        """The binding cycle of a pod that waited at Permit (upstream bindingCycle from
+        WaitOnPermit on; on failure, handleBindingCycleError)."""
+        out = h.out
+        waiting = out.waiting
+        assert waiting is not None and out.state is not None
+        qp, pod_info, node = h.qp, h.qp.pod_info, waiting.node_name
+        out = self.scheduler.binding_cycle(h.fwk, out.state, pod_info, node, out, waiting.status)
+        if out.outcome != "Scheduled":
+            # Unreserve ran; the assumed pod is forgotten, which is an AssignedPodDelete for
+            # every other pod (the rejected pod itself is not moved by it).
+            self._unplace(pod_info, node)
+            loop.records[pod_info.key].node = None
+            self._conclude(loop, qp, out)
+            loop.queue.on_event(ASSIGNED_POD_DELETE, pod_info, exclude=qp)
+            return
+        self._conclude(loop, qp, out)
+
+    def _time_out_first(self, loop: "_Loop") -> None:
+        """Nothing is left to schedule and pods wait at Permit: let virtual time run until the
+        first of their timers fires, which rejects that pod."""
+        first: tuple[float, int, Any, str] | None = None
+        for i, h in enumerate(loop.held.values()):
+            waiting = h.out.waiting
+            assert waiting is not None
+            for plugin, deadline in waiting.deadlines.items():
+                if first is None or (deadline, i) < first[:2]:
+                    first = (deadline, i, waiting, plugin)
+        if first is None:  # every plugin allowed but the status is not set: cannot happen
+            return
+        deadline, _, waiting, plugin = first
+        loop.queue.advance_to(deadline)
+        waiting.time_out(plugin)
+
     def _pre_enqueue(self, qp: QueuedPod) -> Status | None:
         """PreEnqueue of the pod's profile; a plugin kschedctl lacks does not gate (the cycle
         will report it as an Error)."""
@@ -719,11 +819,22 @@ class Simulator(SchedulingSetup):
                 status.pop("nominatedNodeName", None)
         self.snapshot.assume_pod(pod_info, node)
 
-    def _preempt(self, qp: QueuedPod, out: CycleOutcome, records: dict[str, _PodRecord],
-                 result: SimulationResult, queue: SchedulingQueue) -> None:
-        """Act on DefaultPreemption's answer: nominate the preemptor, evict the victims."""
+    def _unplace(self, pod_info: PodInfo, node: str) -> None:
+        """Forget an assumed pod (upstream Cache.ForgetPod): off its node, no node name."""
+        self.snapshot.forget_pod(pod_info, node)
+        pod_info.node_name = ""
+        spec = pod_info.pod.get("spec")
+        if isinstance(spec, dict):
+            spec.pop("nodeName", None)
+
+    def _preempt(self, qp: QueuedPod, out: CycleOutcome, loop: "_Loop") -> None:
+        """Act on DefaultPreemption's answer: nominate the preemptor, evict the victims.
+
+        A victim waiting at Permit is not deleted but rejected ("preempted", upstream
+        prepareCandidate); its binding cycle then fails and forgets it."""
         pf = out.preemption
         assert pf is not None
+        records, queue = loop.records, loop.queue
         node = pf.nominated_node_name
         pod_info = qp.pod_info
         self.nominator.remove(pod_info)
@@ -738,8 +849,12 @@ class Simulator(SchedulingSetup):
                 victim = next((p for p in node_info.pods if p.key == key), None)
             if victim is None:
                 continue
-            self.snapshot.forget_pod(victim, node)
             victims.append(key)
+            waiting = self.waiting_pods.get(victim.uid)
+            if waiting is not None:
+                waiting.reject(PREEMPTION_PLUGIN, "preempted")
+                continue
+            self.snapshot.forget_pod(victim, node)
             rec = records.get(key)
             if rec is not None:
                 rec.outcome = PREEMPTED
@@ -752,7 +867,26 @@ class Simulator(SchedulingSetup):
             if other.priority < pod_info.priority and other is not pod_info:
                 self.nominator.remove(other)
                 other.nominated_node_name = ""
-        result.preemptions.append(PreemptionRecord(pod_info.key, node, victims))
+        loop.result.preemptions.append(PreemptionRecord(pod_info.key, node, victims))
+
+
+@dataclass
+class _Held:
+    """A pod waiting at Permit: its queue entry, its profile's framework and its cycle so far."""
+
+    qp: QueuedPod
+    fwk: Framework
+    out: CycleOutcome
+
+
+@dataclass
+class _Loop:
+    """What the pieces of one batch's loop share."""
+
+    queue: SchedulingQueue
+    records: dict[str, "_PodRecord"]
+    result: SimulationResult
+    held: dict[str, _Held]
 
 
 def _report_order(rec: _PodRecord) -> tuple:

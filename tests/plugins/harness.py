@@ -11,7 +11,7 @@ import copy
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import pytest
 import yaml
@@ -19,6 +19,7 @@ import yaml
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import NodeScore
 from kschedctl.framework.snapshot import Snapshot
+from kschedctl.framework.runtime import informer_pods
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import NodeInfo, PodInfo
 
@@ -87,6 +88,9 @@ class TestHandle:
 
     def parallelism(self) -> int:
         return 16
+
+    def list_pods(self) -> Iterator[dict]:
+        return informer_pods(self._cluster, self._snapshot)
 
 
 @dataclass

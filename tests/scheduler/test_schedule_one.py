@@ -19,9 +19,9 @@ from kschedctl.scheduler.schedule_one import (
     NoNodesAvailable,
     Scheduler,
     SchedulingError,
-    go_duration,
     truncate_message,
 )
+from kschedctl.framework.runtime import go_duration
 from tests.framework.fakes import (
     FAKES,
     FakeFilter,

@@ -38,6 +38,7 @@ import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from kschedctl.errors import InputError
+from kschedctl.framework.cycle_state import PODS_TO_ACTIVATE_KEY, StateNotFound
 from kschedctl.framework.interfaces import Plugin, QueuedPodInfo
 from kschedctl.framework.status import Code, PostFilterResult, PreFilterResult, Status
 from kschedctl.k8s.quantity import format_bytes, format_milli_cpu
@@ -140,7 +141,7 @@ class Coscheduling(Plugin):
         return float("-inf") if created is None else created
 
     def mark_pod_group_schedule_failure(self, full_name: str) -> None:
-        self._last_failed[full_name] = time.time()
+        self._last_failed[full_name] = self._now()
 
     def clear_pod_group_schedule_failure(self, full_name: str) -> None:
         self._last_failed.pop(full_name, None)
@@ -158,7 +159,7 @@ class Coscheduling(Plugin):
         if pg is None:
             return ""
         until = self._backed_off.get(full)
-        if until is not None and until > time.time():
+        if until is not None and until > self._now():
             return f"podGroup {full} failed recently"
         siblings = self._group_pods(pod_info)
         m = min_member(pg)
@@ -192,8 +193,10 @@ class Coscheduling(Plugin):
         not_assigned = (m - assigned) / m
         if not_assigned <= self.pg_reject_threshold:
             return PostFilterResult(), Status(Code.Unschedulable)
+        # One pod of the group failing makes the others unlikely to fit: the waiting ones are let go.
+        self._reject_waiting(pod_info.namespace, pod_group_label(pod_info.pod), "optimistic rejection in PostFilter")
         if self.pg_backoff is not None and len(self._group_pods(pod_info)) >= m:
-            self._backed_off[full] = time.time() + self.pg_backoff
+            self._backed_off[full] = self._now() + self.pg_backoff
         self.mark_pod_group_schedule_failure(full)
         return PostFilterResult(), Status(
             Code.Unschedulable, f"PodGroup {full} gets rejected due to Pod {pod_info.name} is unschedulable "
@@ -207,6 +210,7 @@ class Coscheduling(Plugin):
         full, pg = get_pod_group(self._cluster(), pod_info.pod)
         if pg is None:
             return
+        self._reject_waiting(pod_info.namespace, pod_group_label(pod_info.pod), "rejection in Unreserve")
         self.mark_pod_group_schedule_failure(full)
 
     def permit(self, state: "CycleState", pod_info: "PodInfo", node_name: str) -> tuple[Status | None, float]:
@@ -219,12 +223,40 @@ class Coscheduling(Plugin):
         assigned.add(pod_info.name)
         if len(assigned) >= min_member(pg):
             self.clear_pod_group_schedule_failure(full)
+            # The quorum is reached: every waiting pod of the group may bind now.
+            handle = self.handle
+            if handle is not None and hasattr(handle, "iterate_over_waiting_pods"):
+                def allow(waiting: Any) -> None:
+                    if pod_group_full_name(waiting.get_pod()) == full:
+                        waiting.allow(NAME)
+                handle.iterate_over_waiting_pods(allow)
             return Status(Code.Success), 0.0
         if len(assigned) == 1:
+            # Only the group's first pod to reach Permit asks for its siblings to be retried.
             state.write(PERMIT_STATE_KEY, {"activate": True})
         timeout = (pg.get("spec") or {}).get("scheduleTimeoutSeconds")
         wait = float(timeout) if timeout is not None else (self.schedule_timeout or 60.0)
+        self.activate_siblings(state, pod_info)
         return Status(Code.Wait), wait
+
+    def activate_siblings(self, state: "CycleState", pod_info: "PodInfo") -> None:
+        """Upstream ActivateSiblings: when Permit asked for it, the group's other pods go into
+        the cycle's PodsToActivate, so the scheduler retries them now."""
+        try:
+            permit = state.read(PERMIT_STATE_KEY)
+        except StateNotFound:
+            return
+        if not (isinstance(permit, dict) and permit.get("activate")):
+            return
+        try:
+            to_activate = state.read(PODS_TO_ACTIVATE_KEY)
+        except StateNotFound:
+            return
+        for pod in self._group_pods(pod_info):
+            meta = pod.get("metadata") or {}
+            if meta.get("uid") == pod_info.uid and (meta.get("name") or "") == pod_info.name:
+                continue
+            to_activate.map[f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"] = pod
 
     # -- helpers ------------------------------------------------------------------------------
     def assigned_pod_count(self, full_name: str) -> int:
@@ -243,12 +275,28 @@ class Coscheduling(Plugin):
                     names.add(pi.name)
         return names
 
+    def _reject_waiting(self, namespace: str, group: str, message: str) -> None:
+        """Reject every pod of ``namespace/group`` waiting at Permit."""
+        handle = self.handle
+        if handle is None or not hasattr(handle, "iterate_over_waiting_pods"):
+            return
+
+        def reject(waiting: Any) -> None:
+            pod = waiting.get_pod()
+            meta = pod.get("metadata") or {}
+            if (meta.get("namespace") or "default") == namespace and pod_group_label(pod) == group:
+                waiting.reject(NAME, message)
+        handle.iterate_over_waiting_pods(reject)
+
+    def _now(self) -> float:
+        now = getattr(self.handle, "now", None)
+        return now() if callable(now) else time.time()
+
     def _group_pods(self, pod_info: "PodInfo") -> list[dict]:
         """The pods of the pod's group in its namespace, as the pod lister lists them."""
         group = pod_group_label(pod_info.pod)
-        snapshot = self.handle.snapshot() if self.handle is not None else None
         out = []
-        for pod in informer_pods(self._cluster(), snapshot, pod_info):
+        for pod in informer_pods(self.handle, pod_info):
             meta = pod.get("metadata") or {}
             if (meta.get("namespace") or "default") == pod_info.namespace and \
                     (meta.get("labels") or {}).get(POD_GROUP_LABEL) == group:

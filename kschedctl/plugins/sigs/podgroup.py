@@ -17,9 +17,6 @@ if TYPE_CHECKING:  # pragma: no cover
 #: The label that puts a pod in a PodGroup (upstream v1alpha1.PodGroupLabel).
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 
-#: Pod phases the scheduler's pod informer never sees.
-_TERMINAL = frozenset({"Succeeded", "Failed"})
-
 
 def pod_group_label(pod: dict) -> str:
     return ((pod.get("metadata") or {}).get("labels") or {}).get(POD_GROUP_LABEL, "") or ""
@@ -59,26 +56,18 @@ def parse_time(value: Any) -> float | None:
     return parsed.timestamp()
 
 
-def informer_pods(cluster: Any, snapshot: Any, extra: "PodInfo | None" = None) -> Iterator[dict]:
-    """Every pod the scheduler's pod informer would list: the cluster's pods (not finished), pods
-    placed on snapshot nodes that are not in the cluster (assumed by a simulation), and ``extra``
-    (the pod being scheduled exists in the API server); each once, by ``namespace/name``."""
+def informer_pods(handle: Any, extra: "PodInfo | None" = None) -> Iterator[dict]:
+    """Every pod the scheduler's pod informer would list (``handle.list_pods()``: the cluster's
+    pods, pods a simulation placed, a simulated batch's pending pods) and ``extra`` (the pod
+    being scheduled exists in the API server); each once, by ``namespace/name``."""
     seen: set[str] = set()
-    for pod in getattr(cluster, "pods", None) or ():
-        if ((pod.get("status") or {}).get("phase") or "") in _TERMINAL:
-            continue
+    lister = getattr(handle, "list_pods", None)
+    for pod in (lister() if callable(lister) else ()):
         key = _key(pod)
         if key not in seen:
             seen.add(key)
             yield pod
-    if snapshot is not None:
-        for node_info in snapshot.node_infos():
-            for pi in node_info.pods:
-                if pi.key not in seen:
-                    seen.add(pi.key)
-                    yield pi.pod
     if extra is not None and extra.key not in seen:
-        seen.add(extra.key)
         yield extra.pod
 
 
