@@ -15,6 +15,8 @@ unschedulable_pods.go) of kube-scheduler v1.34, with its v1.34 feature gates
 - a cluster event (a pod placed: ``AssignedPodAdd``; a victim removed: ``AssignedPodDelete``)
   moves an unschedulable pod to the backoff queue when one of its rejectors' queueing hints
   says the event may make it schedulable (``QueueingHintFn`` returning Queue);
+- ``activate`` moves the pods a plugin put into PodsToActivate from the unschedulable pods or a
+  backoff queue to activeQ (Coscheduling retrying a gang's siblings);
 - the backoff queue is ordered by backoff expiry (1s doubling up to 10s, aligned to 1s windows)
   and, within a window, by ``Less``; with ``SchedulerPopFromBackoffQ`` the scheduler pops from
   it whenever ``activeQ`` is empty.
@@ -24,7 +26,9 @@ microsecond per queue operation, i.e. as if the whole batch were scheduled well 
 initial backoff of one second: pods in backoff are retried only once ``activeQ`` is empty,
 and the 5-minute flush of leftover unschedulable pods never happens. Upstream's real timing
 would retry backed-off pods earlier in a long batch; the pods it places and the reasons stay
-the same, the order of retries may differ. ``max_attempts`` bounds how often one pod is tried.
+the same, the order of retries may differ. The clock jumps ahead only when nothing is left to
+pop and a pod waits at Permit: to the first of their deadlines. Plugins read the clock (and
+``QueuedPodInfo.initial_attempt_timestamp``) as seconds since the epoch, from ``origin``. ``max_attempts`` bounds how often one pod is tried.
 """
 
 from __future__ import annotations

@@ -12,6 +12,13 @@ the scheduling queue, kube-scheduler v1.34), run on one long-lived snapshot:
   index and its seeded random tie-break carry over from pod to pod, as upstream's do;
 - a failed pod waits for a cluster event its rejecting plugins care about (queueing hints) and
   is retried after the pods in activeQ;
+- a pod a Permit plugin tells to Wait is assumed on its node and held: later pods see it, and
+  it binds once every waiting plugin allowed it (Coscheduling allows a whole gang when its last
+  member reaches Permit). Rejected (Coscheduling's PostFilter or Unreserve, preemption), or
+  timed out once nothing else is left to schedule (the virtual clock then jumps to the first
+  deadline), it is forgotten as upstream's binding cycle does: Unreserve, an
+  ``AssignedPodDelete`` for the other pods, and back to the queue. Pods a plugin puts into
+  PodsToActivate move to activeQ;
 - when DefaultPreemption nominates a node, the victims are removed from the snapshot (each an
   ``AssignedPodDelete`` event), the preemptor gets ``status.nominatedNodeName`` (other pods
   then see it through the nominator, as upstream) and is retried; victims that the batch itself
@@ -769,12 +776,13 @@ class Simulator(SchedulingSetup):
         qp, pod_info, node = h.qp, h.qp.pod_info, waiting.node_name
         out = self.scheduler.binding_cycle(h.fwk, out.state, pod_info, node, out, waiting.status)
         if out.outcome != "Scheduled":
-            # Unreserve ran; the assumed pod is forgotten, which is an AssignedPodDelete for
-            # every other pod (the rejected pod itself is not moved by it).
-            self._unplace(pod_info, node)
+            # Unreserve ran; the assumed pod is forgotten, which is an AssignedPodDelete (of the
+            # pod as assumed, on its node) for every other pod, not for the rejected pod itself.
+            self.snapshot.forget_pod(pod_info, node)
             loop.records[pod_info.key].node = None
             self._conclude(loop, qp, out)
             loop.queue.on_event(ASSIGNED_POD_DELETE, pod_info, exclude=qp)
+            self._clear_node(pod_info)
             return
         self._conclude(loop, qp, out)
 
@@ -819,9 +827,9 @@ class Simulator(SchedulingSetup):
                 status.pop("nominatedNodeName", None)
         self.snapshot.assume_pod(pod_info, node)
 
-    def _unplace(self, pod_info: PodInfo, node: str) -> None:
-        """Forget an assumed pod (upstream Cache.ForgetPod): off its node, no node name."""
-        self.snapshot.forget_pod(pod_info, node)
+    @staticmethod
+    def _clear_node(pod_info: PodInfo) -> None:
+        """A forgotten assumed pod is pending again: no node name."""
         pod_info.node_name = ""
         spec = pod_info.pod.get("spec")
         if isinstance(spec, dict):

@@ -274,3 +274,74 @@ def test_handle_delegates_to_its_framework() -> None:
     status = fwk2.handle.run_filter_plugins_with_nominated_pods(
         CycleState(), pod_info(POD), fwk2.handle.snapshot().get("node1"))
     assert status is not None and status.code == Code.Unschedulable
+
+
+# -- pods waiting at Permit (upstream waitingPod, waitingPodsMap, Handle) ----------------------
+
+
+def test_a_waiting_pod_binds_only_once_every_waiting_plugin_allowed_it() -> None:
+    from kschedctl.framework.runtime import WaitingPod
+
+    wp = WaitingPod(pod_info(make_pod("p")), "n1", {"A": 10.0, "B": 20.0})
+    wp.allow("A")
+    assert wp.status is None and wp.get_pending_plugins() == ["B"]
+    wp.allow("B")
+    assert wp.status is not None and wp.status.code == Code.Success
+
+
+def test_the_first_answer_to_a_waiting_pod_wins() -> None:
+    from kschedctl.framework.runtime import WaitingPod
+
+    wp = WaitingPod(pod_info(make_pod("p")), "n1", {"A": 10.0})
+    wp.reject("A", "no")
+    wp.allow("A")
+    wp.time_out("A")
+    assert (wp.status.code, wp.status.message(), wp.status.plugin) == (Code.Unschedulable, "no", "A")
+
+
+@pytest.mark.parametrize("timeout,text", [(10.0, "10s"), (90.0, "1m30s"), (900.0, "15m0s"), (0.5, "500ms")])
+def test_a_timed_out_wait_names_the_plugin_and_the_duration(timeout: float, text: str) -> None:
+    from kschedctl.framework.runtime import WaitingPod
+
+    wp = WaitingPod(pod_info(make_pod("p")), "n1", {"Coscheduling": timeout})
+    wp.time_out("Coscheduling")
+    assert wp.status.message() == f"rejected due to timeout after waiting {text} at plugin Coscheduling"
+    assert wp.status.plugin == "Coscheduling"
+
+
+def test_handle_reaches_the_waiting_pods_shared_by_profiles() -> None:
+    from kschedctl.framework.runtime import WaitingPod, WaitingPods
+
+    shared = WaitingPods()
+    h1, h2 = FrameworkHandle(waiting_pods=shared), FrameworkHandle(waiting_pods=shared)
+    wp = WaitingPod(pod_info(make_pod("p", uid="uid-p")), "n1", {"A": 10.0})
+    shared.add(wp)
+    seen: list[str] = []
+    h2.iterate_over_waiting_pods(lambda w: seen.append(w.get_pod()["metadata"]["name"]))
+    assert seen == ["p"] and h1.get_waiting_pod("uid-p") is wp
+    assert h1.reject_waiting_pod("uid-p") is True
+    assert (wp.status.code, wp.status.message(), wp.status.plugin) == (Code.Unschedulable, "removed", "")
+    assert h1.reject_waiting_pod("nobody") is False
+
+
+def test_pods_to_activate_survive_a_cloned_state() -> None:
+    from kschedctl.framework.cycle_state import PODS_TO_ACTIVATE_KEY, PodsToActivate
+
+    state = CycleState()
+    state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
+    state.clone().read(PODS_TO_ACTIVATE_KEY).map["ns/p"] = {}
+    assert list(state.read(PODS_TO_ACTIVATE_KEY).map) == ["ns/p"]
+
+
+def test_handle_lists_the_pods_the_informer_would() -> None:
+    from types import SimpleNamespace
+
+    from kschedctl.framework.snapshot import Snapshot
+
+    bound = make_pod("bound", node="n1")
+    done = make_pod("done")
+    done["status"] = {"phase": "Succeeded"}
+    snapshot = Snapshot([make_node("n1")], [pod_info(bound), pod_info(make_pod("assumed", node="n1"))])
+    handle = FrameworkHandle(snapshot, SimpleNamespace(pods=[bound, done]))
+    handle.unscheduled_pods = [pod_info(make_pod("pending")), pod_info(make_pod("bound"))]
+    assert [p["metadata"]["name"] for p in handle.list_pods()] == ["bound", "assumed", "pending"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -19,7 +20,7 @@ import yaml
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import NodeScore
 from kschedctl.framework.snapshot import Snapshot
-from kschedctl.framework.runtime import informer_pods
+from kschedctl.framework.runtime import WaitingPods, informer_pods
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import NodeInfo, PodInfo
 
@@ -76,6 +77,7 @@ class TestHandle:
         self._snapshot = snapshot
         self._cluster = cluster
         self._nominated = nominated or {}
+        self.waiting_pods = WaitingPods()
 
     def snapshot(self) -> Snapshot:
         return self._snapshot
@@ -91,6 +93,12 @@ class TestHandle:
 
     def list_pods(self) -> Iterator[dict]:
         return informer_pods(self._cluster, self._snapshot)
+
+    def iterate_over_waiting_pods(self, callback: Any) -> None:
+        self.waiting_pods.iterate(callback)
+
+    def now(self) -> float:
+        return time.time()
 
 
 @dataclass

@@ -135,3 +135,64 @@ def test_hints() -> None:
     assert queueing_hint("PodTopologySpread", ASSIGNED_POD_ADD, pi("p", **spread), other) == QUEUE_SKIP
     # a plugin kschedctl does not know is asked about everything
     assert queueing_hint("MyPlugin", ASSIGNED_POD_ADD, pi("p"), other) == QUEUE
+
+
+# -- PodsToActivate, and the events of a pod that waited at Permit ----------------------------
+
+
+def test_activate_moves_unschedulable_and_backed_off_pods_to_active_q() -> None:
+    q = SchedulingQueue(LESS, max_attempts=2)
+    for name in ("waiting-for-event", "backing-off", "in-flight", "tired"):
+        q.add(pi(name))
+    popped = {qp.pod_info.name: qp for qp in (q.pop() for _ in range(4))}
+    q.add_unschedulable(popped["waiting-for-event"], {"NodeResourcesFit"})
+    q.add_unschedulable(popped["backing-off"], {"NodeResourcesFit"})
+    q.on_event(ASSIGNED_POD_DELETE, pi("victim", node="n"))  # moves both; one is taken back below
+    assert sorted(q.backoff_keys()) == ["default/backing-off", "default/waiting-for-event"]
+    again = q.pop()
+    q.add_unschedulable(again, {"NodeResourcesFit"})  # attempts 2: out of attempts now
+    moved = q.activate([again.key, "default/backing-off", "default/waiting-for-event", "default/in-flight",
+                        "default/nobody"])
+    names = {qp.pod_info.name for qp in moved}
+    assert again.pod_info.name not in names  # out of attempts
+    assert "in-flight" not in names and len(moved) == 1
+    assert q.active_keys() == [qp.key for qp in moved]
+    assert q.backoff_keys() == []
+
+
+def test_activate_leaves_gated_pods_alone() -> None:
+    q = SchedulingQueue(LESS, lambda qp: Status(Code.UnschedulableAndUnresolvable, "gated", plugin="SchedulingGates"))
+    gated = q.add(pi("gated"))
+    assert q.activate([gated.key]) == []
+    assert gated.gated and q.active_keys() == []
+
+
+def test_an_event_can_exclude_the_pod_it_comes_from() -> None:
+    # A pod rejected while waiting at Permit is forgotten: an AssignedPodDelete for the others,
+    # not for itself (upstream handleBindingCycleError).
+    q = SchedulingQueue(LESS)
+    for name in ("rejected", "other"):
+        q.add(pi(name))
+    rejected, other = q.pop(), q.pop()
+    q.add_unschedulable(rejected, {"NodeResourcesFit"})
+    q.add_unschedulable(other, {"NodeResourcesFit"})
+    rejected.pod_info.node_name = "n"  # it was assumed there
+    moved = q.on_event(ASSIGNED_POD_DELETE, rejected.pod_info, exclude=rejected)
+    assert [qp.key for qp in moved] == ["default/other"]
+    assert "default/rejected" in q.unschedulable
+
+
+def test_coscheduling_hint_queues_on_pod_add_only() -> None:
+    waiting, placed = pi("w"), pi("p", node="n")
+    assert queueing_hint("Coscheduling", ASSIGNED_POD_ADD, waiting, placed) == QUEUE
+    assert queueing_hint("Coscheduling", ASSIGNED_POD_DELETE, waiting, placed) == QUEUE_SKIP
+
+
+def test_initial_attempt_time_is_on_the_queue_clock() -> None:
+    q = SchedulingQueue(LESS, origin=1_800_000_000.0)
+    qp = q.add(pi("a"))
+    assert qp.initial_attempt_timestamp == 1_800_000_000.0 + qp.timestamp
+    q.advance_to(1_800_000_060.0)
+    assert q.wall_time() == 1_800_000_060.0
+    q.advance_to(1_800_000_000.0)  # time never goes back
+    assert q.wall_time() == 1_800_000_060.0

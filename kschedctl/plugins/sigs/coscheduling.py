@@ -14,22 +14,27 @@ Port of kubernetes-sigs/scheduler-plugins ``pkg/coscheduling/coscheduling.go`` a
   resources cannot hold ``minResources`` (``resource gap: ...``).
 - **PostFilter**: rejects the whole group (``PodGroup <ns/pg> gets rejected due to Pod <p> is
   unschedulable even after PostFilter``) unless enough pods are already assigned or the gap is
-  within ``podGroupRejectPercentage``; ``can not find pod group`` for a pod without a group.
-- **Permit**: Success once the assigned pods (this one included) reach ``minMember``, else
-  **Wait** for ``spec.scheduleTimeoutSeconds`` of the PodGroup, or ``permitWaitingTimeSeconds``
-  (args, default 60s); ``PodGroup not found`` (Unschedulable) for a group that does not exist.
-- **Reserve** does nothing; **Unreserve** marks the group failed.
+  within ``podGroupRejectPercentage``; the group's pods waiting at Permit are rejected with
+  ``optimistic rejection in PostFilter``. ``can not find pod group`` for a pod without a group.
+- **Permit**: Success once the assigned pods (this one included) reach ``minMember``, which also
+  allows every waiting pod of the group; else **Wait** for ``spec.scheduleTimeoutSeconds`` of
+  the PodGroup, or ``permitWaitingTimeSeconds`` (args, default 60s), and the group's first
+  waiting pod puts its siblings into the cycle's PodsToActivate; ``PodGroup not found``
+  (Unschedulable) for a group that does not exist.
+- **Reserve** does nothing; **Unreserve** rejects the group's waiting pods (``rejection in
+  Unreserve``) and marks the group failed.
 
 Args (``CoschedulingArgs``): ``permitWaitingTimeSeconds`` (60), ``podGroupBackoffSeconds`` (0),
 ``podGroupRejectPercentage`` (10), validated as upstream's ``ValidateCoschedulingArgs``.
 
 Differences: upstream keeps the assigned pods of each group in memory (informer events plus
 Permit) and the groups that passed the minResources check in a short-lived cache; here assigned
-pods are the group's pods on the snapshot's nodes (a simulation assumes a waiting pod, as
-upstream's cache does) plus the pod at Permit, and minResources is checked every time (same
-answer, since the group's own pods are left out of the count). Waiting pods are not rejected or
-allowed by this plugin: the scheduler decides what a Wait means for a what-if run. "Now" for
-backoff and failure times is the wall clock of the kschedctl process.
+pods are the group's pods on the snapshot's nodes (a pod waiting at Permit is assumed there, as
+in upstream's cache) plus the pod at Permit, and minResources is checked every time (same
+answer, since the group's own pods are left out of the count). "Now" for backoff and failure
+times is the handle's clock: the wall clock for ``explain``, the batch's virtual clock for
+``simulate``. Pods are listed as the pod informer would (``handle.list_pods()``), so the pending
+pods of a simulated batch count as members of their group.
 """
 
 from __future__ import annotations

@@ -140,3 +140,82 @@ def test_args(args: dict, message: str) -> None:
     with pytest.raises(InputError) as err:
         Coscheduling(args, None)
     assert message in str(err.value)
+
+
+# -- what Coscheduling does to the pods waiting at Permit (coscheduling.go v0.34.7) ------------
+
+
+def _waiting(env, *specs: dict) -> list:
+    from kschedctl.framework.runtime import WaitingPod
+
+    out = []
+    for spec in specs:
+        wp = WaitingPod(pod_info(_pod(spec)), spec["node"], {"Coscheduling": 10.0})
+        env.handle.waiting_pods.add(wp)
+        out.append(wp)
+    return out
+
+
+def _group_env(assigned: int, waiting_specs: list[dict], min_member: int = 3):
+    """``assigned`` bound pods of pg1, and pods waiting at Permit (assumed on the node, so they
+    count as assigned too, as upstream's assignedPodsByPG counts them)."""
+    waiting_specs = [{"group": "pg1", "namespace": "ns", "node": "node", **s} for s in waiting_specs]
+    pods = [{"name": f"a{i}", "group": "pg1", "node": "node"} for i in range(assigned)] + waiting_specs
+    pgs = [{"name": "pg1", "minMember": min_member}, {"name": "pg2", "minMember": 1}]
+    env = _env({"pods": pods, "pgs": pgs}, ["node"])
+    return env, _waiting(env, *waiting_specs)
+
+
+def test_permit_at_quorum_allows_the_waiting_pods_of_its_group_only() -> None:
+    env, (mine, other_group) = _group_env(1, [{"name": "w"}, {"name": "x", "group": "pg2"}])
+    status, _ = _plugin(env).permit(CycleState(), pod_info(_pod({"name": "p", "group": "pg1"})), "node")
+    assert status.code == Code.Success
+    assert mine.status is not None and mine.status.code == Code.Success
+    assert other_group.status is None
+
+
+def test_permit_below_quorum_waits_and_asks_for_the_siblings() -> None:
+    from kschedctl.framework.cycle_state import PODS_TO_ACTIVATE_KEY, PodsToActivate
+
+    env = _env({"pods": [{"name": "p", "group": "pg1"}, {"name": "s1", "group": "pg1"},
+                         {"name": "s2", "group": "pg1"}, {"name": "z", "group": "pg2"}],
+                "pgs": [{"name": "pg1", "minMember": 3}, {"name": "pg2", "minMember": 1}]}, ["node"])
+    state = CycleState()
+    state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
+    status, timeout = _plugin(env).permit(state, pod_info(_pod({"name": "p", "group": "pg1"})), "node")
+    assert (status.code, timeout) == (Code.Wait, 10.0)
+    assert sorted(state.read(PODS_TO_ACTIVATE_KEY).map) == ["ns/s1", "ns/s2"]
+
+
+def test_only_the_first_pod_to_wait_asks_for_the_siblings() -> None:
+    from kschedctl.framework.cycle_state import PODS_TO_ACTIVATE_KEY, PodsToActivate
+
+    env = _env({"pods": [{"name": "a0", "group": "pg1", "node": "node"}, {"name": "p", "group": "pg1"},
+                         {"name": "s1", "group": "pg1"}], "pgs": [{"name": "pg1", "minMember": 3}]}, ["node"])
+    state = CycleState()
+    state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
+    status, _ = _plugin(env).permit(state, pod_info(_pod({"name": "p", "group": "pg1"})), "node")
+    assert status.code == Code.Wait and state.read(PODS_TO_ACTIVATE_KEY).map == {}
+
+
+def test_post_filter_rejects_the_waiting_pods_of_the_group() -> None:
+    env, (mine, same_name_other_ns, other_group) = _group_env(
+        0, [{"name": "w"}, {"name": "v", "namespace": "elsewhere"}, {"name": "x", "group": "pg2"}])
+    _, status = _plugin(env).post_filter(CycleState(), pod_info(_pod({"name": "p", "group": "pg1"})), NodeToStatus())
+    assert status.reasons == ["PodGroup ns/pg1 gets rejected due to Pod p is unschedulable even after PostFilter"]
+    assert (mine.status.code, mine.status.message(), mine.status.plugin) == (
+        Code.Unschedulable, "optimistic rejection in PostFilter", "Coscheduling")
+    assert same_name_other_ns.status is None and other_group.status is None
+
+
+def test_post_filter_with_enough_pods_assigned_rejects_nobody() -> None:
+    env, (mine,) = _group_env(2, [{"name": "w"}], min_member=3)
+    _, status = _plugin(env).post_filter(CycleState(), pod_info(_pod({"name": "p", "group": "pg1"})), NodeToStatus())
+    assert status.reasons == [] and mine.status is None
+
+
+def test_unreserve_rejects_the_waiting_pods_of_the_group() -> None:
+    env, (mine, other_group) = _group_env(0, [{"name": "w"}, {"name": "x", "group": "pg2"}])
+    _plugin(env).unreserve(CycleState(), pod_info(_pod({"name": "p", "group": "pg1"})), "node")
+    assert (mine.status.code, mine.status.message()) == (Code.Unschedulable, "rejection in Unreserve")
+    assert other_group.status is None
