@@ -635,7 +635,13 @@ class Simulator(SchedulingSetup):
             first.queue_sort_func(), self._pre_enqueue,
             initial_backoff=getattr(self.config, "pod_initial_backoff_seconds", None) or 1.0,
             max_backoff=getattr(self.config, "pod_max_backoff_seconds", None) or 10.0,
-            max_attempts=self.max_attempts, cluster=self.cluster)
+            max_attempts=self.max_attempts, cluster=self.cluster, origin=float(int(time.time())))
+        # The batch's pods exist in the API server: plugins listing pods (Coscheduling counting
+        # a group's members) see them all, and "now" is the batch's virtual clock.
+        unscheduled = [pi for pi, _, _ in entries]
+        for fwk in self.frameworks.values():
+            fwk.handle.unscheduled_pods = unscheduled
+            fwk.handle.clock = queue.wall_time
         records: dict[str, _PodRecord] = {}
         for pi, prof, source in entries:
             qp = queue.add(pi, prof)
@@ -648,14 +654,6 @@ class Simulator(SchedulingSetup):
         cycles = 0
         scheduler = self.scheduler
         snapshot = self.snapshot
-        # The batch's pods exist in the API server: plugins listing pods (Coscheduling counting
-        # a group's members) see them all, and "now" is the batch's virtual clock.
-        origin = float(int(time.time()))
-        queue.origin = origin
-        unscheduled = [pi for pi, _, _ in entries]
-        for fwk in self.frameworks.values():
-            fwk.handle.unscheduled_pods = unscheduled
-            fwk.handle.clock = queue.wall_time
         held: dict[str, _Held] = {}
         loop = _Loop(queue, records, result, held)
         while True:
