@@ -112,7 +112,10 @@ def _summary(r: ExplainResult) -> Table:
     t.add_row("Outcome", Text(r.outcome, style=_OUTCOME_STYLE.get(r.outcome, "")))
     chosen = r.selected_node or "-"
     if r.provisional_node and not r.selected_node:
-        chosen = f"- (without the missing plugins: {r.provisional_node})"
+        if r.not_implemented:
+            chosen = f"- (without the missing plugins: {r.provisional_node})"
+        else:
+            chosen = f"- ({r.provisional_node} was chosen, then the pod was turned away)"
     t.add_row("Selected node", Text(chosen, style="bold green" if r.selected_node else ""))
     if len(r.tied_nodes) > 1:
         seed = f"seed {r.seed}" if r.seed is not None else "no --seed: may differ between runs"

@@ -574,6 +574,10 @@ class Scheduler:
             waiting.time_out(plugin)
             permit = waiting.status
             trace.stage("WaitOnPermit", plugin, permit, {"timeout": timeout})
+            out.warnings.append(
+                f"Permit plugin(s) {', '.join(sorted(waits))} made the pod wait on {host}; one pod alone is "
+                f"never let through, so the wait timed out. `kschedctl simulate` with the pods it waits for "
+                f"(a Coscheduling gang's members) shows whether they bind together")
         return self.binding_cycle(fwk, state, pod_info, host, out, permit)
 
     def binding_cycle(self, fwk: Framework, state: CycleState, pod_info: "PodInfo", host: str,

@@ -245,9 +245,10 @@ def test_select_host_is_reproducible_with_a_seed_and_uniform_without_bias() -> N
 NODES3 = [make_node(n) for n in ("node1", "node2", "node3")]
 
 
-def _cycle(plugins: dict, pod: dict | None = None, nodes=NODES3, **kw):
+def _cycle(plugins: dict, pod: dict | None = None, nodes=NODES3, hold_waiting_pods: bool = False, **kw):
     fwk = framework(plugins, nodes, **kw)
-    return Scheduler(fwk.handle.snapshot(), seed=3).run_cycle(fwk, pod_info(pod or make_pod("p")))
+    scheduler = Scheduler(fwk.handle.snapshot(), seed=3, hold_waiting_pods=hold_waiting_pods)
+    return scheduler.run_cycle(fwk, pod_info(pod or make_pod("p")))
 
 
 def test_cycle_scheduled_records_stages() -> None:
@@ -290,6 +291,16 @@ def test_cycle_permit_wait_times_out() -> None:
                            "Coscheduling.")
     permit = [s for s in out.trace.stages if s.point == "Permit"][0]
     assert permit.status.code == Code.Wait and permit.extra == {"timeout": 10.0}
+    assert out.provisional_node == "node1" and out.selected_node is None
+    assert any("made the pod wait on node1" in w and "kschedctl simulate" in w for w in out.warnings)
+
+
+def test_cycle_permit_wait_is_held_when_the_caller_holds_waiting_pods() -> None:
+    out = _cycle({"filter": [TrueFilter()], "permit": [TestPlugin("Coscheduling", {"permit": "Wait", "permitTimeout": 10})]},
+                 nodes=[make_node("node1")], hold_waiting_pods=True)
+    assert out.outcome == "Waiting" and out.provisional_node == "node1"
+    assert out.waiting is not None and out.waiting.pending == {"Coscheduling": 10.0} and out.state is not None
+    assert not [s for s in out.trace.stages if s.point in ("WaitOnPermit", "Unreserve", "Bind")]
 
 
 def test_cycle_pre_bind_error() -> None:
