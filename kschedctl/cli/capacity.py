@@ -13,6 +13,7 @@ from kschedctl.cli.options import (
     ConfigOption,
     ContextOption,
     KubeconfigOption,
+    NoExtendersOption,
     OutputFormat,
     OutputOption,
     PluginOption,
@@ -41,6 +42,7 @@ def capacity(
     plugin: PluginOption = None,
     max_copies: Annotated[int, typer.Option("--max", min=0, help="Stop after this many copies.")] = 10_000,
     wide: Annotated[bool, typer.Option("--wide", help="List every node that takes a copy.")] = False,
+    no_extenders: NoExtendersOption = False,
     quiet: QuietOption = False,
 ) -> None:
     """Schedule copies of the pod one after another, each assumed for the next, until one does
@@ -64,10 +66,10 @@ def capacity(
 
     with progress_bar("placing copies", max_copies, not quiet and max_copies >= 200 and sys.stderr.isatty()) as progress:
         result = run_capacity(item.pod, cluster_state, cfg, profile=profile, seed=seed, max_copies=max_copies,
-                              registry=registry, progress=progress)
+                              registry=registry, progress=progress, extenders=not no_extenders)
 
     if not quiet:
-        for warning in getattr(cluster_state, "warnings", None) or ():
+        for warning in [*(getattr(cluster_state, "warnings", None) or ()), *result.warnings]:
             typer.echo(f"warning: {warning}", err=True)
     if output == OutputFormat.table:
         from rich.console import Console

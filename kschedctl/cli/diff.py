@@ -106,7 +106,8 @@ def diff(
         batch, cluster_state, more = expand_for_simulation(pods or [], cluster_state)
         warnings += more
         result = diff_simulate(batch, cluster_state, cfg_a, cfg_b, side_a, side_b, registry=registry, seed=seed,
-                               include_cluster_pending=cluster_pending, max_attempts=max_attempts)
+                               include_cluster_pending=cluster_pending, max_attempts=max_attempts,
+                               extenders=not no_extenders)
         if not result.pods:
             raise UsageError("no pod to compare: the files hold none and the cluster state has no pending pod")
     else:

@@ -9,6 +9,7 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    NoExtendersOption,
     AllFiltersOption,
     ClusterOption,
     ConfigOption,
@@ -46,9 +47,7 @@ def explain(
     plugin: PluginOption = None,
     wide: Annotated[bool, typer.Option("--wide", help="Show every node, however many.")] = False,
     node: Annotated[Optional[str], typer.Option("--node", help="Show everything about one node.")] = None,
-    no_extenders: Annotated[bool, typer.Option(
-        "--no-extenders", help="Do not call the configuration's extenders (they are called over HTTP(S) by "
-                               "default, as kube-scheduler calls them).")] = False,
+    no_extenders: NoExtendersOption = False,
     quiet: QuietOption = False,
     pod_ref: Annotated[Optional[list[str]], typer.Option(
         "--pod", metavar="NAMESPACE/NAME", help="Explain this pending pod of the cluster as it is "

@@ -48,4 +48,7 @@ PluginOption = Annotated[
     Optional[list[str]],
     typer.Option("--plugin", help="Load a custom Python plugin, MODULE:ATTR or path/to/file.py:ATTR (repeatable)."),
 ]
+NoExtendersOption = Annotated[bool, typer.Option(
+    "--no-extenders", help="Do not call the configuration's extenders (they are called over HTTP(S) by default, "
+                           "as kube-scheduler calls them).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or warnings on stderr.")]

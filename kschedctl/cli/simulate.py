@@ -13,6 +13,7 @@ from kschedctl.cli.options import (
     ConfigOption,
     ContextOption,
     KubeconfigOption,
+    NoExtendersOption,
     OutputFormat,
     OutputOption,
     PluginOption,
@@ -48,6 +49,7 @@ def simulate(
         help="Also schedule the pending pods of the cluster state (default: yes).")] = True,
     max_attempts: Annotated[int, typer.Option(
         "--max-attempts", min=1, help="How often one pod is tried at most (retries follow cluster events).")] = 10,
+    no_extenders: NoExtendersOption = False,
     quiet: QuietOption = False,
 ) -> None:
     """Schedule every pending pod one after another in queue-sort order, each placement assumed
@@ -72,7 +74,8 @@ def simulate(
 
     from kschedctl.scheduler.simulate import Simulator
 
-    sim = Simulator(cluster_state, cfg, registry=registry, seed=seed, max_attempts=max_attempts)
+    sim = Simulator(cluster_state, cfg, registry=registry, seed=seed, max_attempts=max_attempts,
+                    extenders=not no_extenders)
     total = len(batch) + (len(sim.pending_cluster_pods()) if cluster_pending else 0)
     if total == 0:
         raise UsageError("no pod to simulate: the files hold none and the cluster state has no pending pod")

@@ -43,6 +43,8 @@ class CapacityResult:
     not_implemented: dict[str, list[str]] = field(default_factory=dict)
     seconds: float = 0.0
     seed: int | None = None
+    #: For the user (stderr), not part of the contract's JSON: skipped or failing extenders.
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -86,12 +88,13 @@ def capacity(
     max_copies: int = DEFAULT_MAX_COPIES,
     registry: Any = None,
     progress: Callable[[int, int], None] | None = None,
+    extenders: bool = True,
 ) -> CapacityResult:
     """How many copies of ``pod`` (admitted here, on a copy) fit in ``cluster`` under ``config``."""
     from kschedctl.scheduler.explain import admit
 
     started = time.perf_counter()
-    sim = Simulator(cluster, config, registry=registry, seed=seed)
+    sim = Simulator(cluster, config, registry=registry, seed=seed, extenders=extenders)
     admitted = admit(pod, cluster)
     pod_info = PodInfo(admitted)
     name = sim.pick_profile(pod_info, profile)
@@ -101,6 +104,9 @@ def capacity(
             sim.nominator.add(pi)
     fwk.memo_key = pod_signature(admitted) if sim.memoize else None  # type: ignore[attr-defined]
     result = CapacityResult(pod_info.key, 0, {}, "", profile=name, max_copies=max_copies, seed=seed)
+    skipped = sim.skipped_extenders_warning()
+    if skipped:
+        result.warnings.append(skipped)
     per_node: dict[str, int] = {}
     was_enabled = gc.isenabled()
     gc.disable()
@@ -114,6 +120,7 @@ def capacity(
                 break
             copy_info = PodInfo(_clone(admitted, count + 1))
             out = sim.scheduler.run_cycle(fwk, copy_info)
+            result.warnings.extend(w for w in out.warnings if w not in result.warnings)
             if out.trace is not None:
                 for plugin, points in out.trace.not_implemented.items():
                     known = result.not_implemented.setdefault(plugin, [])

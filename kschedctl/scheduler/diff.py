@@ -514,6 +514,7 @@ def diff_simulate(
     seed: int | None = DEFAULT_SEED,
     include_cluster_pending: bool = True,
     max_attempts: int | None = None,
+    extenders: bool = True,
 ) -> DiffResult:
     """Simulate the batch ``pods`` under A and under B (each on its own copy of the cluster) and compare."""
     from kschedctl.scheduler.simulate import Simulator
@@ -522,7 +523,7 @@ def diff_simulate(
     side_b = side_b or Side("B")
     results = []
     for cfg, side in ((config_a, side_a), (config_b, side_b)):
-        kwargs: dict[str, Any] = {"registry": registry, "seed": seed}
+        kwargs: dict[str, Any] = {"registry": registry, "seed": seed, "extenders": extenders}
         if max_attempts is not None:
             kwargs["max_attempts"] = max_attempts
         sim = Simulator(cluster, cfg, **kwargs)

@@ -395,7 +395,7 @@ class Scheduler:
             for name in result.unknown_nodes:
                 log.warn(f"extender {ext.name} returned node {name!r}, which it was not given; kube-scheduler "
                          f"does not check this either and goes on with it")
-            if trace is not None:
+            if trace is not None and trace.filters is not None:  # a batch keeps no per-node records
                 self._record_extender_filter(trace, ext, feasible, result, statuses)
             feasible = result.nodes
         return feasible

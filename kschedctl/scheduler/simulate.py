@@ -654,6 +654,9 @@ class Simulator(SchedulingSetup):
         cycles = 0
         scheduler = self.scheduler
         snapshot = self.snapshot
+        skipped = self.skipped_extenders_warning()
+        if skipped:
+            result.warnings.append(skipped)
         held: dict[str, _Held] = {}
         loop = _Loop(queue, records, result, held)
         while True:
@@ -673,6 +676,8 @@ class Simulator(SchedulingSetup):
             fwk.memo_key = rec.signature  # type: ignore[attr-defined]
             out = scheduler.run_cycle(fwk, pod_info)
             rec.order = cycles
+            if out.warnings:  # an ignorable extender failed...: once per distinct message
+                result.warnings.extend(w for w in out.warnings if w not in result.warnings)
             if out.trace is not None and out.trace.not_implemented:
                 for name, points in out.trace.not_implemented.items():
                     known = result.not_implemented.setdefault(name, [])
