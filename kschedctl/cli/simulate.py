@@ -86,8 +86,11 @@ def simulate(
         result = sim.run(batch, profile, include_cluster_pending=cluster_pending, progress=progress)
     result.warnings[:0] = warnings
 
-    print_warnings(cluster_state.warnings, quiet)
-    if output == OutputFormat.table:
+    # The table shows the run's warnings (skipped or failing extenders, ...) itself; JSON/YAML
+    # keep stdout to the SimulationResult, so they go to stderr, as capacity's do.
+    shown_in_output = output == OutputFormat.table
+    print_warnings([*cluster_state.warnings, *(() if shown_in_output else result.warnings)], quiet)
+    if shown_in_output:
         from rich.console import Console
 
         from kschedctl.render.simulate import render_simulation

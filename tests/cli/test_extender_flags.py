@@ -1,5 +1,6 @@
 """`simulate` and `capacity` call the configuration's extenders as `explain` does, and
-`--no-extenders` skips them with a warning, end to end through the CLI."""
+`--no-extenders` skips them with a warning (on stderr with -o json, silenced by --quiet), end to
+end through the CLI; `diff --simulate --no-extenders` too."""
 
 from __future__ import annotations
 
@@ -53,3 +54,43 @@ def test_no_extenders_skips_them_with_a_warning(tmp_path: Path, extender_server,
     assert result.exit_code == 0, result.stderr
     assert srv.requests == []
     assert SKIPPED in " ".join((result.stdout + result.stderr).split())
+
+
+@pytest.mark.parametrize("command", ["simulate", "capacity"])
+def test_no_extenders_warning_goes_to_stderr_with_json(tmp_path: Path, extender_server, command: str) -> None:
+    pytest.importorskip("kschedctl.inputs.cluster")
+    srv = extender_server()
+    routes(srv)
+    extra = ("--max", "5") if command == "capacity" else ()
+    result = _run(tmp_path, command, srv.url, "--no-extenders", "-o", "json", *extra)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["kind"] in ("SimulationResult", "CapacityResult")
+    assert f"warning: {SKIPPED}" in result.stderr.splitlines()
+
+
+@pytest.mark.parametrize("command", ["simulate", "capacity"])
+def test_quiet_silences_the_no_extenders_warning(tmp_path: Path, extender_server, command: str) -> None:
+    pytest.importorskip("kschedctl.inputs.cluster")
+    srv = extender_server()
+    extra = ("--max", "5") if command == "capacity" else ()
+    result = _run(tmp_path, command, srv.url, "--no-extenders", "-o", "json", "--quiet", *extra)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+
+
+def test_diff_simulate_no_extenders(tmp_path: Path, extender_server) -> None:
+    pytest.importorskip("kschedctl.inputs.cluster")
+    srv = extender_server()
+    routes(srv)
+    cfg = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
+    cfg["profiles"] = cfg["profiles"][:1]
+    plain = write(tmp_path / "plain.yaml", cfg)
+    cfg["extenders"] = [{"urlPrefix": srv.url, "filterVerb": "filter", "nodeCacheCapable": True}]
+    with_ext = write(tmp_path / "with-extender.yaml", cfg)
+    cluster = write(tmp_path / "cluster.yaml", node("node-a"), node("node-b"), node("node-c"))
+    pod = write(tmp_path / "pod.yaml", POD)
+    result = run_cli("diff", pod, "--simulate", "--cluster", cluster, "-c", with_ext, "-c", plain, "--seed", "1",
+                     "--no-extenders", "-o", "json")
+    assert result.exit_code == 0, result.stderr  # both sides run without the extender: the same placement
+    assert srv.requests == []
+    assert SKIPPED in json.loads(result.stdout).get("warnings", [])

@@ -1,11 +1,13 @@
 """Extenders in ``simulate`` and ``capacity``: called for every pod of a batch (and every copy),
-as kube-scheduler calls them, or skipped with a warning when asked (``--no-extenders``)."""
+as kube-scheduler calls them, or skipped with a warning when asked (``--no-extenders``); and
+``diff --simulate`` runs each side with its own configuration's extenders."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from kschedctl.scheduler.capacity import capacity
+from kschedctl.scheduler.diff import diff_simulate
 from kschedctl.scheduler.simulate import Simulator
 from tests.framework.extender_server import extender_server  # noqa: F401 - a fixture
 from tests.framework.fakes import make_node
@@ -82,4 +84,44 @@ def test_capacity_counts_only_what_the_extender_lets_through(extender_server, tm
     assert "rack full" in with_ext.stop_reason
     without = capacity(pod, cluster, cfg, seed=1, max_copies=100, extenders=False)
     assert without.count == 3 * with_ext.count
+    assert without.warnings == ["1 configured extender(s) skipped (--no-extenders): kube-scheduler would call them"]
+
+
+def test_simulate_failing_extender_makes_every_pod_an_error(extender_server, tmp_path: Path) -> None:
+    srv = extender_server()
+    srv.routes["/filter"] = lambda args: (500, b"boom")
+    cfg = _config(tmp_path, [{"urlPrefix": srv.url, "filterVerb": "filter"}])
+    result = Simulator(_cluster([make_node(n) for n in NODES]), cfg, seed=1, max_attempts=1).run(_pods(2))
+    assert [p.outcome for p in result.placements] == ["Error", "Error"]
+    assert all(p.message.startswith(f"extender {srv.url} failed at filter") for p in result.placements)
+    assert not result.all_scheduled
+
+
+def test_capacity_reports_an_ignorable_extender_failure_once(extender_server, tmp_path: Path) -> None:
+    srv = extender_server()
+    srv.routes["/filter"] = lambda args: (200, b"{not json")
+    cfg = _config(tmp_path, [{"urlPrefix": srv.url, "filterVerb": "filter", "ignorable": True}])
+    result = capacity(_web(requests={"cpu": "1"}), _cluster([make_node(n) for n in NODES]), cfg, seed=1,
+                      max_copies=5)
+    assert result.count == 5 and len(srv.requests) == 5
+    assert len(result.warnings) == 1 and "ignorable extender" in result.warnings[0]
+
+
+def test_diff_simulate_calls_each_sides_extenders_or_none(extender_server, tmp_path: Path) -> None:
+    srv = extender_server()
+    srv.routes["/filter"] = _only("node2")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    cfg_a = _config(tmp_path / "a", [{"urlPrefix": srv.url, "filterVerb": "filter", "nodeCacheCapable": True}])
+    cfg_b = _config(tmp_path / "b", [])
+    cluster = _cluster([make_node(n) for n in NODES])
+    with_ext = diff_simulate(_pods(3), cluster, cfg_a, cfg_b, seed=1)
+    assert srv.paths() == ["/filter"] * 3
+    assert {p.a.node for p in with_ext.pods} == {"node2"}
+    assert {p.b.node for p in with_ext.pods} != {"node2"}
+    assert with_ext.warnings == []
+    srv.requests.clear()
+    without = diff_simulate(_pods(3), cluster, cfg_a, cfg_b, seed=1, extenders=False)
+    assert srv.requests == []
+    assert not any(p.moved for p in without.pods)
     assert without.warnings == ["1 configured extender(s) skipped (--no-extenders): kube-scheduler would call them"]
