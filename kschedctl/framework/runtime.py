@@ -354,9 +354,6 @@ class WaitingPods:
     def __len__(self) -> int:
         return len(self._by_uid)
 
-    def __iter__(self) -> Any:
-        return iter(list(self._by_uid.values()))
-
 
 def go_duration(seconds: float) -> str:
     """A duration as Go's ``time.Duration.String()`` prints it ("10s", "1m30s", "1.5s", "0s")."""

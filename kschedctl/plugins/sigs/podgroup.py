@@ -62,11 +62,9 @@ def informer_pods(handle: Any, extra: "PodInfo | None" = None) -> Iterator[dict]
     being scheduled exists in the API server); each once, by ``namespace/name``."""
     seen: set[str] = set()
     lister = getattr(handle, "list_pods", None)
-    for pod in (lister() if callable(lister) else ()):
-        key = _key(pod)
-        if key not in seen:
-            seen.add(key)
-            yield pod
+    for pod in (lister() if callable(lister) else ()):  # already one per namespace/name
+        seen.add(_key(pod))
+        yield pod
     if extra is not None and extra.key not in seen:
         yield extra.pod
 
