@@ -1,11 +1,13 @@
-"""Safe YAML/JSON loading for configuration files, with a line number for every field path.
+"""YAML/JSON configuration documents with a line number for every field path.
 
-The document is composed into YAML nodes (libyaml when available) and turned into plain
-Python data by a small walker of our own, so that we can
+A layer over :mod:`kschedctl.inputs.yaml_reader`, the one safe YAML reader: the reader parses
+(libyaml), bounds nesting before composing and words its faults as configuration users know
+them; this module walks the reader's nodes into plain Python data, so that it can
   * record the line of every key and list item under its upstream field path
     (``profiles[0].pluginConfig[1].args.scoringStrategy``), for ``-o github`` annotations;
-  * refuse hostile input with a one-line error instead of a traceback or a hang: alias bombs
-    (a budget of constructed nodes), deep nesting, numbers Go could not decode;
+  * read scalars as Go's decoder would (64-bit integers, finite floats, other tags as strings)
+    and refuse what it cannot, with a one-line error instead of a traceback;
+  * bound what aliases expand to (a budget of walked nodes) and the nesting of the data;
   * notice duplicate keys, which kube-scheduler's strict decoder rejects.
 """
 
@@ -18,8 +20,7 @@ from typing import Any
 import yaml
 
 from kschedctl.errors import InputError
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from kschedctl.inputs.yaml_reader import Rules, Wording, compose
 
 #: Limits against hostile input. Real configurations are a few kilobytes and a few levels deep.
 MAX_BYTES = 8 * 1024 * 1024
@@ -29,6 +30,26 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 _TAG = "tag:yaml.org,2002:"
 _constructor = yaml.constructor.SafeConstructor()
+
+
+class _ConfigWording(Wording):
+    """The reader's faults in the words configuration and scenario users know."""
+
+    def syntax(self, exc: yaml.YAMLError, name: str, text: str) -> InputError:
+        if isinstance(exc, yaml.MarkedYAMLError):
+            mark = exc.problem_mark or exc.context_mark
+            line = mark.line + 1 if mark is not None else None
+            problem = (exc.problem or exc.context or "malformed YAML").splitlines()[0]
+            return InputError(f"not valid YAML: {problem}", name, line)
+        first = (str(exc).splitlines() or ["malformed YAML"])[0]
+        return InputError(f"not valid YAML: {first}", name)
+
+    def too_deep(self, name: str, line: int | None, limit: int, anchor: str | None = None) -> InputError:
+        return InputError(f"document is nested more than {MAX_DEPTH} levels deep", name, line)
+
+
+#: The reader bounds nesting for the composer; aliases are bounded by the walk's node budget.
+RULES = Rules(check_aliases=False, wording=_ConfigWording())
 
 
 @dataclass
@@ -51,8 +72,7 @@ def index(path: str, i: int) -> str:
 
 
 def flow_depth(text: str) -> int:
-    # Flow collections can nest without indentation; libyaml's composer recurses on them,
-    # so bound the nesting before handing the text over.
+    """How deep brackets nest in ``text`` (a cheap bound, counted before anything is parsed)."""
     depth = best = 0
     for ch in text:
         if ch in "[{":
@@ -64,24 +84,21 @@ def flow_depth(text: str) -> int:
     return best
 
 
+def read_nodes(text: str, name: str, single: bool = False) -> list[yaml.Node | None]:
+    """The root nodes of ``text`` (``single``: at most one document), read by the safe reader.
+
+    Raises InputError (file, line) when the text cannot be read.
+    """
+    if flow_depth(text) > MAX_DEPTH:
+        raise RULES.wording.too_deep(name, None, MAX_DEPTH)
+    return compose(text, name, RULES, single=single)
+
+
 def load_yaml(text: str, name: str) -> Loaded:
     """Parse one YAML or JSON document safely; raise InputError (file, line) when it cannot be read."""
     if len(text) > MAX_BYTES:
         raise InputError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB", name)
-    if flow_depth(text) > MAX_DEPTH:
-        raise InputError(f"document is nested more than {MAX_DEPTH} levels deep", name)
-    try:
-        node = yaml.compose(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = (exc.problem or exc.context or "malformed YAML").splitlines()[0]
-        raise InputError(f"not valid YAML: {problem}", name, line) from None
-    except yaml.YAMLError as exc:
-        first = (str(exc).splitlines() or ["malformed YAML"])[0]
-        raise InputError(f"not valid YAML: {first}", name) from None
-    except RecursionError:
-        raise InputError("document is nested too deeply", name) from None
+    node = read_nodes(text, name, single=True)[0]
     if node is None:
         raise InputError("the file is empty", name)
     walker = LineWalker(name)
@@ -90,6 +107,8 @@ def load_yaml(text: str, name: str) -> Loaded:
 
 
 class LineWalker:
+    """Nodes -> plain data, recording the line of every field path as it goes."""
+
     def __init__(self, name: str) -> None:
         self.name = name
         self.budget = MAX_NODES
@@ -182,6 +201,11 @@ def line_for(lines: dict[str, int], path: str) -> int | None:
     for upstream, yaml_path in _PATH_ALIASES:
         if upstream in path:
             path = path.replace(upstream, yaml_path)
+    return nearest_line(lines, path)
+
+
+def nearest_line(lines: dict[str, int], path: str) -> int | None:
+    """The line of ``path`` in ``lines``, or of its nearest ancestor there (None: neither is)."""
     p = path
     while p:
         if p in lines:

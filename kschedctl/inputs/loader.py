@@ -12,18 +12,14 @@ where known, the line, and every check is made before anything large is built:
 
 - at most ``MAX_FILE_BYTES`` (512 MiB) per file or standard input;
 - text must be UTF-8 (an UTF-8/16/32 byte-order mark is honoured); a NUL byte means binary;
-- a document is nested at most ``MAX_DEPTH`` levels (deeper input could crash the C YAML
-  parser, whose composer recurses on the C stack, and would break later recursive code);
-- YAML aliases are checked before the objects are built, with the rule go-yaml (hence
-  kubectl) applies ("document contains excessive aliasing"): this stops "billion laughs";
-  an alias to an anchor that contains it is refused, and documents that use aliases are
-  deep-copied so no two places share one dict;
-- integer literals longer than ``MAX_NUMBER_CHARS`` characters are refused (Python's
-  int() parsing is quadratic); YAML timestamps stay strings, as go-yaml gives them to
-  kubectl.
+- YAML goes through :mod:`kschedctl.inputs.yaml_reader`, the one safe YAML reader: nesting
+  at most ``MAX_DEPTH`` levels, aliases checked with go-yaml's rule before anything is built
+  (no "billion laughs", no shared dicts), integer literals at most ``MAX_NUMBER_CHARS``
+  characters, timestamps kept as strings as go-yaml gives them to kubectl;
+- JSON is held to the same nesting and number limits here.
 
 JSON is read with ``json`` when the text starts with ``{`` or ``[`` (a stream of values is
-fine); YAML with libyaml's ``CSafeLoader`` when PyYAML has it.
+fine); YAML with the reader (libyaml's ``CSafeLoader`` when PyYAML has it).
 """
 
 from __future__ import annotations
@@ -33,12 +29,12 @@ import json
 import os
 import re
 import sys
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from typing import IO, Any, Callable, Iterable, Iterator
 
-import yaml
-
 from kschedctl.errors import InputError
+from kschedctl.inputs import yaml_reader
+from kschedctl.inputs.yaml_reader import MAX_DEPTH, MAX_NUMBER_CHARS, number_reason
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -55,10 +51,6 @@ __all__ = [
 
 #: Largest input file (or standard input) accepted, in bytes.
 MAX_FILE_BYTES = 512 * 1024 * 1024
-#: Deepest nesting of mappings and sequences accepted in one document.
-MAX_DEPTH = 200
-#: Longest integer literal accepted, in characters.
-MAX_NUMBER_CHARS = 1000
 #: The name standard input goes by in messages.
 STDIN_NAME = "<stdin>"
 #: File name endings read from a directory (as kubectl's -R).
@@ -482,7 +474,7 @@ def _parse_json_stream(text: str, name: str, utf8: bytes | None = None,
         except RecursionError:
             raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name, line) from None
         except ValueError as exc:  # an integer literal beyond Python's digit limit
-            raise InputError(f"invalid JSON: {_number_reason(exc)}", name, line) from None
+            raise InputError(f"invalid JSON: {number_reason(exc)}", name, line) from None
         if isinstance(value, list):
             # A top-level array of objects: each element is a document.
             array_lines = _lazy_lines(text, lambda start=idx: _json_array_offsets(text, start))
@@ -495,13 +487,6 @@ def _parse_json_stream(text: str, name: str, utf8: bytes | None = None,
             out.append((value, line, locator))
         idx = _WS.match(text, end).end()  # type: ignore[union-attr]
     return out
-
-
-def _number_reason(exc: ValueError) -> str:
-    msg = str(exc)
-    if "digits" in msg or "integer" in msg:
-        return "integer literal too large"
-    return msg.splitlines()[0] if msg else "invalid number"
 
 
 def _check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:
@@ -636,239 +621,15 @@ def _element_locator(line_of: Callable[[int], int | None], i: int) -> Callable[[
 
 # --------------------------------------------------------------------------- YAML
 
-_BaseLoader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
-
-
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """SafeLoader (libyaml when present) with go-yaml's reading of timestamps and a cap on ints."""
-
-
-def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
-    value = loader.construct_scalar(node)
-    if len(value) > MAX_NUMBER_CHARS:
-        raise yaml.constructor.ConstructorError(
-            None, None, f"integer literal of {len(value)} characters is too large", node.start_mark)
-    return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
-
-
-def _construct_timestamp(loader: Any, node: yaml.ScalarNode) -> str:
-    # go-yaml hands timestamps to kubectl as strings; keep them as written.
-    return loader.construct_scalar(node)
-
-
-_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
-
-_BLOCK_PREFIX_CACHE: dict[tuple[int, bool], re.Pattern[str]] = {}
-
-
-def _block_prefix_re(k: int, props: bool) -> re.Pattern[str]:
-    pat = _BLOCK_PREFIX_CACHE.get((k, props))
-    if pat is None:
-        token = r"(?:[ \t?:\-]|[&!][^ \t\r\n]*)" if props else r"[ \t?:\-]"
-        pat = _BLOCK_PREFIX_CACHE[(k, props)] = re.compile(r"^%s{%d}" % (token, k), re.M)
-    return pat
-
-
-def _depth_surely_ok(text: str) -> bool:
-    """A cheap upper bound on nesting: flow brackets plus two levels per column of block indent.
-
-    A block collection nested in another starts at least one column further right, or after
-    an indicator (``- ``, ``? ``, ``: ``, an anchor or a tag) on the same line, so no line
-    with a prefix of k such tokens means at most about 2k block levels.
-    """
-    flow = text.count("[") + text.count("{") - text.count("[]") - text.count("{}") + 1
-    room = MAX_DEPTH - flow - 2
-    if room < 2:
-        return False
-    k = room // 2
-    props = "&" in text or "!" in text
-    return _block_prefix_re(k, props).search(text) is None
-
-
-def _alias_ratio(decode_count: int) -> float:
-    # go-yaml's allowedAliasRatio: 99% up to 400k decoded nodes, falling to 10% at 4M.
-    if decode_count <= 400_000:
-        return 0.99
-    if decode_count >= 4_000_000:
-        return 0.10
-    return 0.99 - 0.89 * (decode_count - 400_000) / 3_600_000
-
-
-def _yaml_error(exc: yaml.YAMLError, name: str, text: str = "") -> InputError:
-    if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        parts = [p for p in (exc.context, exc.problem) if p]
-        reason = ", ".join(parts) or "malformed"
-        if mark is not None and text and 0 <= mark.index < len(text) and text[mark.index] == "\t":
-            reason += " (a tab: YAML is indented with spaces only)"
-        if mark is not None:
-            return InputError(f"invalid YAML: {reason} (column {mark.column + 1})", name, mark.line + 1)
-        return InputError(f"invalid YAML: {reason}", name)
-    if isinstance(exc, yaml.reader.ReaderError):
-        line = _line_at(text, exc.position) if text and isinstance(exc.position, int) else None
-        char = exc.character
-        code = ord(char) if isinstance(char, str) and len(char) == 1 else char
-        if isinstance(code, int):
-            return InputError(f"invalid YAML: unacceptable character #x{code:04x} ({exc.reason})", name, line)
-        return InputError(f"invalid YAML: {exc.reason}", name, line)
-    return InputError(f"invalid YAML: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", name)
-
-
-class _DocFacts:
-    """What the event pre-scan learned about one document."""
-
-    __slots__ = ("aliases",)
-
-    def __init__(self) -> None:
-        self.aliases = 0
-
-
-def _prescan(text: str, name: str, check_depth: bool) -> list[_DocFacts]:
-    """Walk the event stream (iterative, in C) to check nesting and aliases before building.
-
-    Per document: depth (aliases count with the height of what they point to), aliases to
-    an anchor still open ("contains itself"), unknown anchors, and go-yaml's alias ratio.
-    """
-    loader = _BaseLoader(text)
-    facts: list[_DocFacts] = []
-    try:
-        ScalarEvent, AliasEvent = yaml.ScalarEvent, yaml.AliasEvent
-        starts = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
-        ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
-        # Per open collection: [expanded node count, height, anchor].
-        stack: list[list[Any]] = []
-        anchors: dict[str, tuple[int, int] | None] = {}
-        doc: _DocFacts | None = None
-        decoded = aliased = 0
-        while True:
-            ev = loader.get_event()
-            if ev is None:
-                break
-            cls = type(ev)
-            if cls is ScalarEvent:
-                if stack:
-                    stack[-1][0] += 1
-                else:
-                    decoded += 1
-                if ev.anchor:
-                    anchors[ev.anchor] = (1, 0)
-                continue
-            if cls in starts:
-                if len(stack) >= MAX_DEPTH:
-                    raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name, ev.start_mark.line + 1)
-                stack.append([1, 1, ev.anchor])
-                if ev.anchor:
-                    anchors[ev.anchor] = None  # open: an alias to it now would contain itself
-                continue
-            if cls in ends:
-                size, height, anchor = stack.pop()
-                if anchor:
-                    anchors[anchor] = (size, height)
-                if stack:
-                    parent = stack[-1]
-                    parent[0] += size
-                    if height + 1 > parent[1]:
-                        parent[1] = height + 1
-                else:
-                    decoded += size
-                continue
-            if cls is AliasEvent:
-                if ev.anchor not in anchors:
-                    raise InputError(f"invalid YAML: unknown anchor '{ev.anchor}' referenced", name,
-                                     ev.start_mark.line + 1)
-                target = anchors[ev.anchor]
-                if target is None:
-                    raise InputError(f"invalid YAML: anchor '{ev.anchor}' value contains itself", name,
-                                     ev.start_mark.line + 1)
-                size, height = target
-                if check_depth and len(stack) + height > MAX_DEPTH:
-                    raise InputError(f"document nested deeper than {MAX_DEPTH} levels (through alias "
-                                     f"'{ev.anchor}')", name, ev.start_mark.line + 1)
-                if stack:
-                    stack[-1][0] += 1 + size
-                    if height + 1 > stack[-1][1]:
-                        stack[-1][1] = height + 1
-                    decoded_now = decoded + sum(s[0] for s in stack)
-                else:
-                    decoded += 1 + size
-                    decoded_now = decoded
-                aliased += size
-                if doc is not None:
-                    doc.aliases += 1
-                if aliased > 100 and decoded_now > 1000 and aliased / decoded_now > _alias_ratio(decoded_now):
-                    raise InputError("invalid YAML: document contains excessive aliasing", name,
-                                     ev.start_mark.line + 1)
-                continue
-            if cls is yaml.DocumentStartEvent:
-                doc = _DocFacts()
-                facts.append(doc)
-                anchors = {}
-                decoded = aliased = 0
-                continue
-    except yaml.YAMLError as exc:
-        raise _yaml_error(exc, name, text) from None
-    finally:
-        dispose = getattr(loader, "dispose", None)
-        if dispose is not None:
-            dispose()
-    return facts
-
 
 def _parse_yaml(text: str, name: str) -> list[Document]:
-    has_alias = "*" in text
-    check_depth = not _depth_surely_ok(text)
-    facts: list[_DocFacts] | None = None
-    if has_alias or check_depth:
-        facts = _prescan(text, name, check_depth)
-    loader = _Loader(text)
     docs: list[Document] = []
-    index = 0
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            if node is None:
-                index += 1
-                continue
-            line = node.start_mark.line + 1
-            try:
-                obj = loader.construct_document(node)
-            except ValueError as exc:
-                raise InputError(f"invalid YAML: {_number_reason(exc)}", name, line) from None
-            if facts is not None and index < len(facts) and facts[index].aliases:
-                # go-yaml decodes every alias into its own value; never share dicts.
-                obj = _unshare(obj)
-            index += 1
-            item_lines = _yaml_item_lines(node) if isinstance(obj, dict) and _is_list_kind(obj) else None
-            docs.extend(_documents_of(obj, name, line, item_lines))
-    except yaml.YAMLError as exc:
-        raise _yaml_error(exc, name, text) from None
-    except RecursionError:
-        raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name) from None
-    finally:
-        dispose = getattr(loader, "dispose", None)
-        if dispose is not None:
-            dispose()
+    with closing(yaml_reader.documents(text, name)) as found:
+        for obj, line, item_lines in found:
+            lines = item_lines if isinstance(obj, dict) and _is_list_kind(obj) else None
+            docs.extend(_documents_of(obj, name, line, _item_line(lines) if lines is not None else None))
     return docs
 
 
-def _unshare(value: Any) -> Any:
-    """A copy in which no dict or list appears twice (deepcopy would keep the sharing).
-
-    Only used for documents with aliases, whose expanded size the pre-scan has bounded.
-    """
-    if isinstance(value, dict):
-        return {k: _unshare(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_unshare(v) for v in value]
-    return value
-
-
-def _yaml_item_lines(node: Any) -> Callable[[int], int | None] | None:
-    if not isinstance(node, yaml.MappingNode):
-        return None
-    for key, value in node.value:
-        if isinstance(key, yaml.ScalarNode) and key.value == "items" and isinstance(value, yaml.SequenceNode):
-            lines = [child.start_mark.line + 1 for child in value.value]
-            return lambda i: lines[i] if i < len(lines) else None
-    return None
+def _item_line(lines: list[int]) -> Callable[[int], int | None]:
+    return lambda i: lines[i] if i < len(lines) else None

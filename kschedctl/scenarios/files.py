@@ -20,11 +20,10 @@ from typing import Any, Iterable
 
 import yaml
 
-from kschedctl.config.lines import MAX_BYTES, MAX_DEPTH, flow_depth, LineWalker
+from kschedctl.config.lines import MAX_BYTES, LineWalker, nearest_line, read_nodes
 from kschedctl.errors import InputError
 from kschedctl.scenarios.model import API_VERSION, KIND, POD_CHECKS, Scenario
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SCHEMA_PATH = Path(__file__).with_name("schema.json")
 #: File name endings looked at inside directories.
 EXTENSIONS = (".yaml", ".yml")
@@ -156,18 +155,10 @@ def read_file(path: str) -> tuple[list[Scenario], list[Finding]]:
 
 def parse_text(text: str, name: str) -> tuple[list[Scenario], list[Finding]]:
     """The scenarios in ``text`` (one or more YAML documents) read as the file ``name``."""
-    if flow_depth(text) > MAX_DEPTH:
-        return [], [Finding(name, None, f"document is nested more than {MAX_DEPTH} levels deep")]
     try:
-        nodes = list(yaml.compose_all(text, Loader=_Loader))
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = (exc.problem or exc.context or "malformed YAML").splitlines()[0]
-        return [], [Finding(name, mark.line + 1 if mark is not None else None, f"not valid YAML: {problem}")]
-    except yaml.YAMLError as exc:
-        return [], [Finding(name, None, f"not valid YAML: {(str(exc).splitlines() or ['?'])[0]}")]
-    except RecursionError:
-        return [], [Finding(name, None, "document is nested too deeply")]
+        nodes = read_nodes(text, name)
+    except InputError as exc:
+        return [], [Finding(name, exc.line, exc.message)]
     scenarios: list[Scenario] = []
     findings: list[Finding] = []
     docs = [n for n in nodes if n is not None and not _is_null(n)]
@@ -227,15 +218,8 @@ def _path(parts: Iterable[Any]) -> str:
 
 
 def _line(lines: dict[str, int], path: str, default: int | None) -> int | None:
-    p = path
-    while p:
-        if p in lines:
-            return lines[p]
-        cut = max(p.rfind("."), p.rfind("["))
-        if cut <= 0:
-            break
-        p = p[:cut]
-    return lines.get(p, default)
+    line = nearest_line(lines, path)
+    return default if line is None else line
 
 
 def _describe(error: Any, lines: dict[str, int], file: str, doc_line: int | None) -> list[Finding]:
