@@ -5,8 +5,11 @@ enabled in the default profile because DynamicResourceAllocation is GA in v1.34.
 
 For a pod without ``spec.resourceClaims`` upstream's plugin has nothing to do, and kschedctl
 reproduces exactly that: PreEnqueue admits the pod, PreFilter answers Skip (so its Filter does
-not run), PostFilter answers Unschedulable with no reason (so the event message gains nothing),
-Reserve and PreBind do nothing. Allocating devices from ResourceSlices is not implemented: a pod
+not run), PostFilter takes release-1.34's fast path for a pod whose cycle state holds no claims
+and answers Unschedulable with the reason ``no new claims to deallocate`` (which is why every
+default-profile event of a v1.34 cluster carries that text before ``preemption: ...``), and
+Reserve and PreBind do nothing. Read: release-1.34 ``dynamicresources.go`` (v1.34.x, imports
+``fwk "k8s.io/kube-scheduler/framework"``); earlier copies of the file returned no reason. Allocating devices from ResourceSlices is not implemented: a pod
 that has resource claims gets an ``Error`` at PreEnqueue naming this plugin, so its outcome is
 ``Error``, never a guess.
 """
@@ -25,6 +28,9 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.types import NodeInfo, PodInfo
 
 NAME = names.DYNAMIC_RESOURCES
+
+#: PostFilter's reason for a pod without claims, word for word as release-1.34.
+NO_NEW_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
 
 #: kschedctl's own message for what it cannot evaluate (not an upstream reason).
 NOT_SUPPORTED = (
@@ -68,7 +74,7 @@ class DynamicResources(Plugin):
         self, state: "CycleState", pod_info: "PodInfo", filtered_node_status: Any
     ) -> "tuple[PostFilterResult | None, Status | None]":
         if not _claims(pod_info):
-            return None, Status(Code.Unschedulable)
+            return None, Status(Code.Unschedulable, NO_NEW_CLAIMS_TO_DEALLOCATE)
         return None, Status(Code.Error, NOT_SUPPORTED)
 
     def reserve(self, state: "CycleState", pod_info: "PodInfo", node_name: str) -> Status | None:

@@ -74,7 +74,7 @@ def test_wrong_outcome_shows_the_message(tmp_path: Path) -> None:
     assert check.reason == "outcome: expected Scheduled, got Unschedulable"
     assert check.details == [
         "message: 0/8 nodes are available: 1 node(s) were unschedulable, 2 node(s) had untolerated taint(s), "
-        "5 Insufficient cpu, 5 Insufficient memory. preemption: 0/8 nodes are available: 8 Preemption is not "
+        "5 Insufficient cpu, 5 Insufficient memory. no new claims to deallocate, preemption: 0/8 nodes are available: 8 Preemption is not "
         "helpful for scheduling."]
 
 

@@ -68,7 +68,7 @@ def test_hints_do_not_change_the_answer(monkeypatch: pytest.MonkeyPatch) -> None
     assert with_hints.outcome == "Unschedulable"
     assert with_hints.message == (
         "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. "
-        "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
+        "no new claims to deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
         "2 Preemption is not helpful for scheduling.")
     assert _without_hint_keys(with_hints.to_dict()) == without.to_dict()
     # The first-failure trace is untouched: node-b still shows only the filters up to its taint.

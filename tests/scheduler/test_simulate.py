@@ -354,7 +354,7 @@ def test_default_preemption_never_policy_stays_unschedulable() -> None:
     p = r.placement("default/polite")
     assert p.outcome == "Unschedulable" and not r.preemptions
     assert p.message == ("0/1 nodes are available: 1 Insufficient cpu. "
-                         "preemption: not eligible due to preemptionPolicy=Never.")
+                         "no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.")
 
 
 def test_snapshot_assume_pod_and_forget_pod_match_assume_and_forget() -> None:
