@@ -53,7 +53,7 @@ def capacity(
     from kschedctl.cli.common import load_cluster, load_config, load_pods, registry_with_plugins
 
     registry, extra = registry_with_plugins(plugin or [])
-    cfg = load_config(config, extra)
+    cfg = load_config(config, extra, quiet)
     cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
     items = load_pods([pod], cluster_state)
     if len(items) != 1:

@@ -20,11 +20,17 @@ def registry_with_plugins(specs: Iterable[str]) -> tuple[Any, dict[str, tuple[st
     return registry_with(list(specs))
 
 
-def load_config(path: Path | str | None, extra_plugins: dict[str, tuple[str, ...]]) -> Any:
-    """The defaulted configuration of ``path`` (None: the built-in default); exit 2 if invalid."""
+def load_config(path: Path | str | None, extra_plugins: dict[str, tuple[str, ...]], quiet: bool = False) -> Any:
+    """The defaulted configuration of ``path`` (None: the built-in default); exit 2 if invalid.
+
+    What decoding warned about (a removed apiVersion converted to v1, ...) goes to stderr at once,
+    one line each, naming the file.
+    """
     from kschedctl.config import load_config as load
 
-    return load(None if path is None else str(path), extra_plugins=extra_plugins or None)
+    cfg = load(None if path is None else str(path), extra_plugins=extra_plugins or None)
+    print_warnings((f"{path}: {w}" for w in cfg.warnings), quiet)
+    return cfg
 
 
 def load_cluster(cluster: list[str] | None, kubeconfig: Path | None, context: str | None, quiet: bool) -> Any:

@@ -95,8 +95,8 @@ def diff(
     )
 
     registry, extra = registry_with_plugins(plugin or [])
-    cfg_a = load_config(path_a, extra)
-    cfg_b = cfg_a if path_b == path_a else load_config(path_b, extra)
+    cfg_a = load_config(path_a, extra, quiet)
+    cfg_b = cfg_a if path_b == path_a else load_config(path_b, extra, quiet)
     cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
     warnings: list[str] = list(getattr(cluster_state, "warnings", None) or ())
 

@@ -65,7 +65,7 @@ def explain(
     from kschedctl.cli.live import pods_of_cluster
 
     registry, extra = registry_with_plugins(plugin or [])
-    cfg = load_config(config, extra)
+    cfg = load_config(config, extra, quiet)
     cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
     to_explain = load_pods(pods, cluster_state) if pods else pods_of_cluster(cluster_state, [])
     to_explain.extend(pods_of_cluster(cluster_state, pod_ref or []))

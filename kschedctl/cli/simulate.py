@@ -66,7 +66,7 @@ def simulate(
     )
 
     registry, extra = registry_with_plugins(plugin or [])
-    cfg = load_config(config, extra)
+    cfg = load_config(config, extra, quiet)
     cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
     batch, cluster_state, warnings = expand_for_simulation(pods or [], cluster_state)
     if not batch and not cluster_pending:

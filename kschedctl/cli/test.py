@@ -78,7 +78,10 @@ def run_tests(
     except ScenarioFileError as exc:
         _report_file_errors(exc.findings, output, junit)
         raise typer.Exit(2) from None
-    report = ScenarioRunner(registry, extra).run(scenarios)
+    runner = ScenarioRunner(registry, extra)
+    report = runner.run(scenarios)
+    for warning in runner.warnings:
+        typer.echo(f"warning: {warning}", err=True)
     if junit is not None:
         write_junit(str(junit), report)
     if output is TestFormat.table:

@@ -42,16 +42,32 @@ def validate(
 ) -> None:
     """Check configurations: schema first, then every rule kube-scheduler enforces at start-up.
 
-    Exit 0 when every file is valid, 1 when one is not, 2 when a file cannot be read as a
-    KubeSchedulerConfiguration at all.
+    Every file is reported. Exit 2 when a file cannot be read as a KubeSchedulerConfiguration
+    at all, else 1 when one is invalid (a removed apiVersion such as v1beta3 included), else 0.
     """
     from kschedctl.config.api import validate_text
     from kschedctl.config.decode import read_text
+    from kschedctl.config.types import ValidationResult
+    from kschedctl.errors import EXIT_BAD_INPUT, EXIT_NO, EXIT_OK, InputError
 
     extra = _extra_plugins(plugin or [])
-    texts = [read_text(path) for path in configs]
-    results = [validate_text(text, path, allow_unknown_plugins=allow_unknown_plugins, extra_plugins=extra)
-               for text, path in zip(texts, configs)]
+    if configs.count("-") > 1:
+        from kschedctl.errors import UsageError
+
+        raise UsageError("stdin (-) can be given only once")
+    texts: list[Optional[str]] = []
+    results: list[ValidationResult] = []
+    for path in configs:
+        # One unreadable file is one failed entry: the others' verdicts still print.
+        text = None
+        try:
+            text = read_text(path)
+            results.append(validate_text(text, path, allow_unknown_plugins=allow_unknown_plugins,
+                                         extra_plugins=extra, removed_versions_invalid=True))
+        except InputError as exc:
+            typer.echo(f"error: {exc.at(path)}", err=True)
+            results.append(ValidationResult.of_unreadable(path, exc.message, exc.line))
+        texts.append(text)
     if output is ValidateFormat.table:
         from rich.console import Console
 
@@ -65,7 +81,9 @@ def validate(
         text = render.render_github(results) if output is ValidateFormat.github else \
             render.render_machine(results, output.value)
         typer.echo(text, nl=False)
-    raise typer.Exit(0 if all(r.valid for r in results) else 1)
+    if any(r.unreadable for r in results):
+        raise typer.Exit(EXIT_BAD_INPUT)
+    raise typer.Exit(EXIT_OK if all(r.valid for r in results) else EXIT_NO)
 
 
 def _extra_plugins(specs: list[str]) -> dict[str, tuple[str, ...]]:
@@ -75,13 +93,16 @@ def _extra_plugins(specs: list[str]) -> dict[str, tuple[str, ...]]:
     return dict(loader.extension_points_of(specs))
 
 
-def _origins(texts: list[str], paths: list[str], extra: dict) -> list:
+def _origins(texts: list[Optional[str]], paths: list[str], extra: dict) -> list:
     """Each file's plugin origins, or None for a file that does not decode."""
     from kschedctl.config.api import ConfigInvalidError, raw_config_text
     from kschedctl.config.origin import config_origins
 
     out = []
     for text, path in zip(texts, paths):
+        if text is None:
+            out.append(None)
+            continue
         try:
             out.append(config_origins(raw_config_text(text, path), path, extra))
         except ConfigInvalidError:

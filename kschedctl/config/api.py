@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Mapping, Sequence
 
-from kschedctl.config.decode import V1, Decoded, decode_text, read_text
+from kschedctl.config.decode import V1, Decoded, decode_text, read_text, removed_version_finding
 from kschedctl.config.defaults import default_config, render_v1
 from kschedctl.config.lines import line_for
 from kschedctl.config.types import (
@@ -88,8 +88,15 @@ def default_configuration() -> KubeSchedulerConfiguration:
 
 
 def _check(decoded: Decoded, allow_unknown_plugins: bool,
-           extra_plugins: Mapping[str, Sequence[str]] | None) -> ValidationResult:
+           extra_plugins: Mapping[str, Sequence[str]] | None, removed_versions_invalid: bool = False
+           ) -> ValidationResult:
     result = ValidationResult(decoded.name, list(decoded.errors), list(decoded.warnings))
+    refused = removed_version_finding(decoded) if removed_versions_invalid else None
+    if refused is not None:
+        # kube-scheduler stops at the decoding error; the findings of the converted file
+        # still follow, so that one migration fixes everything at once.
+        result.errors.insert(0, refused)
+        result.warnings = [w for w in result.warnings if w.field != "apiVersion"]
     if decoded.errors:
         return result
     doc = default_config(copy.deepcopy(decoded.doc))
@@ -111,15 +118,21 @@ def _check(decoded: Decoded, allow_unknown_plugins: bool,
 
 
 def validate_text(text: str, name: str, allow_unknown_plugins: bool = False,
-                  extra_plugins: Mapping[str, Sequence[str]] | None = None) -> ValidationResult:
-    """Like :func:`validate_file` on text already read."""
-    return _check(decode_text(text, name), allow_unknown_plugins, extra_plugins)
+                  extra_plugins: Mapping[str, Sequence[str]] | None = None,
+                  removed_versions_invalid: bool = False) -> ValidationResult:
+    """Like :func:`validate_file` on text already read.
+
+    ``removed_versions_invalid`` is ``kschedctl validate``'s rule: a version kube-scheduler v1.34
+    no longer serves is an error (the other commands convert it, with a warning).
+    """
+    return _check(decode_text(text, name), allow_unknown_plugins, extra_plugins, removed_versions_invalid)
 
 
 def validate_file(path: str, allow_unknown_plugins: bool = False,
-                  extra_plugins: Mapping[str, Sequence[str]] | None = None) -> ValidationResult:
+                  extra_plugins: Mapping[str, Sequence[str]] | None = None,
+                  removed_versions_invalid: bool = False) -> ValidationResult:
     """Every finding in one configuration file. Raises InputError (exit 2) when it is not one."""
-    return validate_text(read_text(path), path, allow_unknown_plugins, extra_plugins)
+    return validate_text(read_text(path), path, allow_unknown_plugins, extra_plugins, removed_versions_invalid)
 
 
 def load_config(path: str | None, extra_plugins: Mapping[str, Sequence[str]] | None = None,

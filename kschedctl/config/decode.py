@@ -4,8 +4,11 @@ Steps: safe YAML/JSON parsing with line numbers (:mod:`kschedctl.config.lines`);
 document must be a mapping of kind KubeSchedulerConfiguration in an accepted version
 (else :class:`~kschedctl.errors.InputError`, exit 2); the JSON Schema of that version is
 checked first (unknown fields, wrong types, Go integer ranges, durations: findings);
-then ``v1beta3``/``v1beta2`` are converted to ``v1`` with a warning naming the release
-that removed them. Older versions are refused, naming the plugins a user has to migrate.
+then ``v1beta3``/``v1beta2`` are converted to ``v1``. kube-scheduler v1.34 no longer
+serves them (its scheme, ``pkg/scheduler/apis/config/scheme/scheme.go`` on release-1.34,
+registers only ``v1``), so :func:`removed_version_finding` words its refusal and what changes
+for ``validate``, while the other commands run the converted file with a warning. Older
+versions are refused outright, naming the plugins a user has to migrate.
 """
 
 from __future__ import annotations
@@ -33,6 +36,25 @@ ACCEPTED: dict[str, str | None] = {
     f"{GROUP}/v1beta3": "v1.29",
     f"{GROUP}/v1beta2": "v1.28",
 }
+#: Where kube-scheduler's strict decoder says which scheme refused a version (the scheme's
+#: name is the file and line that created it, printed in every "no kind" decoding error).
+SCHEME_NAME = "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme/scheme.go:30"
+
+#: What moving a removed version to v1 changes, besides the apiVersion line. v1beta2's
+#: default score weights (its default_plugins.go) were 1 for TaintToleration, NodeAffinity and
+#: InterPodAffinity; v1beta3 and v1 give 3, 2 and 2. v1beta3 dropped the bind-address fields.
+VERSION_CHANGES: dict[str, tuple[str, ...]] = {
+    f"{GROUP}/v1beta2": (
+        "default score weights change: TaintToleration 1 -> 3, NodeAffinity 1 -> 2, InterPodAffinity 1 -> 2 "
+        "(set them in the file to keep the old balance)",
+        "the default plugins are enabled through plugins.multiPoint instead of one list per extension point",
+        "healthzBindAddress and metricsBindAddress no longer exist",
+    ),
+    f"{GROUP}/v1beta3": (
+        "the fields and default weights of v1beta3 and v1 are the same: changing apiVersion is enough",
+    ),
+}
+
 #: Versions refused outright, with the release that removed them where it is certain.
 REFUSED: dict[str, str] = {
     f"{GROUP}/v1beta1": "removed in Kubernetes v1.23",
@@ -60,6 +82,8 @@ class Decoded:
     lines: dict[str, int] = field(default_factory=dict)
     errors: list[FieldError] = field(default_factory=list)
     warnings: list[FieldError] = field(default_factory=list)
+    #: The document as written (before nulls were dropped), for migration hints.
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 def read_text(path: str) -> str:
@@ -119,6 +143,33 @@ def _migration_report(doc: dict[str, Any]) -> str:
     return "; no renamed or removed plugins are named in it"
 
 
+def refusal(api_version: str) -> str:
+    """kube-scheduler's own words when its decoder meets a version it does not serve."""
+    return f'no kind "{KIND}" is registered for version "{api_version}" in scheme "{SCHEME_NAME}"'
+
+
+def migration_hint(api_version: str, doc: dict[str, Any], name: str) -> str:
+    """What changes when ``doc`` (of a removed version) becomes v1, and how to get the v1 file."""
+    changes = list(VERSION_CHANGES.get(api_version, ()))
+    plugins = _migration_report(doc)
+    if "plugins to migrate" in plugins:
+        changes.append(plugins.removeprefix("; "))
+    shown = name if name != "-" else "FILE"
+    return (f"rewrite it as {V1}: " + "; ".join(changes)
+            + f". `kschedctl defaults {shown}` prints the v1 equivalent")
+
+
+def removed_version_finding(decoded: "Decoded") -> FieldError | None:
+    """The error ``validate`` reports for a version kube-scheduler v1.34 no longer serves."""
+    removed_in = ACCEPTED.get(decoded.api_version)
+    if not removed_in:
+        return None
+    return FieldError("apiVersion", "Invalid",
+                      f"{refusal(decoded.api_version)} ({decoded.api_version} was removed in Kubernetes {removed_in})",
+                      decoded.lines.get("apiVersion", 1),
+                      hint=migration_hint(decoded.api_version, decoded.raw, decoded.name))
+
+
 def _check_header(data: Any, name: str, loaded: Loaded) -> str:
     if not isinstance(data, dict):
         raise InputError(f"a KubeSchedulerConfiguration must be a mapping, not a {_kind_of(data)}", name, 1)
@@ -135,8 +186,8 @@ def _check_header(data: Any, name: str, loaded: Loaded) -> str:
         hint = ""
         if api_version == f"{GROUP}/v1alpha1":
             hint = "; move schedulerName, plugins and pluginConfig into profiles[]"
-        raise InputError(f"apiVersion {api_version} is {REFUSED[str(api_version)]} and not accepted by kube-scheduler "
-                         f"v1.34: rewrite the file as {V1}{hint}{_migration_report(data)}", name, line)
+        raise InputError(f"{refusal(str(api_version))}: apiVersion {api_version} is {REFUSED[str(api_version)]}; "
+                         f"rewrite the file as {V1}{hint}{_migration_report(data)}", name, line)
     if api_version is None:
         raise InputError(f"no apiVersion: expected {V1}", name, line)
     raise InputError(f"apiVersion {api_version!r} is not a version of KubeSchedulerConfiguration "
@@ -246,10 +297,11 @@ def decode_text(text: str, name: str) -> Decoded:
         errors.extend(_args_kind_findings(doc))
     removed_in = ACCEPTED[api_version]
     if removed_in:
+        shown = name if name != "-" else "FILE"
         warnings.append(FieldError(
             "apiVersion", "Invalid",
-            f"{api_version} was removed in Kubernetes {removed_in}; the file was converted to {V1} and defaulted "
-            "as kube-scheduler v1.34 defaults v1 (default plugin weights differ from the old version's)",
+            f"kube-scheduler v1.34 refuses {api_version} (removed in Kubernetes {removed_in}); converted to {V1} "
+            f"for this run; `kschedctl defaults {shown}` prints the v1 equivalent",
             loaded.lines.get("apiVersion"), hint=f"change apiVersion to {V1}"))
         for key in ("healthzBindAddress", "metricsBindAddress"):
             if key in doc:
@@ -261,4 +313,4 @@ def decode_text(text: str, name: str) -> Decoded:
             e.line = line_for(loaded.lines, e.field)
     errors.sort(key=lambda e: (e.line or 0))
     doc["apiVersion"] = V1
-    return Decoded(doc, api_version, name, loaded.lines, errors, warnings)
+    return Decoded(doc, api_version, name, loaded.lines, errors, warnings, raw=raw)

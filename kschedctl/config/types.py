@@ -186,16 +186,26 @@ class ValidationResult:
     errors: list[FieldError] = field(default_factory=list)
     warnings: list[FieldError] = field(default_factory=list)
     config: KubeSchedulerConfiguration | None = field(default=None, repr=False)
+    #: The file could not be read or parsed as a configuration at all (its one error says why).
+    unreadable: bool = False
 
     @property
     def valid(self) -> bool:
         return not self.errors
 
+    @classmethod
+    def of_unreadable(cls, file: str, message: str, line: int | None) -> "ValidationResult":
+        """The entry of a file that is not a readable KubeSchedulerConfiguration."""
+        return cls(file, [FieldError("", "Invalid", message, line)], unreadable=True)
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "kind": "ValidationResult",
             "file": self.file,
             "valid": self.valid,
             "errors": [e.to_dict() for e in self.errors],
             "warnings": [w.to_dict() for w in self.warnings],
         }
+        if self.unreadable:
+            out["unreadable"] = True
+        return out

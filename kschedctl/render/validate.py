@@ -64,6 +64,8 @@ def print_tables(results: Sequence[Any], console: Console, origins: Sequence[Any
     ``validate --origin`` computes them) adds, per profile, where each plugin setting came from.
     """
     for i, r in enumerate(results):
+        if r.unreadable:  # its error went to stderr, where every command reports bad input
+            continue
         if r.valid:
             verdict = Text.assemble((r.file, "bold"), ": ", ("valid", "bold green"))
         else:

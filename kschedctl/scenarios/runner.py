@@ -66,6 +66,8 @@ class ScenarioRunner:
         self.registry = registry
         self.extra_plugins = extra_plugins or None
         self._configs: dict[str | None, Any] = {}
+        #: What loading warned about (a removed apiVersion converted to v1, ...), once per file.
+        self.warnings: list[str] = []
         self._clusters: dict[tuple[str, ...], Any] = {}
         self._docs: dict[str, Any] = {}
         self._explainers: dict[tuple, Any] = {}
@@ -123,7 +125,13 @@ class ScenarioRunner:
         from kschedctl.config import load_config
 
         key = None if path is None else os.path.realpath(path)
-        return self._cached(self._configs, key, lambda: load_config(path, extra_plugins=self.extra_plugins))
+
+        def load() -> Any:
+            cfg = load_config(path, extra_plugins=self.extra_plugins)
+            self.warnings.extend(f"{path}: {w}" for w in cfg.warnings)
+            return cfg
+
+        return self._cached(self._configs, key, load)
 
     def cluster(self, paths: list[str]) -> Any:
         """The cluster state of ``paths``, loaded once per distinct list of paths."""

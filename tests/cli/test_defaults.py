@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.cli.helpers import run_cli
@@ -69,3 +70,27 @@ def test_removed_version_warning_on_stderr(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert "removed in Kubernetes v1.28" in result.stderr
     assert yaml.safe_load(result.stdout)["apiVersion"] == "kubescheduler.config.k8s.io/v1"
+
+
+@pytest.mark.parametrize("version", ["v1beta2", "v1beta3"])
+def test_removed_version_migrates_to_an_equivalent_v1_file(tmp_path: Path, version: str) -> None:
+    old = tmp_path / "old.yaml"
+    old.write_text(f"apiVersion: kubescheduler.config.k8s.io/{version}\nkind: KubeSchedulerConfiguration\n"
+                   "profiles:\n- schedulerName: packer\n  plugins:\n    score:\n      disabled:\n"
+                   "      - name: ImageLocality\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+                   "      scoringStrategy:\n        type: MostAllocated\n", encoding="utf-8")
+    migrated = run_cli("defaults", str(old))
+    assert migrated.exit_code == 0, migrated.stderr
+    new = tmp_path / "new.yaml"
+    new.write_text(migrated.stdout, encoding="utf-8")
+    # The printed file is a v1 configuration kube-scheduler v1.34 accepts as it is...
+    checked = run_cli("validate", "-o", "json", str(new))
+    assert checked.exit_code == 0 and json.loads(checked.stdout)["warnings"] == []
+    # ...and it means the same: defaulting it again changes nothing.
+    again = run_cli("defaults", str(new))
+    assert again.exit_code == 0 and again.stderr == ""
+    assert yaml.safe_load(again.stdout) == yaml.safe_load(migrated.stdout)
+    profile = yaml.safe_load(migrated.stdout)["profiles"][0]
+    assert profile["schedulerName"] == "packer"
+    # upstream's internal->v1 round trip prints weight 0 on every entry without one
+    assert {"name": "ImageLocality", "weight": 0} in profile["plugins"]["score"]["disabled"]

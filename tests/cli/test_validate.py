@@ -89,13 +89,87 @@ def test_warnings_apart_and_allow_unknown_plugins(tmp_path: Path) -> None:
     assert "warnings" in table.stdout
 
 
-def test_removed_version_warns_and_converts(tmp_path: Path) -> None:
+REMOVED_VERSIONS = [("v1beta3", "v1.29"), ("v1beta2", "v1.28")]
+
+
+@pytest.mark.parametrize("version,release", REMOVED_VERSIONS)
+def test_removed_version_is_invalid_with_upstreams_refusal(tmp_path: Path, version: str, release: str) -> None:
+    path = _write(tmp_path, "old.yaml", f"apiVersion: kubescheduler.config.k8s.io/{version}\n"
+                                         "kind: KubeSchedulerConfiguration\n")
+    result = run_cli("validate", "-o", "json", path)
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["valid"] is False and data["warnings"] == []
+    [error] = data["errors"]
+    assert (error["field"], error["type"], error["line"]) == ("apiVersion", "Invalid", 1)
+    assert error["message"] == (
+        f'no kind "KubeSchedulerConfiguration" is registered for version "kubescheduler.config.k8s.io/{version}" '
+        'in scheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme/scheme.go:30" '
+        f"(kubescheduler.config.k8s.io/{version} was removed in Kubernetes {release})")
+    assert f"`kschedctl defaults {path}` prints the v1 equivalent" in error["hint"]
+
+
+def test_v1beta2_migration_hint_lists_weights_fields_and_plugins(tmp_path: Path) -> None:
+    path = _write(tmp_path, "old.yaml", "apiVersion: kubescheduler.config.k8s.io/v1beta2\n"
+                                         "kind: KubeSchedulerConfiguration\nhealthzBindAddress: 0.0.0.0:10251\n"
+                                         "profiles:\n- plugins:\n    score:\n      enabled:\n"
+                                         "      - {name: NodeResourcesMostAllocated, weight: 2}\n")
+    result = run_cli("validate", "-o", "github", path)
+    assert result.exit_code == 1
+    first = result.stdout.splitlines()[0]
+    assert first.startswith(f"::error file={path},line=1::apiVersion: no kind \"KubeSchedulerConfiguration\"")
+    for change in ("TaintToleration 1 -> 3", "NodeAffinity 1 -> 2", "InterPodAffinity 1 -> 2",
+                   "healthzBindAddress and metricsBindAddress no longer exist",
+                   "NodeResourcesMostAllocated (use NodeResourcesFit with scoringStrategy.type MostAllocated)"):
+        assert change in first
+    # The converted file's own findings follow, so that one migration fixes everything.
+    assert "profiles[0].plugins.score.enabled[0]" in result.stdout
+
+
+@pytest.mark.parametrize("command", ["explain", "simulate", "capacity"])
+def test_other_commands_convert_removed_versions_with_one_warning(tmp_path: Path, command: str) -> None:
     path = _write(tmp_path, "old.yaml", "apiVersion: kubescheduler.config.k8s.io/v1beta3\n"
                                          "kind: KubeSchedulerConfiguration\n")
-    result = run_cli("validate", "-o", "github", path)
-    assert result.exit_code == 0
-    assert result.stdout.startswith(f"::warning file={path},line=1::apiVersion: kubescheduler.config.k8s.io/v1beta3 "
-                                    "was removed in Kubernetes v1.29")
+    fixtures = PROFILES.parent / "fixtures"
+    result = run_cli(command, "--cluster", str(fixtures / "cluster"), "-c", path, "-o", "json",
+                     str(fixtures / "pods" / "pod.yaml"))
+    assert result.exit_code in (0, 1), result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "v1beta3" in line]
+    assert warnings == [f"warning: {path}: kube-scheduler v1.34 refuses kubescheduler.config.k8s.io/v1beta3 "
+                        "(removed in Kubernetes v1.29); converted to kubescheduler.config.k8s.io/v1 for this run; "
+                        f"`kschedctl defaults {path}` prints the v1 equivalent"]
+    assert "v1beta3" not in run_cli(command, "--cluster", str(fixtures / "cluster"), "-c", path, "-o", "json",
+                                    "--quiet", str(fixtures / "pods" / "pod.yaml")).stderr
+
+
+def test_several_files_are_all_reported_and_exit_2_wins(tmp_path: Path) -> None:
+    good = _write(tmp_path, "good.yaml", HEAD)
+    bad_weight = _write(tmp_path, "weight.yaml", BAD_WEIGHT)
+    broken = _write(tmp_path, "broken.yaml", "key: [unclosed\n")
+    missing = str(tmp_path / "missing.yaml")
+    result = run_cli("validate", "-o", "json", good, broken, bad_weight, missing)
+    assert result.exit_code == 2
+    items = json.loads(result.stdout)["items"]
+    assert [(i["file"], i["valid"], i.get("unreadable", False)) for i in items] == [
+        (good, True, False), (broken, False, True), (bad_weight, False, False), (missing, False, True)]
+    assert items[1]["errors"] == [{"field": "", "type": "Invalid", "line": 2,
+                                   "message": "not valid YAML: did not find expected ',' or ']'"}]
+    assert result.stderr.splitlines() == [
+        f"error: {broken}:2: not valid YAML: did not find expected ',' or ']'",
+        f"error: {missing}: cannot read the file: No such file or directory"]
+    table = run_cli("validate", good, broken, bad_weight)
+    assert table.exit_code == 2
+    assert f"{good}: valid" in table.stdout and f"{bad_weight}: invalid (1 error)" in table.stdout
+    github = run_cli("validate", "-o", "github", broken, good)
+    assert github.stdout.startswith(f"::error file={broken},line=2::not valid YAML")
+
+
+@pytest.mark.parametrize("files,code", [
+    (["good"], 0), (["good", "weight"], 1), (["weight", "broken"], 2), (["good", "broken"], 2)])
+def test_exit_code_of_several_files(tmp_path: Path, files: list[str], code: int) -> None:
+    texts = {"good": HEAD, "weight": BAD_WEIGHT, "broken": "- a list\n"}
+    result = run_cli("validate", *[_write(tmp_path, f"{f}.yaml", texts[f]) for f in files])
+    assert result.exit_code == code
 
 
 @pytest.mark.parametrize("text", [
