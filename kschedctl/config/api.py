@@ -106,7 +106,9 @@ def _check(decoded: Decoded, allow_unknown_plugins: bool,
     from kschedctl.plugins.loader import known_plugin_points, plugin_args_errors
 
     extra_plugins = known_plugin_points(extra_plugins)
-    more, warnings = validate_startup(cfg, allow_unknown_plugins=allow_unknown_plugins, extra_plugins=extra_plugins)
+    written = decoded.doc.get("profiles")
+    more, warnings = validate_startup(cfg, allow_unknown_plugins=allow_unknown_plugins, extra_plugins=extra_plugins,
+                                      raw_profiles=written if isinstance(written, list) else None)
     more.extend(plugin_args_errors(cfg, extra_plugins))
     for f in errors + more + warnings:
         if f.line is None:

@@ -135,6 +135,13 @@ def _norm_set(ps: Mapping[str, Any] | None) -> tuple[tuple[tuple[str, int], ...]
             tuple((p.get("name", ""), p.get("weight") or 0) for p in _plugin_list(ps, "disabled")))
 
 
+def _queue_sort_words(ps: Any) -> str:
+    enabled = [p.get("name", "") for p in _plugin_list(ps, "enabled")]
+    disabled = [p.get("name", "") for p in _plugin_list(ps, "disabled")]
+    words = ", ".join(enabled) if enabled else "the default (PrioritySort)"
+    return words + (f" (disabled: {', '.join(disabled)})" if disabled else "")
+
+
 def _validate_common_queue_sort(profiles: Sequence[Mapping[str, Any]]) -> list[FieldError]:
     errs: list[FieldError] = []
     first = (profiles[0].get("plugins") or {}).get("queueSort")
@@ -151,7 +158,10 @@ def _validate_common_queue_sort(profiles: Sequence[Mapping[str, Any]]) -> list[F
     for i in range(1, len(profiles)):
         cur = (profiles[i].get("plugins") or {}).get("queueSort")
         if _norm_set(cur) != canon:
-            errs.append(invalid(f"profiles[{i}].plugins.queueSort", cur or {}, "must be the same for all profiles"))
+            found = invalid(f"profiles[{i}].plugins.queueSort", cur or {}, "must be the same for all profiles")
+            found.hint = (f"profiles[0] sorts the queue with {_queue_sort_words(first)}, profiles[{i}] with "
+                          f"{_queue_sort_words(cur)}: one scheduler has one queue")
+            errs.append(found)
         for pc in profiles[i].get("pluginConfig") or []:
             if pc.get("name") == name and pc.get("args") != canon_args:
                 errs.append(invalid(f"profiles[{i}].pluginConfig.args", pc.get("args"),
@@ -209,7 +219,11 @@ def validate_upstream(doc: Mapping[str, Any], api_version: str = V1) -> list[Fie
             errs.extend(_validate_profile(path, api_version, prof))
             name = prof.get("schedulerName") or ""
             if name in names:
-                errs.append(duplicate(child(path, "schedulerName"), PathValue(f"profiles[{names[name]}].schedulerName")))
+                # Upstream's value is the *field.Path of the first profile, which prints as {}:
+                # the hint says what the message does not.
+                found = duplicate(child(path, "schedulerName"), PathValue(f"profiles[{names[name]}].schedulerName"))
+                found.hint = f'"{name}" is already the name of profiles[{names[name]}]; each profile needs its own'
+                errs.append(found)
             names[name] = i
         errs.extend(_validate_common_queue_sort(profiles))
     pct = doc.get("percentageOfNodesToScore")
@@ -233,11 +247,13 @@ def _hint_for_unknown(name: str, candidates: Sequence[str]) -> str:
 
 
 def validate_startup(cfg: KubeSchedulerConfiguration, *, allow_unknown_plugins: bool = False,
-                     extra_plugins: Mapping[str, Sequence[str]] | None = None
+                     extra_plugins: Mapping[str, Sequence[str]] | None = None,
+                     raw_profiles: Sequence[Mapping[str, Any]] | None = None,
                      ) -> tuple[list[FieldError], list[FieldError]]:
     """What kube-scheduler refuses when it builds the profiles, plus unknown plugin names.
 
-    Returns ``(errors, warnings)``.
+    ``raw_profiles`` (the profiles as written, before defaulting) let the weight findings name
+    the user's own entry. Returns ``(errors, warnings)``.
     """
     points_of, known = points_lookup(extra_plugins)
     candidates = sorted(registry_table(extra_plugins))
@@ -246,6 +262,7 @@ def validate_startup(cfg: KubeSchedulerConfiguration, *, allow_unknown_plugins: 
     first_queue_sort: str | None = None
     for i, prof in enumerate(cfg.profiles):
         path = index("profiles", i)
+        raw_profile = raw_profiles[i] if raw_profiles and i < len(raw_profiles) else None
         unknown = errors if not allow_unknown_plugins else warnings
         for point in ("multiPoint",) + EXTENSION_POINTS:
             ps = prof.plugins.get(point)
@@ -267,9 +284,11 @@ def validate_startup(cfg: KubeSchedulerConfiguration, *, allow_unknown_plugins: 
         needed = {ref.name for refs in expanded.values() for ref in refs}
         for ref in expanded["score"]:
             if ref.weight is not None and ref.weight < 0:
-                warnings.append(FieldError(f"{path}.plugins.score", "Invalid",
+                where = _weight_entry(raw_profile, path, ref.name, ref.weight) or f"{path}.plugins.score"
+                warnings.append(FieldError(where, "Invalid",
                                            f'Invalid value: {ref.weight}: score plugin "{ref.name}" has a negative '
                                            "weight; kube-scheduler accepts it and subtracts its score"))
+        warnings.extend(_zero_weights(raw_profile, path, {ref.name for ref in expanded["score"]}))
         for j, pc in enumerate(prof.plugin_config):
             pcpath = index(child(path, "pluginConfig"), j)
             if pc.name == "NodeResourcesFit" and pc.name in needed:
@@ -292,6 +311,50 @@ def validate_startup(cfg: KubeSchedulerConfiguration, *, allow_unknown_plugins: 
                                          f'different queue sort plugins for profile "{prof.scheduler_name}": '
                                          f'"{qs}", first: "{first_queue_sort}"'))
     return errors, warnings
+
+
+def _written_entries(raw_profile: Mapping[str, Any] | None, point: str) -> list[tuple[int, str, Any]]:
+    """(index, name, weight) of a profile's ``point.enabled`` as the user wrote it (paths and lines
+    must name the user's entry, not its place in the list merged with the default set)."""
+    plugins = (raw_profile or {}).get("plugins") or {}
+    out = []
+    for k, p in enumerate(((plugins.get(point) or {}).get("enabled")) or []):
+        if isinstance(p, Mapping):
+            out.append((k, str(p.get("name", "")), p.get("weight")))
+    return out
+
+
+def _weight_entry(raw_profile: Mapping[str, Any] | None, path: str, name: str, weight: int) -> str | None:
+    """The field path of the entry that gave score plugin ``name`` its ``weight``.
+
+    An entry under ``score`` wins over one under ``multiPoint``, as upstream's expansion does.
+    """
+    for point in ("score", "multiPoint"):
+        for k, written, w in _written_entries(raw_profile, point):
+            if written == name and w == weight:
+                return f"{path}.plugins.{point}.enabled[{k}].weight"
+    return None
+
+
+def _zero_weights(raw_profile: Mapping[str, Any] | None, path: str, scored: set[str]) -> list[FieldError]:
+    """``weight: 0`` on a score plugin: framework.go raises it to 1 without a word.
+
+    Under multiPoint only where the default set gives the plugin a weight (a default entry without
+    one, as ``kschedctl defaults`` prints it, is not a user's choice).
+    """
+    from kschedctl.config.defaults import default_plugins
+
+    weighted = {p["name"] for p in default_plugins()["multiPoint"]["enabled"] if p.get("weight")}
+    out = []
+    for point in ("score", "multiPoint"):
+        for k, name, weight in _written_entries(raw_profile, point):
+            if weight != 0 or name not in scored or (point == "multiPoint" and name not in weighted):
+                continue
+            out.append(FieldError(f"{path}.plugins.{point}.enabled[{k}].weight", "Invalid",
+                                  f'Invalid value: 0: weight 0 counts as 1 for score plugin "{name}"; '
+                                  "to turn the plugin off, disable it",
+                                  hint=f"list {name} under plugins.score.disabled"))
+    return out
 
 
 def validate_config(cfg: KubeSchedulerConfiguration, *, allow_unknown_plugins: bool = False,

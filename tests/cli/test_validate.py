@@ -207,3 +207,62 @@ def test_stdin() -> None:
 def test_bad_output_format_is_usage_error(tmp_path: Path) -> None:
     result = run_cli("validate", "-o", "xml", _write(tmp_path, "ok.yaml", HEAD))
     assert result.exit_code == 2
+
+
+LINT_CASES = {
+    # name: (profiles text, expected (field, line, message start, hint part))
+    "zero_weight_in_score": (
+        "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: ImageLocality\n        weight: 0\n",
+        ("profiles[0].plugins.score.enabled[0].weight", 8,
+         'Invalid value: 0: weight 0 counts as 1 for score plugin "ImageLocality"; to turn the plugin off, disable it',
+         "plugins.score.disabled")),
+    "zero_weight_in_multipoint": (
+        "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: TaintToleration\n        weight: 0\n",
+        ("profiles[0].plugins.multiPoint.enabled[0].weight", 8,
+         'Invalid value: 0: weight 0 counts as 1 for score plugin "TaintToleration"', "plugins.score.disabled")),
+    "negative_weight_names_its_entry": (
+        "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: NodeAffinity\n      - name: ImageLocality\n"
+        "        weight: -2\n",
+        ("profiles[0].plugins.score.enabled[1].weight", 9, 'Invalid value: -2: score plugin "ImageLocality" has a '
+         "negative weight", "")),
+    "args_of_a_plugin_not_enabled": (
+        "profiles:\n- plugins:\n    multiPoint:\n      disabled:\n      - name: NodeAffinity\n  pluginConfig:\n"
+        "  - name: NodeAffinity\n    args: {}\n",
+        ("profiles[0].pluginConfig[0]", 9,
+         'Invalid value: "NodeAffinity": the plugin is not enabled in this profile; its args are ignored', "")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LINT_CASES))
+def test_silent_no_ops_are_warnings_at_their_entry(tmp_path: Path, case: str) -> None:
+    text, (field, line, message, hint) = LINT_CASES[case]
+    result = run_cli("validate", "-o", "json", _write(tmp_path, "cfg.yaml", HEAD + text))
+    assert result.exit_code == 0, result.stdout
+    [warning] = json.loads(result.stdout)["warnings"]
+    assert (warning["field"], warning["line"]) == (field, line)
+    assert warning["message"].startswith(message)
+    assert hint in warning.get("hint", "")
+
+
+def test_defaults_output_validates_without_other_warnings(tmp_path: Path) -> None:
+    # Upstream's --write-config-to prints weight 0 for a score entry written without a weight;
+    # validate says what that 0 means. Nothing else in the printed file may be flagged.
+    for profile in sorted(PROFILES.glob("*.yaml")):
+        printed = run_cli("defaults", str(profile))
+        assert printed.exit_code == 0, (profile, printed.stderr)
+        result = run_cli("validate", "-o", "json", _write(tmp_path, profile.name, printed.stdout))
+        others = [w for w in json.loads(result.stdout)["warnings"] if "weight 0 counts as 1" not in w["message"]]
+        assert others == [], profile
+
+
+def test_duplicate_and_queue_sort_findings_say_what_differs(tmp_path: Path) -> None:
+    text = HEAD + ("profiles:\n- schedulerName: a\n- schedulerName: a\n  plugins:\n    queueSort:\n      enabled:\n"
+                   "      - name: QOSSort\n      disabled:\n      - name: \"*\"\n")
+    result = run_cli("validate", "-o", "json", _write(tmp_path, "cfg.yaml", text))
+    errors = json.loads(result.stdout)["errors"]
+    duplicate = next(e for e in errors if e["type"] == "Duplicate")
+    assert (duplicate["field"], duplicate["line"], duplicate["message"]) == (
+        "profiles[1].schedulerName", 5, "Duplicate value: {}")
+    assert duplicate["hint"].startswith('"a" is already the name of profiles[0]')
+    queue = next(e for e in errors if e["message"].endswith("must be the same for all profiles"))
+    assert "profiles[0] sorts the queue with the default (PrioritySort), profiles[1] with QOSSort" in queue["hint"]
