@@ -47,8 +47,9 @@ def capacity(
 ) -> None:
     """Schedule copies of the pod one after another, each assumed for the next, until one does
     not fit; show how many fit, how many per node, and the message of the one that did not.
-    Exit 0 (the count is the answer), 2 for bad input."""
-    from kschedctl.errors import EXIT_OK, UsageError
+    Exit 0 when at least one more copy fits, 1 when none does (the stop reason says why), 2 for
+    bad input."""
+    from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
 
     from kschedctl.cli.common import load_cluster, load_config, load_pods, registry_with_plugins
 
@@ -81,4 +82,5 @@ def capacity(
         from kschedctl.render.output import dump
 
         sys.stdout.write(dump(result.to_dict(), output.value))
-    raise typer.Exit(EXIT_OK)
+    # "Does one more fit?" is the question: zero copies is the answer "no".
+    raise typer.Exit(EXIT_NO if result.count == 0 and max_copies > 0 else EXIT_OK)

@@ -67,6 +67,9 @@ def explain(
     registry, extra = registry_with_plugins(plugin or [])
     cfg = load_config(config, extra, quiet)
     cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
+    if node and node not in cluster_state.node_by_name:
+        raise UsageError(f"--node {node}: no node of that name in the cluster state "
+                         f"({len(cluster_state.node_by_name)} nodes)")
     to_explain = load_pods(pods, cluster_state) if pods else pods_of_cluster(cluster_state, [])
     to_explain.extend(pods_of_cluster(cluster_state, pod_ref or []))
     if not to_explain:

@@ -35,10 +35,10 @@ def test_count_json(tmp_path: Path, cluster: str) -> None:
     assert data["stopReason"] == "0/3 nodes are available: 3 Insufficient cpu."
 
 
-def test_nothing_fits_is_still_an_answer(tmp_path: Path, cluster: str) -> None:
+def test_nothing_fits_is_the_answer_no(tmp_path: Path, cluster: str) -> None:
     p = write(tmp_path / "huge.yaml", pod("huge", "64"))
     r = run_cli("capacity", p, "--cluster", cluster, "--config", CONFIG, "-o", "yaml")
-    assert r.exit_code == 0
+    assert r.exit_code == 1
     assert yaml.safe_load(r.stdout)["count"] == 0
 
 
