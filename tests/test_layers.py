@@ -15,6 +15,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kschedctl"
 #: Which third-party packages (and kschedctl layers) each layer may not import.
 FORBIDDEN = {
     "errors": {"typer", "rich", "kubernetes", "kschedctl.cli", "kschedctl.render"},
+    "atomic": {"typer", "rich", "kubernetes", "kschedctl.cli", "kschedctl.render", "kschedctl.scheduler",
+               "kschedctl.plugins", "kschedctl.config", "kschedctl.inputs"},
     "k8s": {"typer", "rich", "kubernetes", "kschedctl.cli", "kschedctl.render", "kschedctl.scheduler",
             "kschedctl.plugins", "kschedctl.config", "kschedctl.inputs"},
     "inputs": {"typer", "rich", "kschedctl.cli", "kschedctl.render", "kschedctl.scheduler", "kschedctl.plugins"},

@@ -57,10 +57,9 @@ def snapshot(
                         + ": nodes will look emptier than they are")
     text = render_snapshot(live, output.value, warnings)
     if file is not None:
-        try:
-            file.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"--file {file}: cannot write: {exc.strerror or exc}") from None
+        from kschedctl.atomic import write_text_atomic
+
+        write_text_atomic(file, text)
     else:
         sys.stdout.write(text)
     if not quiet:

@@ -71,11 +71,7 @@ def to_junit_xml(report: TestReport | None = None, file_errors: Iterable[Any] = 
 
 
 def write_junit(path: str, report: TestReport | None = None, file_errors: Iterable[Any] = ()) -> None:
-    """Write the JUnit XML to ``path``; an ``InputError`` (exit 2) when it cannot be written."""
-    from kschedctl.errors import InputError
+    """Write the JUnit XML to ``path`` atomically; an ``InputError`` (exit 2) when it cannot be written."""
+    from kschedctl.atomic import write_text_atomic
 
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(to_junit_xml(report, file_errors))
-    except OSError as exc:
-        raise InputError(f"cannot write the JUnit report: {exc.strerror or exc}", path) from None
+    write_text_atomic(path, to_junit_xml(report, file_errors))

@@ -165,7 +165,7 @@ def test_junit_with_bad_files_and_unwritable_path(tmp_path: Path) -> None:
     write(tmp_path / "s.yaml", PASSING)
     result = run_cli("test", str(tmp_path), "--junit", str(tmp_path / "no" / "such" / "dir.xml"))
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"error: {tmp_path / 'no' / 'such' / 'dir.xml'}: cannot write the JUnit report")
+    assert result.stderr.startswith(f"error: {tmp_path / 'no' / 'such' / 'dir.xml'}: cannot write the file")
 
 
 def test_current_directory_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

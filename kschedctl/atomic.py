@@ -1,0 +1,45 @@
+"""Every file kschedctl writes is written whole or not at all.
+
+The text goes to a temporary file in the target's directory (so the final rename stays on one
+file system and is atomic), is flushed to disk, then renamed over the target. On any failure,
+Ctrl-C included, the temporary file is removed and the previous file is left as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from kschedctl.errors import InputError
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) atomically; InputError (exit 2) if it cannot be written."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise InputError(f"cannot write the file: {exc.strerror or exc}", str(path)) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if target.exists():
+            # Keep the mode of the file being replaced (mkstemp creates 0600).
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write the file: {exc.strerror or exc}", str(path)) from None
+        raise
