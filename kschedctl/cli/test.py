@@ -43,8 +43,11 @@ _HELP = " ".join("""Run scenario files (configuration + cluster + pods + expecta
 each expectation. An expectation checks one pod (outcome, node, nodeIn, notNode, messageContains,
 rank, filter, victims, nominatedNode) or a whole simulate run (countPerNode, countPerZone, scheduled,
 unschedulable, placements, preempted). Configurations and clusters are loaded once per distinct path.
-Exit 0 when every expectation passed, 1 when any failed, 2 when a scenario file is malformed or a
-file it names cannot be loaded.""".split())
+Scenarios may only name files inside the scenario root (the git repository of the paths given,
+or else their directory) and their extenders are not called, unless --allow-outside-paths /
+--allow-extenders say otherwise: scenario files from a pull request cannot reach the network or
+other files. Exit 0 when every expectation passed, 1 when any failed, 2 when a scenario file is
+malformed or a file it names cannot be loaded.""".split())
 
 
 @app.command("test", help=_HELP, epilog=_EPILOG)
@@ -60,6 +63,16 @@ def run_tests(
     failures_only: Annotated[bool, typer.Option(
         "--failures-only", help="In the table, list only the checks that did not pass.")] = False,
     plugin: PluginOption = None,
+    allow_outside_paths: Annotated[bool, typer.Option(
+        "--allow-outside-paths", help="Let scenarios read files outside the scenario root (the git repository of "
+                                      "the paths given, or else their directory).")] = False,
+    allow_extenders: Annotated[bool, typer.Option(
+        "--allow-extenders", help="Call the extenders that scenarios' configurations declare (not called by "
+                                  "default: a scenario from a pull request could make the runner send requests "
+                                  "anywhere).")] = False,
+    allow_extender_url: Annotated[Optional[list[str]], typer.Option(
+        "--allow-extender-url", metavar="PREFIX",
+        help="Call only the extenders whose urlPrefix starts with PREFIX (repeatable).")] = None,
 ) -> None:
     """``kschedctl test``: see ``_HELP``."""
     import sys
@@ -78,7 +91,11 @@ def run_tests(
     except ScenarioFileError as exc:
         _report_file_errors(exc.findings, output, junit)
         raise typer.Exit(2) from None
-    runner = ScenarioRunner(registry, extra)
+    from kschedctl.scenarios.trust import TrustPolicy
+
+    trust = TrustPolicy.for_paths(paths or ["."], allow_outside_paths=allow_outside_paths,
+                                  allow_extenders=allow_extenders, extender_prefixes=allow_extender_url or ())
+    runner = ScenarioRunner(registry, extra, trust=trust)
     report = runner.run(scenarios)
     for warning in runner.warnings:
         typer.echo(f"warning: {warning}", err=True)

@@ -25,6 +25,7 @@ from typing import Any, Iterable
 from kschedctl.errors import InputError, KschedctlError
 from kschedctl.scenarios.model import Expectation, InlinePod, Scenario, as_list, pod_key
 from kschedctl.scenarios.report import ERROR, FAILED, PASSED, CheckResult, ScenarioResult, TestReport
+from kschedctl.scenarios.trust import TRUST_EVERYTHING, TrustPolicy
 
 #: Seed of simulate runs in scenarios without one (reproducible placements).
 DEFAULT_SIMULATE_SEED = 0
@@ -62,8 +63,11 @@ class _Context:
 class ScenarioRunner:
     """Runs scenarios with shared caches; ``registry`` / ``extra_plugins`` add custom plugins."""
 
-    def __init__(self, registry: Any = None, extra_plugins: dict[str, tuple[str, ...]] | None = None) -> None:
+    def __init__(self, registry: Any = None, extra_plugins: dict[str, tuple[str, ...]] | None = None,
+                 trust: TrustPolicy = TRUST_EVERYTHING) -> None:
         self.registry = registry
+        #: Which files the scenarios may name and which extenders may be called (kschedctl test's rules).
+        self.trust = trust
         self.extra_plugins = extra_plugins or None
         self._configs: dict[str | None, Any] = {}
         #: What loading warned about (a removed apiVersion converted to v1, ...), once per file.
@@ -164,7 +168,20 @@ class ScenarioRunner:
             except KschedctlError as exc:
                 raise InputError(f"{field}: {_one_line(exc)}", scenario.file, scenario.lines.get(field)) from None
 
+        # The trust boundary is checked before anything is read.
+        if scenario.config is not None:
+            located("config", lambda: self.trust.check_file(scenario.config))
+        for path in scenario.cluster:
+            located("cluster", lambda: self.trust.check_file(path))
+        for i, source in enumerate(scenario.pods):
+            if not isinstance(source, InlinePod):
+                located(f"pods[{i}]", lambda: self.trust.check_file(source))
         cfg = located("config", lambda: self.config(scenario.config))
+        refused = self.trust.refused_extenders(cfg.extenders)
+        if refused:
+            raise InputError(f"config: declares extenders ({', '.join(refused)}): kschedctl test does not call "
+                             "them unless --allow-extenders (or --allow-extender-url PREFIX) is given",
+                             scenario.file, scenario.lines.get("config"))
         cluster = located("cluster", lambda: self.cluster(scenario.cluster))
         items: list[Any] = []
         for i, source in enumerate(scenario.pods):

@@ -68,7 +68,7 @@ def test_exit_code(case: str) -> None:
 
 def test_failing_scenario_exits_1(tmp_path: Path) -> None:
     (tmp_path / "fail.yaml").write_text(FAILING_SCENARIO, encoding="utf-8")
-    assert run_cli("test", str(tmp_path)).exit_code == 1
+    assert run_cli("test", "--allow-outside-paths", str(tmp_path)).exit_code == 1
 
 
 def test_diff_that_moves_a_pod_exits_1() -> None:

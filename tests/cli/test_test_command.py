@@ -24,7 +24,7 @@ FAILING = scenario("hello on a full node", pods=[HELLO], expect=[{"node": "node-
 
 def test_all_passed_exit_0(tmp_path: Path) -> None:
     write(tmp_path / "ok.yaml", PASSING)
-    result = run_cli("test", str(tmp_path))
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path))
     assert result.exit_code == 0, result.stderr
     assert "PASS" in result.stdout and "hello lands on the emptiest node" in result.stdout
     assert re.search(r"1 passed, 0 failed, 0 errors in 1 scenario \(\d+\.\d\ds\)", result.stdout)
@@ -34,7 +34,7 @@ def test_all_passed_exit_0(tmp_path: Path) -> None:
 def test_a_failure_exits_1_with_the_reason_and_decisive_plugins(tmp_path: Path) -> None:
     write(tmp_path / "ok.yaml", PASSING)
     write(tmp_path / "bad.yaml", FAILING)
-    result = run_cli("test", str(tmp_path))
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path))
     assert result.exit_code == 1
     out = " ".join(result.stdout.split())  # the table wraps long cells
     assert "FAIL" in out and "expected node node-a1, got node-b2" in out
@@ -45,7 +45,7 @@ def test_a_failure_exits_1_with_the_reason_and_decisive_plugins(tmp_path: Path) 
 
 def test_failures_only(tmp_path: Path) -> None:
     write(tmp_path / "bad.yaml", FAILING)
-    result = run_cli("test", str(tmp_path), "--failures-only")
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path), "--failures-only")
     assert result.exit_code == 1
     assert "PASS" not in result.stdout and "FAIL" in result.stdout
 
@@ -60,7 +60,7 @@ def test_failures_only(tmp_path: Path) -> None:
 def test_malformed_scenario_file_exits_2_with_file_and_line(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "s.yaml"
     path.write_text(text, encoding="utf-8")
-    result = run_cli("test", str(path))
+    result = run_cli("test", "--allow-outside-paths", str(path))
     assert result.exit_code == 2
     assert result.stderr.startswith(f"error: {path}:{message}")
     assert "Traceback" not in result.stderr + result.stdout
@@ -68,16 +68,16 @@ def test_malformed_scenario_file_exits_2_with_file_and_line(tmp_path: Path, text
 
 
 def test_missing_path_and_no_scenarios(tmp_path: Path) -> None:
-    result = run_cli("test", str(tmp_path / "nope"))
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path / "nope"))
     assert result.exit_code == 2 and result.stderr == f"error: {tmp_path / 'nope'}: no such file or directory\n"
     write(tmp_path / "pod.yaml", pod("p"))
-    result = run_cli("test", str(tmp_path))
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path))
     assert result.exit_code == 2 and "no scenario files found" in result.stderr
 
 
 def test_a_file_a_scenario_names_cannot_be_loaded_exits_2(tmp_path: Path) -> None:
     write(tmp_path / "s.yaml", scenario("s", cluster="missing", pods=[HELLO]), PASSING)
-    result = run_cli("test", str(tmp_path), "-o", "json")
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path), "-o", "json")
     assert result.exit_code == 2
     data = json.loads(result.stdout)
     assert [s["status"] for s in data["scenarios"]] == ["error", "passed"]
@@ -87,8 +87,8 @@ def test_a_file_a_scenario_names_cannot_be_loaded_exits_2(tmp_path: Path) -> Non
 
 def test_json_and_yaml(tmp_path: Path) -> None:
     write(tmp_path / "s.yaml", FAILING)
-    data = json.loads(run_cli("test", str(tmp_path), "-o", "json").stdout)
-    same = yaml.safe_load(run_cli("test", str(tmp_path), "-o", "yaml").stdout)
+    data = json.loads(run_cli("test", "--allow-outside-paths", str(tmp_path), "-o", "json").stdout)
+    same = yaml.safe_load(run_cli("test", "--allow-outside-paths", str(tmp_path), "-o", "yaml").stdout)
     for d in (data, same):
         d["summary"]["seconds"] = 0
         for s in d["scenarios"]:
@@ -104,7 +104,7 @@ def test_json_and_yaml(tmp_path: Path) -> None:
 
 def test_json_with_bad_files(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text("apiVersion: kschedctl/v1\nkind: Scenario\n", encoding="utf-8")
-    result = run_cli("test", str(tmp_path), "-o", "json")
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path), "-o", "json")
     assert result.exit_code == 2
     data = json.loads(result.stdout)
     assert data["passed"] is False and data["summary"]["errors"] == 3
@@ -117,7 +117,7 @@ _ANNOTATION = re.compile(r"^::(error|warning|notice)( [a-z]+=[^,:]*(,[a-z]+=[^,:
 
 def test_github_annotations(tmp_path: Path) -> None:
     write(tmp_path / "s, x.yaml", FAILING)
-    result = run_cli("test", str(tmp_path), "-o", "github")
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path), "-o", "github")
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert all(_ANNOTATION.match(line) for line in lines), lines
@@ -130,12 +130,12 @@ def test_github_annotations(tmp_path: Path) -> None:
 
 def test_github_annotations_all_passed_and_bad_files(tmp_path: Path) -> None:
     write(tmp_path / "ok.yaml", PASSING)
-    result = run_cli("test", str(tmp_path), "-o", "github")
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path), "-o", "github")
     assert result.exit_code == 0
     assert result.stdout.startswith("::notice title=kschedctl test::1 passed, 0 failed, 0 errors in 1 scenario")
     (tmp_path / "bad.yaml").write_text("apiVersion: kschedctl/v1\nkind: Scenario\nname: 5\ncluster: c\n"
                                        "expect: [{outcome: Scheduled}]\npods: p\n", encoding="utf-8")
-    result = run_cli("test", str(tmp_path), "-o", "github")
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path), "-o", "github")
     assert result.exit_code == 2
     assert result.stdout == (f"::error file={str(tmp_path / 'bad.yaml')},line=3,title=bad scenario file::"
                              "name: must be a string, not the integer 5\n")
@@ -145,7 +145,7 @@ def test_junit_file(tmp_path: Path) -> None:
     write(tmp_path / "s.yaml", PASSING, FAILING)
     out = tmp_path / "reports" / "junit.xml"
     out.parent.mkdir()
-    result = run_cli("test", str(tmp_path / "s.yaml"), "--junit", str(out), "-o", "json")
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path / "s.yaml"), "--junit", str(out), "-o", "json")
     assert result.exit_code == 1
     root = ET.parse(out).getroot()
     assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("3", "1", "0")
@@ -158,12 +158,12 @@ def test_junit_file(tmp_path: Path) -> None:
 def test_junit_with_bad_files_and_unwritable_path(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text("apiVersion: kschedctl/v1\nkind: Scenario\nname: x\n", encoding="utf-8")
     out = tmp_path / "junit.xml"
-    result = run_cli("test", str(tmp_path), "--junit", str(out))
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path), "--junit", str(out))
     assert result.exit_code == 2
     root = ET.parse(out).getroot()
     assert root.get("errors") == "2" and root.find("testsuite").get("name") == "scenario files"
     write(tmp_path / "s.yaml", PASSING)
-    result = run_cli("test", str(tmp_path), "--junit", str(tmp_path / "no" / "such" / "dir.xml"))
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path), "--junit", str(tmp_path / "no" / "such" / "dir.xml"))
     assert result.exit_code == 2
     assert result.stderr.startswith(f"error: {tmp_path / 'no' / 'such' / 'dir.xml'}: cannot write the file")
 
@@ -171,7 +171,7 @@ def test_junit_with_bad_files_and_unwritable_path(tmp_path: Path) -> None:
 def test_current_directory_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path / "scenarios" / "ok.yaml", PASSING)
     monkeypatch.chdir(tmp_path)
-    result = run_cli("test", "-o", "json")
+    result = run_cli("test", "--allow-outside-paths", "-o", "json")
     assert result.exit_code == 0
     assert json.loads(result.stdout)["scenarios"][0]["file"] == "./scenarios/ok.yaml"
 
@@ -181,16 +181,16 @@ def test_custom_plugin(tmp_path: Path) -> None:
                                         config=str(ROOT / "examples" / "custom-plugin" / "profile.yaml"),
                                         expect=[{"node": "node-b2"}, {"rank": {"node": "node-b1", "is": 2}}]))
     plugin = f"{ROOT / 'examples' / 'custom-plugin' / 'prefer_label.py'}:PreferLabel"
-    result = run_cli("test", str(tmp_path), "--plugin", plugin, "-o", "json")
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path), "--plugin", plugin, "-o", "json")
     assert result.exit_code == 0, result.stdout + result.stderr
-    result = run_cli("test", str(tmp_path), "-o", "json")  # without the plugin the profile is unknown
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path), "-o", "json")  # without the plugin the profile is unknown
     assert result.exit_code == 2
     assert "PreferLabel" in json.loads(result.stdout)["scenarios"][0]["checks"][0]["reason"]
 
 
 def test_profiles_directory_passes() -> None:
     # What the project's own CI runs.
-    result = run_cli("test", str(PROFILES), "--failures-only")
+    result = run_cli("test", "--allow-outside-paths", str(PROFILES), "--failures-only")
     assert result.exit_code == 0, result.stdout
 
 
@@ -215,7 +215,7 @@ def test_two_hundred_small_scenarios(tmp_path: Path) -> None:
         config = str(PROFILES / "bin-packing.yaml") if i % 2 else None
         write(tmp_path / f"group{i % 4}" / f"s{i:03}.yaml",
               scenario(f"scenario {i}", cluster=CLUSTER, pods=[p], expect=expect, config=config))
-    result = run_cli("test", str(tmp_path), "-o", "json")
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path), "-o", "json")
     data = json.loads(result.stdout)
     assert data["summary"]["scenarios"] == 200
     assert (data["summary"]["passed"], data["summary"]["failed"], data["summary"]["errors"]) == \
@@ -227,7 +227,7 @@ def test_two_hundred_small_scenarios(tmp_path: Path) -> None:
 
 
 def test_help_has_a_worked_example() -> None:
-    result = run_cli("test", "--help")
+    result = run_cli("test", "--allow-outside-paths", "--help")
     assert result.exit_code == 0
     text = " ".join(result.stdout.split())
     assert "apiVersion: kschedctl/v1" in text and "nodeIn: [node-a1, node-b1]" in text
@@ -257,7 +257,7 @@ def test_kubectl_plugin_reads_as_kubectl_ksched(tmp_path: Path) -> None:
     code, out, _ = _run_plugin("explain", "--help")
     assert code == 0 and "Usage: kubectl ksched explain" in out
     write(tmp_path / "ok.yaml", PASSING)
-    code, out, _ = _run_plugin("test", str(tmp_path), "-o", "json")
+    code, out, _ = _run_plugin("test", "--allow-outside-paths", str(tmp_path), "-o", "json")
     assert code == 0 and json.loads(out)["passed"] is True
     code, _, err = _run_plugin("test", str(tmp_path / "missing"))
     assert code == 2 and err.startswith("error: ")
