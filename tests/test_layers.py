@@ -15,6 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kschedctl"
 #: Which third-party packages (and kschedctl layers) each layer may not import.
 FORBIDDEN = {
     "errors": {"typer", "rich", "kubernetes", "kschedctl.cli", "kschedctl.render"},
+    "limits": {"typer", "rich", "kubernetes", "kschedctl"},
     "atomic": {"typer", "rich", "kubernetes", "kschedctl.cli", "kschedctl.render", "kschedctl.scheduler",
                "kschedctl.plugins", "kschedctl.config", "kschedctl.inputs"},
     "k8s": {"typer", "rich", "kubernetes", "kschedctl.cli", "kschedctl.render", "kschedctl.scheduler",

@@ -19,13 +19,15 @@ from typing import Any
 
 import yaml
 
+from kschedctl import limits
 from kschedctl.errors import InputError
 from kschedctl.inputs.yaml_reader import Rules, Wording, compose
 
-#: Limits against hostile input. Real configurations are a few kilobytes and a few levels deep.
-MAX_BYTES = 8 * 1024 * 1024
-MAX_NODES = 200_000
-MAX_DEPTH = 64
+#: Limits against hostile input (kschedctl.limits). Real configurations are a few kilobytes and a
+#: few levels deep.
+MAX_BYTES = limits.CONFIG_FILE_MAX_BYTES
+MAX_NODES = limits.CONFIG_MAX_NODES
+MAX_DEPTH = limits.CONFIG_MAX_DEPTH
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 _TAG = "tag:yaml.org,2002:"

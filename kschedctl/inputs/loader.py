@@ -10,7 +10,8 @@ list such as ``PodList`` without a kind of their own get ``Pod`` and the list's 
 What the files hold is never trusted. Every failure is an ``InputError`` naming the file and,
 where known, the line, and every check is made before anything large is built:
 
-- at most ``MAX_FILE_BYTES`` (512 MiB) per file or standard input;
+- at most ``MAX_FILE_BYTES`` (512 MiB) per file or standard input, ``MAX_OBJECTS`` objects in all
+  (every limit is set in :mod:`kschedctl.limits`);
 - text must be UTF-8 (an UTF-8/16/32 byte-order mark is honoured); a NUL byte means binary;
 - YAML goes through :mod:`kschedctl.inputs.yaml_reader`, the one safe YAML reader: nesting
   at most ``MAX_DEPTH`` levels, aliases checked with go-yaml's rule before anything is built
@@ -32,12 +33,14 @@ import sys
 from contextlib import closing, contextmanager
 from typing import IO, Any, Callable, Iterable, Iterator
 
+from kschedctl import limits
 from kschedctl.errors import InputError
 from kschedctl.inputs import yaml_reader
 from kschedctl.inputs.yaml_reader import MAX_DEPTH, MAX_NUMBER_CHARS, number_reason
 
 __all__ = [
     "MAX_FILE_BYTES",
+    "MAX_OBJECTS",
     "MAX_DEPTH",
     "MAX_NUMBER_CHARS",
     "STDIN_NAME",
@@ -49,8 +52,10 @@ __all__ = [
     "gc_paused",
 ]
 
-#: Largest input file (or standard input) accepted, in bytes.
-MAX_FILE_BYTES = 512 * 1024 * 1024
+#: Largest input file (or standard input) accepted, in bytes (kschedctl.limits).
+MAX_FILE_BYTES = limits.INPUT_FILE_MAX_BYTES
+#: Most objects one load may hold.
+MAX_OBJECTS = limits.INPUT_MAX_OBJECTS
 #: The name standard input goes by in messages.
 STDIN_NAME = "<stdin>"
 #: File name endings read from a directory (as kubectl's -R).
@@ -145,10 +150,17 @@ def load_documents(paths: Iterable[str], stdin: IO[Any] | None = None) -> list[D
             path = os.fspath(path)
             if path == "-":
                 docs.extend(_load_stdin(stdin))
+                _check_count(docs, STDIN_NAME)
                 continue
             for file in expand_paths([path]):
                 docs.extend(load_file(file))
+                _check_count(docs, file)
     return docs
+
+
+def _check_count(docs: list[Document], name: str) -> None:
+    if len(docs) > MAX_OBJECTS:
+        raise InputError(f"more than {MAX_OBJECTS:,} objects, the limit for one load", name)
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:

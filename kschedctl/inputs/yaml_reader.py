@@ -39,15 +39,16 @@ from typing import Any, Iterator, NamedTuple
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from kschedctl import limits
 from kschedctl.errors import InputError
 
 __all__ = ["MAX_DEPTH", "MAX_NUMBER_CHARS", "CLoader", "Doc", "Rules", "Wording", "compose", "documents",
            "load_all", "number_reason"]
 
-#: Deepest nesting of mappings and sequences accepted in one document.
-MAX_DEPTH = 200
+#: Deepest nesting of mappings and sequences accepted in one document (kschedctl.limits).
+MAX_DEPTH = limits.INPUT_MAX_DEPTH
 #: Longest integer literal accepted, in characters.
-MAX_NUMBER_CHARS = 1000
+MAX_NUMBER_CHARS = limits.MAX_NUMBER_CHARS
 
 #: The loader class everything parses with: libyaml's when PyYAML has it.
 CLoader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader

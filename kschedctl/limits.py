@@ -1,0 +1,29 @@
+"""Every limit kschedctl puts on what it reads, in one place.
+
+Inputs are never trusted (scenario files and fixtures arrive in pull requests), so each reader
+refuses, with a one-line error naming the file (exit 2), anything past these limits before it
+builds anything large. The README's "Limits" section lists them; tests hold each at the limit
+and one past it.
+"""
+
+from __future__ import annotations
+
+#: Largest cluster, pod or workload file (or standard input) read, in bytes. A 15,000-node
+#: snapshot with 150,000 pods is about 300 MiB of YAML.
+INPUT_FILE_MAX_BYTES = 512 * 1024 * 1024
+#: Most objects (documents and List items) one load of cluster or pod files may hold.
+INPUT_MAX_OBJECTS = 2_000_000
+#: Deepest nesting of a cluster, pod or workload document (maps and lists).
+INPUT_MAX_DEPTH = 200
+#: Longest integer literal read (Python's int() is quadratic in the number of digits).
+MAX_NUMBER_CHARS = 1000
+
+#: Largest scheduler configuration or scenario file, in bytes.
+CONFIG_FILE_MAX_BYTES = 8 * 1024 * 1024
+#: Most YAML nodes a configuration or scenario may expand to (aliases counted as often as used).
+CONFIG_MAX_NODES = 200_000
+#: Deepest nesting of a configuration or scenario document.
+CONFIG_MAX_DEPTH = 64
+
+__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS",
+           "CONFIG_FILE_MAX_BYTES", "CONFIG_MAX_NODES", "CONFIG_MAX_DEPTH"]

@@ -1,0 +1,157 @@
+"""Each limit of kschedctl.limits, held at the limit and one past it, through the CLI.
+
+The byte and object-count limits are lowered for the test (the real ones are hundreds of MiB);
+the depth and number limits are tested at their real values.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kschedctl import limits
+from kschedctl.config import lines
+from kschedctl.inputs import loader
+from tests.cli.helpers import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+CLUSTER = ROOT / "fixtures" / "cluster" / "nodes.yaml"
+POD = str(ROOT / "fixtures" / "pods" / "pod.yaml")
+CONFIG_HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+
+
+def _explain(cluster: Path) -> tuple[int, str]:
+    result = run_cli("explain", "--cluster", str(cluster), POD, "-o", "json")
+    assert "Traceback" not in result.stderr
+    return result.exit_code, result.stderr
+
+
+def test_the_limits_are_the_ones_the_readers_use() -> None:
+    assert loader.MAX_FILE_BYTES == limits.INPUT_FILE_MAX_BYTES == 512 * 1024 * 1024
+    assert loader.MAX_OBJECTS == limits.INPUT_MAX_OBJECTS
+    assert loader.MAX_DEPTH == limits.INPUT_MAX_DEPTH
+    assert (lines.MAX_BYTES, lines.MAX_NODES, lines.MAX_DEPTH) == (
+        limits.CONFIG_FILE_MAX_BYTES, limits.CONFIG_MAX_NODES, limits.CONFIG_MAX_DEPTH)
+
+
+@pytest.mark.parametrize("past", [False, True], ids=["at_limit", "past_limit"])
+def test_input_file_size(monkeypatch: pytest.MonkeyPatch, past: bool) -> None:
+    size = CLUSTER.stat().st_size
+    monkeypatch.setattr(loader, "MAX_FILE_BYTES", size - 1 if past else size)
+    code, stderr = _explain(CLUSTER)
+    if past:
+        assert code == 2 and f"{CLUSTER}: larger than" in stderr
+    else:
+        assert code == 0, stderr
+
+
+@pytest.mark.parametrize("past", [False, True], ids=["at_limit", "past_limit"])
+def test_input_object_count(monkeypatch: pytest.MonkeyPatch, past: bool) -> None:
+    count = len(loader.load_documents([str(CLUSTER)]))
+    monkeypatch.setattr(loader, "MAX_OBJECTS", count - 1 if past else count)
+    code, stderr = _explain(CLUSTER)
+    if past:
+        assert code == 2 and f"more than {count - 1:,} objects, the limit for one load" in stderr
+    else:
+        assert code == 0, stderr
+
+
+def _lists(levels: int) -> object:
+    """``levels`` lists nested in each other."""
+    value: object = "x"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("syntax", ["yaml", "json"])
+@pytest.mark.parametrize("past", [False, True], ids=["at_limit", "past_limit"])
+def test_input_depth(tmp_path: Path, syntax: str, past: bool) -> None:
+    levels = limits.INPUT_MAX_DEPTH + (1 if past else 0)
+    doc = {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"},
+           "spec": _lists(levels - 1)}  # the document's own mapping is the first level
+    path = tmp_path / f"deep.{syntax}"
+    text = json.dumps(doc)  # JSON is YAML too: the same text goes through both readers
+    path.write_text(text, encoding="utf-8")
+    if syntax == "yaml":
+        path.write_text("# yaml\n" + text, encoding="utf-8")
+    cluster = tmp_path / "cluster"
+    cluster.mkdir()
+    (cluster / "nodes.yaml").write_text(CLUSTER.read_text(encoding="utf-8"), encoding="utf-8")
+    (cluster / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    code, stderr = _explain(cluster)
+    if past:
+        assert code == 2 and f"nested deeper than {limits.INPUT_MAX_DEPTH} levels" in stderr, stderr
+    else:
+        assert code == 0, stderr
+
+
+@pytest.mark.parametrize("past", [False, True], ids=["at_limit", "past_limit"])
+def test_number_length(tmp_path: Path, past: bool) -> None:
+    digits = "9" * (limits.MAX_NUMBER_CHARS + (1 if past else 0))
+    cluster = tmp_path / "cluster"
+    cluster.mkdir()
+    (cluster / "nodes.yaml").write_text(CLUSTER.read_text(encoding="utf-8"), encoding="utf-8")
+    (cluster / "gadget.yaml").write_text(f"apiVersion: example.com/v1\nkind: Gadget\nmetadata: {{name: g}}\n"
+                                         f"spec: {{size: {digits}}}\n", encoding="utf-8")
+    code, stderr = _explain(cluster)
+    if past:
+        assert code == 2 and "gadget.yaml:4" in stderr, stderr
+    else:
+        assert code == 0, stderr
+
+
+@pytest.mark.parametrize("past", [False, True], ids=["at_limit", "past_limit"])
+def test_config_file_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, past: bool) -> None:
+    path = tmp_path / "cfg.yaml"
+    path.write_text(CONFIG_HEAD + "parallelism: 16\n", encoding="utf-8")
+    size = len(path.read_text(encoding="utf-8"))
+    monkeypatch.setattr(lines, "MAX_BYTES", size - 1 if past else size)
+    result = run_cli("validate", str(path))
+    assert result.exit_code == (2 if past else 0), result.stderr
+    if past:
+        assert "file is larger than" in result.stderr
+
+
+@pytest.mark.parametrize("past", [False, True], ids=["at_limit", "past_limit"])
+def test_config_depth(tmp_path: Path, past: bool) -> None:
+    # An unknown field: read (and refused as unknown) at the limit, refused unread past it.
+    levels = limits.CONFIG_MAX_DEPTH + (1 if past else 0)
+    path = tmp_path / "cfg.yaml"
+    path.write_text(CONFIG_HEAD + "x: " + json.dumps(_lists(levels - 1)) + "\n", encoding="utf-8")
+    result = run_cli("validate", str(path))
+    assert "Traceback" not in result.stderr
+    if past:
+        assert result.exit_code == 2 and f"more than {limits.CONFIG_MAX_DEPTH} levels deep" in result.stderr
+    else:
+        assert result.exit_code == 1 and 'unknown field "x"' in result.stdout  # read, then judged
+
+
+@pytest.mark.parametrize("past", [False, True], ids=["at_limit", "past_limit"])
+def test_config_node_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, past: bool) -> None:
+    path = tmp_path / "cfg.yaml"
+    path.write_text(CONFIG_HEAD + "profiles:\n- schedulerName: a\n", encoding="utf-8")
+    # apiVersion, kind, profiles and their values, the profile map and its pair: count them once.
+    monkeypatch.setattr(lines, "MAX_NODES", 10**6)
+    assert run_cli("validate", str(path)).exit_code == 0
+    used = _nodes_used(path)
+    monkeypatch.setattr(lines, "MAX_NODES", used - 1 if past else used)
+    result = run_cli("validate", str(path))
+    assert result.exit_code == (2 if past else 0), (used, result.stderr)
+
+
+def _nodes_used(path: Path) -> int:
+    # The smallest budget that reads the file.
+    lo, hi = 1, 1000
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lines.MAX_NODES = mid
+        try:
+            lines.load_yaml(path.read_text(encoding="utf-8"), str(path))
+        except Exception:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
