@@ -58,8 +58,18 @@ def expand_for_simulation(paths: list[str], cluster_state: Any) -> tuple[list[di
     batch: list[dict] = []
     joined: list[dict] = []
     nodes = list(cluster_state.nodes)
+    first_seen: dict[str, Any] = {}
     for item in items:
         pods, objects = expand_replicas(item, nodes)
+        for pod in pods:
+            meta = pod.get("metadata") or {}
+            key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+            if key in first_seen:
+                from kschedctl.errors import InputError
+
+                raise InputError(f"pod {key} is given twice (first at {first_seen[key].where})",
+                                 item.source.file, item.source.line)
+            first_seen[key] = item.source
         batch.extend(pods)
         joined.extend(item.owners + objects)
     if joined:

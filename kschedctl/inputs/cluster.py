@@ -33,6 +33,7 @@ import uuid
 from typing import Any, Iterable
 
 from kschedctl.errors import InputError, QuantityError
+from kschedctl.inputs.shapes import check_node, check_pod
 from kschedctl.inputs.loader import Document, gc_paused, load_documents
 from kschedctl.k8s.quantity import nanos
 
@@ -393,6 +394,7 @@ def default_pod(pod: dict) -> dict:
         spec = pod["spec"] = {}
     elif not isinstance(spec, dict):
         raise InputError("spec must be a mapping")
+    check_pod(pod)
     if not spec.get("schedulerName"):
         spec["schedulerName"] = DEFAULT_SCHEDULER_NAME
     host_network = spec.get("hostNetwork") is True
@@ -566,6 +568,7 @@ def _node_defaults(node: dict, doc: Document | None) -> None:
             spec = node["spec"] = {}
         elif not isinstance(spec, dict):
             raise InputError("spec must be a mapping")
+        check_node(node)
         unschedulable = spec.get("unschedulable")
         if unschedulable is not None and not isinstance(unschedulable, bool):
             raise InputError(f"spec.unschedulable must be true or false, not {unschedulable!r}")

@@ -1,0 +1,203 @@
+"""The types of the fields the scheduler reads, checked as the API server's decoder would.
+
+A Pod with ``affinity: true`` never reaches a real scheduler: the API server refuses to decode
+it. Files are not an API server, so this module refuses such objects at load time, naming the
+field, instead of letting a plugin fail on them later. Only the fields kschedctl reads are
+described; unknown fields are left alone (they do not change scheduling), as is any field
+that is absent. The walk visits only what is present, so a typical pod costs a few dict lookups.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kschedctl.errors import InputError
+
+# A shape is one of: STR, INT, BOOL, ANY_MAP, a dict {field: shape} (a mapping whose listed
+# fields have those shapes), ListOf(shape) or MapOf(shape).
+STR, INT, BOOL, ANY_MAP, ANY = "string", "integer", "boolean", "mapping", "any"
+
+
+class ListOf:
+    __slots__ = ("item",)
+
+    def __init__(self, item: Any) -> None:
+        self.item = item
+
+
+class MapOf:
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+_REQUIREMENTS = ListOf({"key": STR, "operator": STR, "values": ListOf(STR)})
+LABEL_SELECTOR = {"matchLabels": MapOf(STR), "matchExpressions": _REQUIREMENTS}
+NODE_SELECTOR_TERM = {"matchExpressions": _REQUIREMENTS, "matchFields": _REQUIREMENTS}
+POD_AFFINITY_TERM = {"labelSelector": LABEL_SELECTOR, "namespaceSelector": LABEL_SELECTOR, "namespaces": ListOf(STR),
+                     "topologyKey": STR, "matchLabelKeys": ListOf(STR), "mismatchLabelKeys": ListOf(STR)}
+_POD_AFFINITY = {
+    "requiredDuringSchedulingIgnoredDuringExecution": ListOf(POD_AFFINITY_TERM),
+    "preferredDuringSchedulingIgnoredDuringExecution": ListOf({"weight": INT, "podAffinityTerm": POD_AFFINITY_TERM}),
+}
+AFFINITY = {
+    "nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": ListOf(NODE_SELECTOR_TERM)},
+        "preferredDuringSchedulingIgnoredDuringExecution": ListOf({"weight": INT, "preference": NODE_SELECTOR_TERM}),
+    },
+    "podAffinity": _POD_AFFINITY,
+    "podAntiAffinity": _POD_AFFINITY,
+}
+_CONTAINER = {"name": STR, "image": STR, "restartPolicy": STR, "resources": ANY_MAP,
+              "ports": ListOf({"containerPort": INT, "hostPort": INT, "protocol": STR, "hostIP": STR})}
+_OBJECT_META = {"name": STR, "generateName": STR, "namespace": STR, "uid": STR, "labels": ANY_MAP,
+                "annotations": ANY_MAP,
+                "ownerReferences": ListOf({"apiVersion": STR, "kind": STR, "name": STR, "uid": STR,
+                                           "controller": BOOL})}
+POD = {
+    "metadata": _OBJECT_META,
+    "spec": {
+        "nodeName": STR, "nodeSelector": MapOf(STR), "affinity": AFFINITY, "schedulerName": STR,
+        "priority": INT, "priorityClassName": STR, "preemptionPolicy": STR, "hostNetwork": BOOL,
+        "tolerations": ListOf({"key": STR, "operator": STR, "value": STR, "effect": STR, "tolerationSeconds": INT}),
+        "topologySpreadConstraints": ListOf({"maxSkew": INT, "topologyKey": STR, "whenUnsatisfiable": STR,
+                                             "labelSelector": LABEL_SELECTOR, "minDomains": INT,
+                                             "nodeAffinityPolicy": STR, "nodeTaintsPolicy": STR,
+                                             "matchLabelKeys": ListOf(STR)}),
+        "schedulingGates": ListOf({"name": STR}),
+        "containers": ListOf(_CONTAINER), "initContainers": ListOf(_CONTAINER),
+        "volumes": ListOf({"name": STR, "persistentVolumeClaim": {"claimName": STR, "readOnly": BOOL},
+                           "ephemeral": ANY_MAP}),
+        "resourceClaims": ListOf(ANY_MAP), "overhead": ANY_MAP, "resources": ANY_MAP,
+    },
+    "status": {"nominatedNodeName": STR, "phase": STR, "conditions": ListOf(ANY_MAP),
+               "resourceClaimStatuses": ListOf(ANY_MAP)},
+}
+NODE = {
+    "metadata": _OBJECT_META,
+    "spec": {"unschedulable": BOOL, "taints": ListOf({"key": STR, "value": STR, "effect": STR})},
+    "status": {"allocatable": ANY_MAP, "capacity": ANY_MAP, "conditions": ListOf(ANY_MAP),
+               "images": ListOf({"names": ListOf(STR), "sizeBytes": INT})},
+}
+
+
+def _type_word(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f'"{value}"' if len(value) <= 40 else "a string"
+    if isinstance(value, (int, float)):
+        text = str(value)
+        return text if len(text) <= 40 else "a number"
+    return type(value).__name__
+
+
+class _Mismatch(Exception):
+    """A value of the wrong type; ``parts`` grows as it unwinds, so paths are built only on error."""
+
+    def __init__(self, want: str, value: Any) -> None:
+        super().__init__(want)
+        self.want, self.value, self.parts = want, value, []  # parts innermost first
+
+
+def _compile(shape: Any) -> Any:
+    """A function checking a non-null value against ``shape`` (raises _Mismatch)."""
+    if shape is ANY:
+        return None
+    if shape in (STR, INT, BOOL, ANY_MAP):
+        want, exact = {STR: ("a string", str), INT: ("an integer", int), BOOL: ("true or false", bool),
+                       ANY_MAP: ("a mapping", dict)}[shape]
+
+        def scalar(value: Any) -> None:
+            if type(value) is not exact:
+                raise _Mismatch(want, value)
+        return scalar
+    if type(shape) is dict:
+        fields = [(key, _compile(sub)) for key, sub in shape.items()]
+        fields = [(key, fn) for key, fn in fields if fn is not None]
+
+        def mapping(value: Any) -> None:
+            if type(value) is not dict:
+                raise _Mismatch("a mapping", value)
+            get = value.get
+            for key, fn in fields:
+                item = get(key)
+                if item is not None:
+                    try:
+                        fn(item)
+                    except _Mismatch as exc:
+                        exc.parts.append(f".{key}")
+                        raise
+        return mapping
+    if type(shape) is ListOf:
+        item_fn = _compile(shape.item)
+        null_want = "a string" if shape.item is STR else "a mapping"
+
+        def listing(value: Any) -> None:
+            if type(value) is not list:
+                raise _Mismatch("a list", value)
+            for i, item in enumerate(value):
+                try:
+                    if item is None:  # decodes to an empty struct the API server then refuses
+                        raise _Mismatch(null_want, item)
+                    if item_fn is not None:
+                        item_fn(item)
+                except _Mismatch as exc:
+                    exc.parts.append(f"[{i}]")
+                    raise
+        return listing
+    if type(shape) is MapOf:
+        value_fn = _compile(shape.value)
+
+        def map_of(value: Any) -> None:
+            if type(value) is not dict:
+                raise _Mismatch("a mapping", value)
+            for key, item in value.items():
+                if item is not None:
+                    try:
+                        value_fn(item)
+                    except _Mismatch as exc:
+                        exc.parts.append(f".{key}")
+                        raise
+        return map_of
+    raise TypeError(f"not a shape: {shape!r}")
+
+
+def check(value: Any, shape: Any, path: str = "") -> None:
+    """InputError naming the field if ``value`` does not have ``shape`` (null is always allowed)."""
+    fn = _COMPILED.get(id(shape))
+    if fn is None:
+        fn = _COMPILED[id(shape)] = _compile(shape)
+    _run(fn, value, path)
+
+
+def _run(fn: Any, value: Any, path: str) -> None:
+    if value is None or fn is None:
+        return
+    try:
+        fn(value)
+    except _Mismatch as exc:
+        where = path + "".join(reversed(exc.parts))
+        raise InputError(f"{where.lstrip('.')} must be {exc.want}, not {_type_word(exc.value)}") from None
+
+
+_COMPILED: dict[int, Any] = {}
+_POD_CHECK = _compile(POD)
+_NODE_CHECK = _compile(NODE)
+
+
+def check_pod(pod: dict) -> None:
+    """The Pod's scheduling fields have the types the API server would have decoded."""
+    _run(_POD_CHECK, pod, "")
+
+
+def check_node(node: dict) -> None:
+    """The Node's scheduling fields have the types the API server would have decoded."""
+    _run(_NODE_CHECK, node, "")
