@@ -308,9 +308,18 @@ def _did_you_mean(word: str, choices: list[str]) -> str:
     return f' (did you mean "{close[0]}"?)' if close else ""
 
 
+#: Longest piece of a file's text a message quotes: errors say where, not what the file holds.
+_QUOTE_MAX = 60
+
+
+def _quoted(text: str) -> str:
+    shown = json.dumps(text)
+    return shown if len(shown) <= _QUOTE_MAX else shown[:_QUOTE_MAX - 4] + '..."'
+
+
 def _show(value: Any) -> str:
     if isinstance(value, str):
-        return json.dumps(value)
+        return _quoted(value)
     if isinstance(value, (dict, list)):
         return _type_of(value)
     return json.dumps(value)
@@ -326,7 +335,7 @@ def _type_of(value: Any) -> str:
     if isinstance(value, float):
         return f"the number {value}"
     if isinstance(value, str):
-        return f"the string {json.dumps(value)}"
+        return f"the string {_quoted(value)}"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):

@@ -90,3 +90,15 @@ def test_extenders_are_not_called_unless_allowed(repo: Path) -> None:
         assert run_cli("test", "--allow-extenders", str(repo / "scenarios")).exit_code == 0
     finally:
         server.close()
+
+
+def test_errors_quote_no_more_than_the_offending_value(tmp_path: Path) -> None:
+    secret = "s3cr3t-" + "x" * 5000
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "s.yaml").write_text("apiVersion: kschedctl/v1\nkind: Scenario\nname: n\ncluster: c\n"
+                                     f"pods: [p]\nexpect:\n- pod: a\n  outcome: {secret}\n"
+                                     f"# {secret}\n", encoding="utf-8")
+    result = run_cli("test", str(tmp_path))
+    assert result.exit_code == 2
+    assert "s.yaml:8" in result.stderr
+    assert "x" * 100 not in result.stdout + result.stderr
