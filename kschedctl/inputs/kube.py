@@ -489,6 +489,11 @@ class KubeClient:
         # Retries are ours (bounded, with backoff, only for transient failures): urllib3's own
         # would silently retry a refused connection three times.
         configuration.retries = Retry(total=0, connect=0, read=0, redirect=0, status=0, other=0)
+        if self.insecure_configuration(configuration):
+            # One warning of ours (insecure_warning) instead of urllib3's on every request.
+            import urllib3
+
+            urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
         self._api = client.ApiClient(configuration)
         self._api.user_agent = f"kschedctl/{__version__}"
         self.configuration = configuration
@@ -500,6 +505,19 @@ class KubeClient:
         self._sleep = sleep
         self._reached = False  # a first request got an answer: later connect errors are transient
         self._lock = threading.Lock()
+
+    @staticmethod
+    def insecure_configuration(configuration: Any) -> bool:
+        return str(configuration.host or "").startswith("https:") and not getattr(configuration, "verify_ssl", True)
+
+    @property
+    def insecure(self) -> bool:
+        """TLS verification is off (the kubeconfig's ``insecure-skip-tls-verify: true``, as kubectl honours it)."""
+        return self.insecure_configuration(self.configuration)
+
+    def insecure_warning(self) -> str:
+        return (f"TLS verification is off for {self.server} (insecure-skip-tls-verify in "
+                f"{self.source.description}): the server's identity was not checked")
 
     def close(self) -> None:
         """Release the connection pool."""
@@ -687,6 +705,8 @@ def read_objects(kubeconfig: str | os.PathLike[str] | None = None, context: str 
     if ns_filter is not None:
         objects["Namespace"] = [n for n in objects.get("Namespace", ())
                                 if (n.get("metadata") or {}).get("name") in ns_filter]
+    if client.insecure:
+        warnings.insert(0, client.insecure_warning())
     return LiveObjects(objects, warnings, client.source.description, client.source.context,
                        client.server, ns_filter)
 

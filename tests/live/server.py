@@ -91,6 +91,8 @@ class FakeApiServer:
     #: Plurals this server does not serve at all (404), as an old or trimmed API server.
     missing: set[str] = field(default_factory=set)
     requests: list[Recorded] = field(default_factory=list)
+    #: Serve HTTPS with this (cert.pem, key.pem) pair instead of plain HTTP.
+    tls: tuple[Path, Path] | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -149,6 +151,12 @@ class FakeApiServer:
         handler = _make_handler(self)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
+        if self.tls is not None:
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(str(self.tls[0]), str(self.tls[1]))
+            self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="fake-apiserver", daemon=True)
         self._thread.start()
@@ -170,17 +178,18 @@ class FakeApiServer:
     def url(self) -> str:
         assert self._httpd is not None
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{port}"
 
     def write_kubeconfig(self, path: Path, token: str | None = None, context: str = "fake",
-                         extra_contexts: Iterable[str] = ()) -> Path:
-        """A kubeconfig for this server (``token`` defaults to the right one)."""
+                         extra_contexts: Iterable[str] = (), cluster: dict | None = None) -> Path:
+        """A kubeconfig for this server (``token`` defaults to the right one); ``cluster`` adds
+        fields to its cluster entry (``certificate-authority``, ``insecure-skip-tls-verify``)."""
         contexts = [{"name": context, "context": {"cluster": "fake", "user": "reader"}}]
         contexts += [{"name": c, "context": {"cluster": "fake", "user": "reader"}} for c in extra_contexts]
         config = {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": "fake", "cluster": {"server": self.url}}],
+            "clusters": [{"name": "fake", "cluster": {"server": self.url, **(cluster or {})}}],
             "users": [{"name": "reader", "user": {"token": self.token if token is None else token}}],
             "contexts": contexts,
             "current-context": context,
