@@ -18,6 +18,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -37,6 +38,19 @@ def _root(
 ) -> None:
     """kschedctl: explain, validate and simulate kube-scheduler decisions."""
 
+
+#: One line per command in ``kschedctl --help`` (short enough never to be cut).
+_SHORT_HELP = {
+    "explain": "Where would this pod land, and why?",
+    "simulate": "Schedule pods one after another: placements, preemptions.",
+    "capacity": "How many more copies of a pod fit, and what stops the next.",
+    "validate": "Check configurations as kube-scheduler v1.34 would.",
+    "defaults": "The configuration after upstream's defaulting.",
+    "snapshot": "The live cluster's scheduling objects, as fixtures.",
+    "plugins": "Every plugin kschedctl knows: points, weights, args.",
+    "test": "Run scenario files as CI checks.",
+    "diff": "Which pods a profile change moves, and why.",
+}
 
 #: Command modules, in the order ``--help`` lists them; a module not written yet is skipped.
 _COMMAND_MODULES = ("explain", "simulate", "capacity", "validate", "defaults", "snapshot", "plugins", "test", "diff")
@@ -58,11 +72,22 @@ def _register_commands() -> None:
         text = command.help or (command.callback.__doc__ if command.callback else None)
         if text and not command.short_help:
             command.help = _reflow(text)
+        name = command.name or (command.callback.__name__ if command.callback else "")
+        command.short_help = command.short_help or _SHORT_HELP.get(name)
+        if command.epilog:
+            command.epilog = _verbatim(command.epilog)
 
 
 def _reflow(text: str) -> str:
     paragraphs = [" ".join(p.split()) for p in inspect.cleandoc(text).split("\n\n")]
-    return "\n\n".join(p for p in paragraphs if p)
+    # Docstrings quote commands the reStructuredText way; help is plain text.
+    return "\n\n".join(p.replace("``", "`") for p in paragraphs if p)
+
+
+def _verbatim(text: str) -> str:
+    """Examples keep their lines: click's \\b marks a paragraph it must not rewrap."""
+    text = text.replace("\\[", "[")  # escapes once needed by rich markup
+    return "\n\n".join("\b\n" + p for p in text.strip("\n").split("\n\n"))
 
 
 def error(message: str) -> None:

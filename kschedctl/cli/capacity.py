@@ -9,6 +9,7 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    WidthOption,
     ClusterOption,
     ConfigOption,
     ContextOption,
@@ -31,7 +32,7 @@ _EPILOG = """Example: how many more copies of a pod fit, and what stops the next
 
 @app.command(epilog=_EPILOG)
 def capacity(
-    pod: Annotated[str, typer.Argument(help="A Pod or workload file (YAML/JSON; '-' for stdin).", metavar="POD")],
+    pod: Annotated[str, typer.Argument(help="A Pod or workload file (YAML/JSON; '-' for stdin).", metavar="POD", show_default=False)],
     config: ConfigOption = None,
     cluster: ClusterOption = None,
     kubeconfig: KubeconfigOption = None,
@@ -40,10 +41,11 @@ def capacity(
     output: OutputOption = OutputFormat.table,
     seed: SeedOption = None,
     plugin: PluginOption = None,
-    max_copies: Annotated[int, typer.Option("--max", min=0, help="Stop after this many copies.")] = 10_000,
+    max_copies: Annotated[int, typer.Option("--max", min=0, metavar="N", help="Stop after this many copies.")] = 10_000,
     wide: Annotated[bool, typer.Option("--wide", help="List every node that takes a copy.")] = False,
     no_extenders: NoExtendersOption = False,
     quiet: QuietOption = False,
+    width: WidthOption = None,
 ) -> None:
     """Schedule copies of the pod one after another, each assumed for the next, until one does
     not fit; show how many fit, how many per node, and the message of the one that did not.
@@ -73,11 +75,11 @@ def capacity(
         for warning in [*(getattr(cluster_state, "warnings", None) or ()), *result.warnings]:
             typer.echo(f"warning: {warning}", err=True)
     if output == OutputFormat.table:
-        from rich.console import Console
+        from kschedctl.render.console import output_console
 
         from kschedctl.render.capacity import render_capacity
 
-        render_capacity(result, Console(), wide=wide)
+        render_capacity(result, output_console(width), wide=wide)
     else:
         from kschedctl.render.output import dump
 

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app
+from kschedctl.cli.options import WidthOption
 
 
 class DefaultsFormat(str, Enum):
@@ -36,6 +37,7 @@ def defaults(
         "--explain-origin", help="Per profile and extension point, the effective plugins with their weight and "
                                  "where each came from (default set, multiPoint expansion, user enabled or "
                                  "disabled, re-weighted in place, appended), and the classic traps.")] = False,
+    width: WidthOption = None,
 ) -> None:
     """Print the configuration after defaulting (default plugins, weights, plugin args).
 
@@ -43,7 +45,7 @@ def defaults(
     ``kschedctl validate`` for all of them.
     """
     if explain_origin:
-        _explain_origin(config, output or DefaultsFormat.table, allow_unknown_plugins)
+        _explain_origin(config, output or DefaultsFormat.table, allow_unknown_plugins, width)
         return
     if output is DefaultsFormat.table:
         from kschedctl.errors import UsageError
@@ -59,7 +61,8 @@ def defaults(
     typer.echo(dump(default_config_dict(cfg), output.value), nl=False)
 
 
-def _explain_origin(config: Optional[str], output: DefaultsFormat, allow_unknown_plugins: bool) -> None:
+def _explain_origin(config: Optional[str], output: DefaultsFormat, allow_unknown_plugins: bool,
+                    width: Optional[int] = None) -> None:
     """``defaults --explain-origin``: the origin of every plugin setting, per profile."""
     from kschedctl.config.api import ConfigInvalidError, raw_config_text, validate_text
     from kschedctl.config.decode import read_text
@@ -78,11 +81,11 @@ def _explain_origin(config: Optional[str], output: DefaultsFormat, allow_unknown
         raw = raw_config_text(text, config)
     origins = config_origins(raw, file=config)
     if output is DefaultsFormat.table:
-        from rich.console import Console
+        from kschedctl.render.console import output_console
 
         from kschedctl.render.validate import print_origins
 
-        print_origins(origins, Console())
+        print_origins(origins, output_console(width))
     else:
         from kschedctl.render.output import dump
 

@@ -10,6 +10,7 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    WidthOption,
     AllFiltersOption,
     ClusterOption,
     ContextOption,
@@ -35,18 +36,18 @@ def diff(
     pods: Annotated[Optional[list[str]], typer.Argument(
         help="Pod or workload files (YAML/JSON; '-' for stdin).", metavar="PODS...")] = None,
     config: Annotated[Optional[list[Path]], typer.Option(
-        "--config", "-c", dir_okay=False,
+        "--config", "-c", dir_okay=False, metavar="FILE",
         help="KubeSchedulerConfiguration of A, then of B (twice); once (or not at all: the built-in default) "
              "with two --profile.")] = None,
     profile: Annotated[Optional[list[str]], typer.Option(
-        "--profile", help="Scheduler name of the profile of A, then of B (twice, to compare two profiles); once: "
+        "--profile", metavar="NAME", help="Scheduler name of the profile of A, then of B (twice, to compare two profiles); once: "
                           "that profile on both sides (default: the pod's spec.schedulerName).")] = None,
     cluster: ClusterOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     output: OutputOption = OutputFormat.table,
     seed: Annotated[int, typer.Option(
-        "--seed", help="Seed of the random tie-break, the same on both sides.")] = 0,
+        "--seed", metavar="N", help="Seed of the random tie-break, the same on both sides.")] = 0,
     all_filters: AllFiltersOption = False,
     plugin: PluginOption = None,
     simulate: Annotated[bool, typer.Option(
@@ -56,11 +57,12 @@ def diff(
         "--cluster-pending/--no-cluster-pending",
         help="With --simulate: also schedule the pending pods of the cluster state (default: yes).")] = True,
     max_attempts: Annotated[int, typer.Option(
-        "--max-attempts", min=1, help="With --simulate: how often one pod is tried at most.")] = 10,
+        "--max-attempts", min=1, metavar="N", help="With --simulate: how often one pod is tried at most.")] = 10,
     wide: Annotated[bool, typer.Option("--wide", help="List every pod and node, however many.")] = False,
     no_extenders: Annotated[bool, typer.Option(
         "--no-extenders", help="Do not call the configurations' extenders.")] = False,
     quiet: QuietOption = False,
+    width: WidthOption = None,
 ) -> None:
     """Compare where pods land under two configurations or two profiles (A/B).
 
@@ -122,11 +124,11 @@ def diff(
 
     print_warnings(warnings, quiet)
     if output == OutputFormat.table:
-        from rich.console import Console
+        from kschedctl.render.console import output_console
 
         from kschedctl.render.diff import render_diff
 
-        render_diff(result, Console(), wide=wide)
+        render_diff(result, output_console(width), wide=wide)
     else:
         from kschedctl.render.output import dump
 

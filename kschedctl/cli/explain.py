@@ -9,6 +9,7 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    WidthOption,
     NoExtendersOption,
     AllFiltersOption,
     ClusterOption,
@@ -46,12 +47,13 @@ def explain(
     all_filters: AllFiltersOption = False,
     plugin: PluginOption = None,
     wide: Annotated[bool, typer.Option("--wide", help="Show every node, however many.")] = False,
-    node: Annotated[Optional[str], typer.Option("--node", help="Show everything about one node.")] = None,
+    node: Annotated[Optional[str], typer.Option("--node", metavar="NAME", help="Show everything about one node.")] = None,
     no_extenders: NoExtendersOption = False,
     quiet: QuietOption = False,
     pod_ref: Annotated[Optional[list[str]], typer.Option(
         "--pod", metavar="NAMESPACE/NAME", help="Explain this pending pod of the cluster as it is "
         "(its spec.schedulerName picks the profile; repeatable).")] = None,
+    width: WidthOption = None,
 ) -> None:
     """Run each pod through the profile's extension points and show, per node and plugin, the
     filter verdicts, the scores and the chosen node (or why none). Exit 0 when every pod would
@@ -91,11 +93,11 @@ def explain(
 
     print_warnings([*cluster_state.warnings, *to_explain.warnings], quiet)
     if output == OutputFormat.table:
-        from rich.console import Console
+        from kschedctl.render.console import output_console
 
         from kschedctl.render.explain import render_explain
 
-        render_explain(results, Console(), wide=wide, node=node)
+        render_explain(results, output_console(width), wide=wide, node=node)
     else:
         from kschedctl.render.output import dump
 

@@ -18,27 +18,27 @@ class OutputFormat(str, Enum):
 ConfigOption = Annotated[
     Optional[Path],
     typer.Option("--config", "-c", help="KubeSchedulerConfiguration file (default: the built-in default profile).",
-                 dir_okay=False),
+                 dir_okay=False, metavar="FILE"),
 ]
 ClusterOption = Annotated[
     Optional[list[str]],
-    typer.Option("--cluster", "-f", help="Cluster state: a YAML/JSON file or a directory (repeatable). "
+    typer.Option("--cluster", "-f", metavar="PATH", help="Cluster state: a YAML/JSON file or a directory (repeatable). "
                  "Without it, the live cluster of the current kubeconfig is read."),
 ]
 KubeconfigOption = Annotated[
-    Optional[Path], typer.Option("--kubeconfig", help="Path to the kubeconfig file for a live cluster.")
+    Optional[Path], typer.Option("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file for a live cluster.")
 ]
-ContextOption = Annotated[Optional[str], typer.Option("--context", help="The kubeconfig context to use.")]
+ContextOption = Annotated[Optional[str], typer.Option("--context", metavar="NAME", help="The kubeconfig context to use.")]
 ProfileOption = Annotated[
     Optional[str],
-    typer.Option("--profile", help="Scheduler name of the profile to use "
+    typer.Option("--profile", metavar="NAME", help="Scheduler name of the profile to use "
                  "(default: the pod's spec.schedulerName, else default-scheduler)."),
 ]
 OutputOption = Annotated[
     OutputFormat, typer.Option("--output", "-o", help="Output format.", case_sensitive=False)
 ]
 SeedOption = Annotated[
-    Optional[int], typer.Option("--seed", help="Seed for the random tie-break among equal top scores.")
+    Optional[int], typer.Option("--seed", metavar="N", help="Seed for the random tie-break among equal top scores.")
 ]
 AllFiltersOption = Annotated[
     bool, typer.Option("--all-filters", help="Run every filter on every node instead of stopping at the first "
@@ -46,9 +46,12 @@ AllFiltersOption = Annotated[
 ]
 PluginOption = Annotated[
     Optional[list[str]],
-    typer.Option("--plugin", help="Load a custom Python plugin, MODULE:ATTR or path/to/file.py:ATTR (repeatable)."),
+    typer.Option("--plugin", metavar="MODULE:ATTR", help="Load a custom Python plugin, MODULE:ATTR or path/to/file.py:ATTR (repeatable)."),
 ]
 NoExtendersOption = Annotated[bool, typer.Option(
     "--no-extenders", help="Do not call the configuration's extenders (they are called over HTTP(S) by default, "
                            "as kube-scheduler calls them).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or warnings on stderr.")]
+WidthOption = Annotated[Optional[int], typer.Option(
+    "--width", min=20, metavar="N", help="Width of the table output in columns (default: the terminal's; when the output "
+                            "is not a terminal, COLUMNS or the width the content needs).")]

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app
-from kschedctl.cli.options import OutputFormat, OutputOption
+from kschedctl.cli.options import OutputFormat, OutputOption, WidthOption
 
 
 _EPILOG = """Example: every plugin kschedctl knows, including a custom one.
@@ -21,7 +21,8 @@ _EPILOG = """Example: every plugin kschedctl knows, including a custom one.
 def plugins(
     output: OutputOption = OutputFormat.table,
     plugin: Annotated[Optional[list[str]], typer.Option(
-        "--plugin", help="Also load a custom plugin, MODULE:ATTR or path/to/file.py:ATTR (repeatable).")] = None,
+        "--plugin", metavar="MODULE:ATTR", help="Also load a custom plugin, MODULE:ATTR or path/to/file.py:ATTR (repeatable).")] = None,
+    width: WidthOption = None,
 ) -> None:
     """List the plugins kschedctl knows: built-in (kube-scheduler v1.34), out-of-tree
     (scheduler-plugins ports and the seed articles' plugins) and custom (entry points of the
@@ -32,11 +33,11 @@ def plugins(
     registry, _ = registry_with(plugin or [])
     items = plugin_catalog(registry)
     if output == OutputFormat.table:
-        from rich.console import Console
+        from kschedctl.render.console import output_console
 
         from kschedctl.render.plugins import print_table
 
-        print_table(items, Console())
+        print_table(items, output_console(width))
     else:
         from kschedctl.render.plugins import render_machine
 

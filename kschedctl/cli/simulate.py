@@ -9,6 +9,7 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    WidthOption,
     ClusterOption,
     ConfigOption,
     ContextOption,
@@ -48,9 +49,10 @@ def simulate(
         "--cluster-pending/--no-cluster-pending",
         help="Also schedule the pending pods of the cluster state (default: yes).")] = True,
     max_attempts: Annotated[int, typer.Option(
-        "--max-attempts", min=1, help="How often one pod is tried at most (retries follow cluster events).")] = 10,
+        "--max-attempts", min=1, metavar="N", help="How often one pod is tried at most (retries follow cluster events).")] = 10,
     no_extenders: NoExtendersOption = False,
     quiet: QuietOption = False,
+    width: WidthOption = None,
 ) -> None:
     """Schedule every pending pod one after another in queue-sort order, each placement assumed
     for the next, preempting as DefaultPreemption decides; show placements, unschedulable pods,
@@ -91,11 +93,11 @@ def simulate(
     shown_in_output = output == OutputFormat.table
     print_warnings([*cluster_state.warnings, *(() if shown_in_output else result.warnings)], quiet)
     if shown_in_output:
-        from rich.console import Console
+        from kschedctl.render.console import output_console
 
         from kschedctl.render.simulate import render_simulation
 
-        render_simulation(result, Console(), wide=wide)
+        render_simulation(result, output_console(width), wide=wide)
     else:
         from kschedctl.render.output import dump
 

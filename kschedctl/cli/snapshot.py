@@ -34,9 +34,9 @@ def snapshot(
         "--output", "-o", help="yaml: one document per object; json: one kind: List.",
         case_sensitive=False)] = SnapshotFormat.yaml,
     file: Annotated[Optional[Path], typer.Option(
-        "--file", help="Write the snapshot to this file instead of standard output.", dir_okay=False)] = None,
+        "--file", metavar="FILE", help="Write the snapshot to this file instead of standard output.", dir_okay=False)] = None,
     namespace: Annotated[Optional[list[str]], typer.Option(
-        "--namespace", "-n", help="Only this namespace's namespaced objects (repeatable; default: all).")] = None,
+        "--namespace", "-n", metavar="NAME", help="Only this namespace's namespaced objects (repeatable; default: all).")] = None,
     quiet: QuietOption = False,
 ) -> None:
     """Print the live cluster's scheduling-relevant objects (nodes, pods, volumes, priority classes,

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app
-from kschedctl.cli.options import PluginOption
+from kschedctl.cli.options import PluginOption, WidthOption
 
 
 class TestFormat(str, Enum):
@@ -59,7 +59,7 @@ def run_tests(
         "--output", "-o", help="table (people), json / yaml (machines), github (workflow annotations).",
         case_sensitive=False)] = TestFormat.table,
     junit: Annotated[Optional[Path], typer.Option(
-        "--junit", help="Also write a JUnit XML report to this file.", dir_okay=False)] = None,
+        "--junit", metavar="FILE", help="Also write a JUnit XML report to this file.", dir_okay=False)] = None,
     failures_only: Annotated[bool, typer.Option(
         "--failures-only", help="In the table, list only the checks that did not pass.")] = False,
     plugin: PluginOption = None,
@@ -73,6 +73,7 @@ def run_tests(
     allow_extender_url: Annotated[Optional[list[str]], typer.Option(
         "--allow-extender-url", metavar="PREFIX",
         help="Call only the extenders whose urlPrefix starts with PREFIX (repeatable).")] = None,
+    width: WidthOption = None,
 ) -> None:
     """``kschedctl test``: see ``_HELP``."""
     import sys
@@ -102,11 +103,11 @@ def run_tests(
     if junit is not None:
         write_junit(str(junit), report)
     if output is TestFormat.table:
-        from rich.console import Console
+        from kschedctl.render.console import output_console
 
         from kschedctl.render.scenarios import render_table
 
-        render_table(report, Console(), failures_only=failures_only)
+        render_table(report, output_console(width), failures_only=failures_only)
     else:
         from kschedctl.render import scenarios as render
 

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app
+from kschedctl.cli.options import WidthOption
 
 
 class ValidateFormat(str, Enum):
@@ -35,10 +36,11 @@ def validate(
         "--allow-unknown-plugins",
         help="Report plugin names no registry of kschedctl knows as warnings instead of errors.")] = False,
     plugin: Annotated[Optional[list[str]], typer.Option(
-        "--plugin", help="Custom plugin MODULE:ATTR whose name counts as known (repeatable).")] = None,
+        "--plugin", metavar="MODULE:ATTR", help="Custom plugin MODULE:ATTR whose name counts as known (repeatable).")] = None,
     origin: Annotated[bool, typer.Option(
         "--origin", help="In the table, show where each plugin entry you changed came from, and the "
                          "classic traps (weights that do nothing, plugins enabled twice, ...).")] = False,
+    width: WidthOption = None,
 ) -> None:
     """Check configurations: schema first, then every rule kube-scheduler enforces at start-up.
 
@@ -69,12 +71,12 @@ def validate(
             results.append(ValidationResult.of_unreadable(path, exc.message, exc.line))
         texts.append(text)
     if output is ValidateFormat.table:
-        from rich.console import Console
+        from kschedctl.render.console import output_console
 
         from kschedctl.render.validate import print_tables
 
         origins = _origins(texts, configs, extra) if origin else None
-        print_tables(results, Console(), origins=origins)
+        print_tables(results, output_console(width), origins=origins)
     else:
         from kschedctl.render import validate as render
 

@@ -296,9 +296,9 @@ def _score_table(r: ExplainResult, nodes: list[NodeResult], top: int | None) -> 
             if s is None:
                 row.append(Text("skip", style="dim"))
             elif s.raw == s.normalized:
-                row.append(f"{s.normalized}×{s.weight}={s.weighted}")
+                row.append(f"{s.normalized}×{s.weight} = {s.weighted}")
             else:
-                row.append(f"{s.raw}→{s.normalized}×{s.weight}={s.weighted}")
+                row.append(f"{s.raw}→{s.normalized}×{s.weight} = {s.weighted}")
         total = Text(str(n.total_score))
         if n.tied:
             total.append(" (tie)", style="yellow")

@@ -26,7 +26,7 @@ def render_machine(items: Sequence[dict[str, Any]], fmt: str) -> str:
 def _args_text(args: dict | None) -> str:
     if not args:
         return "-"
-    return "\n".join(f"{k}: {json.dumps(v, separators=(',', ':'))}" for k, v in args.items())
+    return "\n".join(f"{k}: {json.dumps(v, separators=(', ', ': '))}" for k, v in args.items())
 
 
 def print_table(items: Sequence[dict[str, Any]], console: Console) -> None:

@@ -94,7 +94,7 @@ def test_table_shows_extender_columns_and_notes(tmp_path: Path, inputs_ready: No
     assert result.exit_code == 0, result.stderr
     out = result.stdout
     assert "Extenders" in out and "never called" in out and "no free gpu" in out
-    assert "extender:" in out and "10→100×1=100" in out
+    assert "extender:" in out and "10→100×1 = 100" in out
 
 
 def test_non_cache_capable_extender_answering_with_names_filters_out_every_node(
