@@ -8,7 +8,7 @@ Try it:
     kschedctl validate --plugin examples/custom-plugin/prefer_label.py:PreferLabel \
         examples/custom-plugin/profile.yaml
     kschedctl explain --plugin examples/custom-plugin/prefer_label.py:PreferLabel \
-        -c examples/custom-plugin/profile.yaml -f fixtures/cluster fixtures/pods/pod.yaml
+        -c examples/custom-plugin/profile.yaml --cluster fixtures/cluster fixtures/pods/pod.yaml
 
 What kschedctl expects of a plugin (checked when it is loaded, with exit code 2 naming
 ``file.py:Class`` if something is wrong):

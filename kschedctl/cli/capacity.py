@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    FilenameOption,
     WidthOption,
     ClusterOption,
     ConfigOption,
@@ -26,13 +27,14 @@ from kschedctl.cli.options import (
 
 _EPILOG = """Example: how many more copies of a pod fit, and what stops the next one?
 
-  $ kschedctl capacity fixtures/pods/pod.yaml -f fixtures/cluster --max 500
+  $ kschedctl capacity fixtures/pods/pod.yaml --cluster fixtures/cluster --max 500
 """
 
 
 @app.command(epilog=_EPILOG)
 def capacity(
-    pod: Annotated[str, typer.Argument(help="A Pod or workload file (YAML/JSON; '-' for stdin).", metavar="POD", show_default=False)],
+    pod: Annotated[Optional[str], typer.Argument(help="A Pod or workload file (YAML/JSON; '-' for stdin); or -f FILE.",
+                                                 metavar="POD", show_default=False)] = None,
     config: ConfigOption = None,
     cluster: ClusterOption = None,
     kubeconfig: KubeconfigOption = None,
@@ -46,6 +48,7 @@ def capacity(
     no_extenders: NoExtendersOption = False,
     quiet: QuietOption = False,
     width: WidthOption = None,
+    filename: FilenameOption = None,
 ) -> None:
     """Schedule copies of the pod one after another, each assumed for the next, until one does
     not fit; show how many fit, how many per node, and the message of the one that did not.
@@ -55,9 +58,13 @@ def capacity(
 
     from kschedctl.cli.common import load_cluster, load_config, load_pods, registry_with_plugins
 
+    given = [*([pod] if pod else []), *(filename or ())]
+    if len(given) != 1:
+        raise UsageError("capacity takes one pod file: give it as POD or with -f FILE")
+    pod = given[0]
     registry, extra = registry_with_plugins(plugin or [])
     cfg = load_config(config, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[pod])
     items = load_pods([pod], cluster_state)
     if len(items) != 1:
         raise UsageError(f"capacity takes one pod: {pod} holds {len(items)} pods or workloads")

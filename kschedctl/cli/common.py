@@ -33,11 +33,43 @@ def load_config(path: Path | str | None, extra_plugins: dict[str, tuple[str, ...
     return cfg
 
 
-def load_cluster(cluster: list[str] | None, kubeconfig: Path | None, context: str | None, quiet: bool) -> Any:
-    """The cluster state of the ``--cluster`` files, or else of the live cluster."""
-    from kschedctl.cli.live import cluster_state_from_options
+def load_cluster(cluster: list[str] | None, kubeconfig: Path | None, context: str | None, quiet: bool,
+                 pod_paths: Iterable[str] = ()) -> Any:
+    """The cluster state of the ``--cluster`` files, or else of the live cluster.
 
-    return cluster_state_from_options(cluster, kubeconfig, context, quiet)
+    kubectl taught users that ``-f`` names files; here it names the pods, and the cluster state
+    is ``--cluster``. A file given to the wrong one gets a hint naming the right flag.
+    """
+    from kschedctl.cli.live import cluster_state_from_options
+    from kschedctl.errors import ClusterAccessError
+
+    try:
+        state = cluster_state_from_options(cluster, kubeconfig, context, quiet)
+    except ClusterAccessError as exc:
+        holding_nodes = [p for p in pod_paths if _kinds_in(p) & {"Node"}]
+        if holding_nodes and not cluster:
+            raise ClusterAccessError(f"{exc}. {', '.join(holding_nodes)} holds Nodes: a cluster state is given with "
+                                     "--cluster PATH (-f/--filename names the pods to explain)") from None
+        raise
+    if cluster and not state.nodes and not quiet:
+        holding_pods = [p for p in cluster if _kinds_in(p) - {"Node", "Namespace"}]
+        if holding_pods:
+            print_warnings([f"--cluster {', '.join(holding_pods)}: no Node in the cluster state; to explain the pods "
+                            "in it, give the file with -f/--filename (or as an argument)"], quiet)
+    return state
+
+
+def _kinds_in(path: str) -> set[str]:
+    """The kinds a pod or cluster path holds (empty when it cannot be read: the loaders say why)."""
+    if path == "-":
+        return set()
+    from kschedctl.errors import KschedctlError
+    from kschedctl.inputs.loader import load_documents
+
+    try:
+        return {str(doc.obj.get("kind")) for doc in load_documents([path]) if isinstance(doc.obj, dict)}
+    except KschedctlError:
+        return set()
 
 
 def load_pods(paths: list[str], cluster_state: Any) -> Any:

@@ -10,6 +10,7 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    FilenameOption,
     WidthOption,
     AllFiltersOption,
     ClusterOption,
@@ -25,9 +26,9 @@ _EPILOG = """\
 Examples
 
 \b
-  kschedctl diff -c current.yaml -c proposed.yaml -f cluster/ pods/      # pod by pod
-  kschedctl diff -c two-profiles.yaml --profile default-scheduler --profile bin-packing -f cluster/ pod.yaml
-  kschedctl diff -c a.yaml -c b.yaml -f cluster/ --simulate deploy.yaml  # a whole batch
+  kschedctl diff -c current.yaml -c proposed.yaml --cluster cluster/ pods/      # pod by pod
+  kschedctl diff -c two-profiles.yaml --profile default-scheduler --profile bin-packing --cluster cluster/ pod.yaml
+  kschedctl diff -c a.yaml -c b.yaml --cluster cluster/ --simulate deploy.yaml  # a whole batch
 """
 
 
@@ -63,6 +64,7 @@ def diff(
         "--no-extenders", help="Do not call the configurations' extenders.")] = False,
     quiet: QuietOption = False,
     width: WidthOption = None,
+    filename: FilenameOption = None,
 ) -> None:
     """Compare where pods land under two configurations or two profiles (A/B).
 
@@ -79,6 +81,7 @@ def diff(
     if len(configs) < 2 and len(profiles) < 2:
         raise UsageError("diff needs two sides: --config A.yaml --config B.yaml, or one configuration with "
                          "--profile X --profile Y")
+    pods = [*(pods or ()), *(filename or ())]
     if not pods and not (simulate and cluster_pending):
         raise UsageError("nothing to compare: give POD files")
     path_a = configs[0] if configs else None
@@ -99,7 +102,7 @@ def diff(
     registry, extra = registry_with_plugins(plugin or [])
     cfg_a = load_config(path_a, extra, quiet)
     cfg_b = cfg_a if path_b == path_a else load_config(path_b, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=pods or ())
     warnings: list[str] = list(getattr(cluster_state, "warnings", None) or ())
 
     if simulate:

@@ -9,6 +9,7 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    FilenameOption,
     WidthOption,
     NoExtendersOption,
     AllFiltersOption,
@@ -27,8 +28,8 @@ from kschedctl.cli.options import (
 
 _EPILOG = """Example: why is the web Deployment's pod placed where it is, and would a big pod fit at all?
 
-  $ kschedctl explain fixtures/pods/web-deployment.yaml -f fixtures/cluster
-  $ kschedctl explain fixtures/pods/too-big.yaml -f fixtures/cluster -o json
+  $ kschedctl explain fixtures/pods/web-deployment.yaml --cluster fixtures/cluster
+  $ kschedctl explain fixtures/pods/too-big.yaml --cluster fixtures/cluster -o json
   $ kschedctl explain --pod shop/web-7c9d5f6b8-x2lqp   # a pending pod, live
 """
 
@@ -54,6 +55,7 @@ def explain(
         "--pod", metavar="NAMESPACE/NAME", help="Explain this pending pod of the cluster as it is "
         "(its spec.schedulerName picks the profile; repeatable).")] = None,
     width: WidthOption = None,
+    filename: FilenameOption = None,
 ) -> None:
     """Run each pod through the profile's extension points and show, per node and plugin, the
     filter verdicts, the scores and the chosen node (or why none). Exit 0 when every pod would
@@ -61,6 +63,7 @@ def explain(
     # The core is imported here, not at module level, so that `kschedctl --help` stays fast.
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
 
+    pods = [*(pods or ()), *(filename or ())]
     if not pods and not pod_ref:
         raise UsageError("nothing to explain: give POD files, or --pod NAMESPACE/NAME for a pod of the cluster")
     from kschedctl.cli.common import load_cluster, load_config, load_pods, print_warnings, registry_with_plugins
@@ -68,7 +71,7 @@ def explain(
 
     registry, extra = registry_with_plugins(plugin or [])
     cfg = load_config(config, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=pods or ())
     if node and node not in cluster_state.node_by_name:
         raise UsageError(f"--node {node}: no node of that name in the cluster state "
                          f"({len(cluster_state.node_by_name)} nodes)")

@@ -22,7 +22,7 @@ ConfigOption = Annotated[
 ]
 ClusterOption = Annotated[
     Optional[list[str]],
-    typer.Option("--cluster", "-f", metavar="PATH", help="Cluster state: a YAML/JSON file or a directory (repeatable). "
+    typer.Option("--cluster", metavar="PATH", help="Cluster state: a YAML/JSON file or a directory (repeatable). "
                  "Without it, the live cluster of the current kubeconfig is read."),
 ]
 KubeconfigOption = Annotated[
@@ -55,3 +55,6 @@ QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress ba
 WidthOption = Annotated[Optional[int], typer.Option(
     "--width", min=20, metavar="N", help="Width of the table output in columns (default: the terminal's; when the output "
                             "is not a terminal, COLUMNS or the width the content needs).")]
+FilenameOption = Annotated[Optional[list[str]], typer.Option(
+    "--filename", "-f", metavar="FILE", help="Pod or workload file, as kubectl's -f (repeatable; - for stdin); "
+                                            "the same as giving it as an argument.")]

@@ -9,6 +9,7 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    FilenameOption,
     WidthOption,
     ClusterOption,
     ConfigOption,
@@ -26,8 +27,8 @@ from kschedctl.cli.options import (
 
 _EPILOG = """Example: will the 3 web replicas fit, and where, under the bin-packing profile?
 
-  $ kschedctl simulate fixtures/pods/web-deployment.yaml -f fixtures/cluster -c profiles/bin-packing.yaml
-  $ kschedctl simulate fixtures/pods/web-deployment.yaml -f fixtures/cluster -o json   # SimulationResult
+  $ kschedctl simulate fixtures/pods/web-deployment.yaml --cluster fixtures/cluster -c profiles/bin-packing.yaml
+  $ kschedctl simulate fixtures/pods/web-deployment.yaml --cluster fixtures/cluster -o json   # SimulationResult
 """
 
 
@@ -53,6 +54,7 @@ def simulate(
     no_extenders: NoExtendersOption = False,
     quiet: QuietOption = False,
     width: WidthOption = None,
+    filename: FilenameOption = None,
 ) -> None:
     """Schedule every pending pod one after another in queue-sort order, each placement assumed
     for the next, preempting as DefaultPreemption decides; show placements, unschedulable pods,
@@ -69,8 +71,8 @@ def simulate(
 
     registry, extra = registry_with_plugins(plugin or [])
     cfg = load_config(config, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet)
-    batch, cluster_state, warnings = expand_for_simulation(pods or [], cluster_state)
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[*(pods or ()), *(filename or ())])
+    batch, cluster_state, warnings = expand_for_simulation([*(pods or ()), *(filename or ())], cluster_state)
     if not batch and not cluster_pending:
         raise UsageError("no pod to simulate: give pod or workload files")
 

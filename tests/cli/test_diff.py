@@ -32,7 +32,7 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
 
 def test_weight_change_moves_pod_exit_1(tmp_path: Path) -> None:
     b = _write(tmp_path, "b.yaml", WEIGHT)
-    result = run_cli("diff", "-c", str(PROFILES / "default.yaml"), "-c", b, "-f", CLUSTER, POD, SPREAD, "-o", "json")
+    result = run_cli("diff", "-c", str(PROFILES / "default.yaml"), "-c", b, "--cluster", CLUSTER, POD, SPREAD, "-o", "json")
     assert result.exit_code == 1, result.stderr
     data = json.loads(result.stdout)
     assert data["kind"] == "DiffResult" and data["identical"] is False
@@ -45,7 +45,7 @@ def test_weight_change_moves_pod_exit_1(tmp_path: Path) -> None:
 
 def test_disabled_plugin_two_profiles_of_one_file_table(tmp_path: Path) -> None:
     cfg = _write(tmp_path, "two.yaml", TWO)
-    result = run_cli("diff", "-c", cfg, "--profile", "base", "--profile", "no-taints", "-f", CLUSTER, POD, SPREAD)
+    result = run_cli("diff", "-c", cfg, "--profile", "base", "--profile", "no-taints", "--cluster", CLUSTER, POD, SPREAD)
     assert result.exit_code == 1, result.stderr
     out = " ".join(result.stdout.split())
     assert "1 of 2 pod(s) placed differently" in out
@@ -55,21 +55,21 @@ def test_disabled_plugin_two_profiles_of_one_file_table(tmp_path: Path) -> None:
 
 def test_identical_exit_0(tmp_path: Path) -> None:
     result = run_cli("diff", "-c", str(PROFILES / "default.yaml"), "-c", str(PROFILES / "default.yaml"),
-                     "-f", CLUSTER, POD, SPREAD)
+                     "--cluster", CLUSTER, POD, SPREAD)
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "identical" in result.stdout
 
 
 def test_yaml_output_of_two_profiles_without_config_file_is_usage_error() -> None:
     # The built-in default has one profile: a second one does not exist.
-    result = run_cli("diff", "--profile", "default-scheduler", "--profile", "other", "-f", CLUSTER, POD)
+    result = run_cli("diff", "--profile", "default-scheduler", "--profile", "other", "--cluster", CLUSTER, POD)
     assert result.exit_code == 2
     assert 'no profile with scheduler name "other"' in result.stderr
 
 
 def test_simulate_diff(tmp_path: Path) -> None:
     result = run_cli("diff", "-c", str(PROFILES / "default.yaml"), "-c", str(PROFILES / "bin-packing.yaml"),
-                     "-f", CLUSTER, "--simulate", "--no-cluster-pending", WEB, "-o", "yaml")
+                     "--cluster", CLUSTER, "--simulate", "--no-cluster-pending", WEB, "-o", "yaml")
     assert result.exit_code == 1, result.stderr
     data = yaml.safe_load(result.stdout)
     assert data["mode"] == "simulate"
@@ -82,12 +82,12 @@ def test_simulate_diff(tmp_path: Path) -> None:
 
 def test_simulate_table_and_identical(tmp_path: Path) -> None:
     moved = run_cli("diff", "-c", str(PROFILES / "default.yaml"), "-c", str(PROFILES / "bin-packing.yaml"),
-                    "-f", CLUSTER, "--simulate", "--no-cluster-pending", WEB)
+                    "--cluster", CLUSTER, "--simulate", "--no-cluster-pending", WEB)
     assert moved.exit_code == 1
     out = " ".join(moved.stdout.split())
     assert "first divergence" in out and "spread / packing" in out
     same = run_cli("diff", "-c", str(PROFILES / "default.yaml"), "-c", str(PROFILES / "default.yaml"),
-                   "-f", CLUSTER, "--simulate", "--no-cluster-pending", WEB)
+                   "--cluster", CLUSTER, "--simulate", "--no-cluster-pending", WEB)
     assert same.exit_code == 0
     assert "identical: all 3 pod(s)" in same.stdout
 
@@ -98,19 +98,19 @@ def test_simulate_table_and_identical(tmp_path: Path) -> None:
     (["-c", "a", "-c", "b", "-c", "c"], "at most twice"),
 ])
 def test_usage_errors_exit_2(args: list[str], message: str) -> None:
-    result = run_cli("diff", *args, "-f", CLUSTER, POD)
+    result = run_cli("diff", *args, "--cluster", CLUSTER, POD)
     assert result.exit_code == 2
     assert message in result.stderr
 
 
 def test_bad_config_exits_2(tmp_path: Path) -> None:
     bad = _write(tmp_path, "bad.yaml", HEAD + "parallelism: 0\n")
-    result = run_cli("diff", "-c", str(PROFILES / "default.yaml"), "-c", bad, "-f", CLUSTER, POD)
+    result = run_cli("diff", "-c", str(PROFILES / "default.yaml"), "-c", bad, "--cluster", CLUSTER, POD)
     assert result.exit_code == 2
     assert "bad.yaml" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_missing_pod_file_exits_2() -> None:
     result = run_cli("diff", "-c", str(PROFILES / "default.yaml"), "-c", str(PROFILES / "bin-packing.yaml"),
-                     "-f", CLUSTER, "/nonexistent/pod.yaml")
+                     "--cluster", CLUSTER, "/nonexistent/pod.yaml")
     assert result.exit_code == 2

@@ -236,7 +236,7 @@ def test_many_nodes_table_shows_top_n(tmp_path: Path, wide_terminal: None) -> No
 
 def test_node_flag_puts_that_nodes_hints_in_the_json_even_when_the_pod_fits() -> None:
     root = Path(__file__).resolve().parents[2]
-    result = run_cli("explain", str(root / "fixtures/pods/pod.yaml"), "-f", str(root / "fixtures/cluster"),
+    result = run_cli("explain", str(root / "fixtures/pods/pod.yaml"), "--cluster", str(root / "fixtures/cluster"),
                      "--node", "gpu-a1", "-o", "json")
     data = json.loads(result.stdout)
     assert data["outcome"] == "Scheduled"

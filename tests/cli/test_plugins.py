@@ -79,7 +79,7 @@ def test_profile_validates_and_explains(case: dict) -> None:
     pod = ROOT / "fixtures" / "pods" / "pod.yaml"
     if not pod.exists():
         pytest.skip("fixtures/pods/pod.yaml not there yet")
-    res = run_cli("explain", *plugin, *profile, "-c", config, "-f", str(_cluster()), str(pod), "-o", "json")
+    res = run_cli("explain", *plugin, *profile, "-c", config, "--cluster", str(_cluster()), str(pod), "-o", "json")
     assert res.exit_code in (0, 1), res.stderr
     data = json.loads(res.stdout)
     assert data["kind"] == "ExplainResult"
@@ -93,5 +93,5 @@ def test_profile_validates_and_explains(case: dict) -> None:
         assert scored and all(name in [s["plugin"] for s in n["scores"]] for n in scored)
     for name in case.get("filters", []):
         assert any(name in [f["plugin"] for f in n["filters"]] for n in data["nodes"])
-    table = run_cli("explain", *plugin, *profile, "-c", config, "-f", str(_cluster()), str(pod))
+    table = run_cli("explain", *plugin, *profile, "-c", config, "--cluster", str(_cluster()), str(pod))
     assert table.exit_code == res.exit_code and "Traceback" not in table.stderr

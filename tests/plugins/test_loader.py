@@ -214,7 +214,7 @@ def test_a_raising_plugin_is_contained(plugin_dir: Path, tmp_path: Path) -> None
     pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: c, image: nginx}]\n")
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(HEAD + "profiles:\n- plugins:\n    filter:\n      enabled:\n      - name: Raises\n")
-    res = run_cli("explain", "--plugin", f"{plugin_dir / 'my_plugins.py'}:Raises", "-c", str(cfg), "-f", str(cluster),
+    res = run_cli("explain", "--plugin", f"{plugin_dir / 'my_plugins.py'}:Raises", "-c", str(cfg), "--cluster", str(cluster),
                   str(pod), "-o", "json")
     assert res.exit_code == 1, res.stderr
     import json
@@ -225,7 +225,7 @@ def test_a_raising_plugin_is_contained(plugin_dir: Path, tmp_path: Path) -> None
     filters = {f["plugin"]: f for f in data["nodes"][0]["filters"]}
     assert filters["Raises"]["code"] == "Error"
     # The table renders too.
-    assert run_cli("explain", "--plugin", f"{plugin_dir / 'my_plugins.py'}:Raises", "-c", str(cfg), "-f",
+    assert run_cli("explain", "--plugin", f"{plugin_dir / 'my_plugins.py'}:Raises", "-c", str(cfg), "--cluster",
                    str(cluster), str(pod)).exit_code == 1
 
 
