@@ -9,6 +9,8 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    RequestTimeoutOption,
+    resolve_output,
     FilenameOption,
     WidthOption,
     ClusterOption,
@@ -49,6 +51,7 @@ def capacity(
     quiet: QuietOption = False,
     width: WidthOption = None,
     filename: FilenameOption = None,
+    request_timeout: RequestTimeoutOption = None,
 ) -> None:
     """Schedule copies of the pod one after another, each assumed for the next, until one does
     not fit; show how many fit, how many per node, and the message of the one that did not.
@@ -62,9 +65,11 @@ def capacity(
     if len(given) != 1:
         raise UsageError("capacity takes one pod file: give it as POD or with -f FILE")
     pod = given[0]
+    output, wide = resolve_output(output, wide, "capacity", names=False)
     registry, extra = registry_with_plugins(plugin or [])
     cfg = load_config(config, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[pod])
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[pod],
+                                 request_timeout=request_timeout)
     items = load_pods([pod], cluster_state)
     if len(items) != 1:
         raise UsageError(f"capacity takes one pod: {pod} holds {len(items)} pods or workloads")

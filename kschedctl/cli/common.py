@@ -34,7 +34,7 @@ def load_config(path: Path | str | None, extra_plugins: dict[str, tuple[str, ...
 
 
 def load_cluster(cluster: list[str] | None, kubeconfig: Path | None, context: str | None, quiet: bool,
-                 pod_paths: Iterable[str] = ()) -> Any:
+                 pod_paths: Iterable[str] = (), request_timeout: str | None = None) -> Any:
     """The cluster state of the ``--cluster`` files, or else of the live cluster.
 
     kubectl taught users that ``-f`` names files; here it names the pods, and the cluster state
@@ -44,7 +44,10 @@ def load_cluster(cluster: list[str] | None, kubeconfig: Path | None, context: st
     from kschedctl.errors import ClusterAccessError
 
     try:
-        state = cluster_state_from_options(cluster, kubeconfig, context, quiet)
+        from kschedctl.cli.options import request_timeout_seconds
+
+        state = cluster_state_from_options(cluster, kubeconfig, context, quiet,
+                                           request_timeout=request_timeout_seconds(request_timeout))
     except ClusterAccessError as exc:
         holding_nodes = [p for p in pod_paths if _kinds_in(p) & {"Node"}]
         if holding_nodes and not cluster:

@@ -10,6 +10,8 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    RequestTimeoutOption,
+    resolve_output,
     FilenameOption,
     WidthOption,
     AllFiltersOption,
@@ -65,6 +67,7 @@ def diff(
     quiet: QuietOption = False,
     width: WidthOption = None,
     filename: FilenameOption = None,
+    request_timeout: RequestTimeoutOption = None,
 ) -> None:
     """Compare where pods land under two configurations or two profiles (A/B).
 
@@ -99,10 +102,12 @@ def diff(
         registry_with_plugins,
     )
 
+    output, wide = resolve_output(output, wide, "diff", names=False)
     registry, extra = registry_with_plugins(plugin or [])
     cfg_a = load_config(path_a, extra, quiet)
     cfg_b = cfg_a if path_b == path_a else load_config(path_b, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=pods or ())
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=pods or (),
+                                 request_timeout=request_timeout)
     warnings: list[str] = list(getattr(cluster_state, "warnings", None) or ())
 
     if simulate:

@@ -9,6 +9,7 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    RequestTimeoutOption,
     FilenameOption,
     WidthOption,
     NoExtendersOption,
@@ -56,6 +57,22 @@ def explain(
         "(its spec.schedulerName picks the profile; repeatable).")] = None,
     width: WidthOption = None,
     filename: FilenameOption = None,
+    pending: Annotated[bool, typer.Option(
+        "--pending", help="Explain every pending pod of the cluster state (live or --cluster) in the namespace(s) "
+                          "of -n / -A, matching -l / --field-selector: one summary line each; --wide or -o json "
+                          "add every pod's detail.")] = False,
+    namespace: Annotated[Optional[list[str]], typer.Option(
+        "--namespace", "-n", metavar="NAME", help="With --pending: this namespace (repeatable; default: default).")]
+    = None,
+    all_namespaces: Annotated[bool, typer.Option(
+        "--all-namespaces", "-A", help="With --pending: every namespace.")] = False,
+    selector: Annotated[Optional[str], typer.Option(
+        "--selector", "-l", metavar="SELECTOR", help="With --pending: only pods whose labels match (app=web,tier!=db).")]
+    = None,
+    field_selector: Annotated[Optional[str], typer.Option(
+        "--field-selector", metavar="SELECTOR", help="With --pending: only pods whose fields match "
+                                                     "(spec.schedulerName=my-scheduler).")] = None,
+    request_timeout: RequestTimeoutOption = None,
 ) -> None:
     """Run each pod through the profile's extension points and show, per node and plugin, the
     filter verdicts, the scores and the chosen node (or why none). Exit 0 when every pod would
@@ -63,20 +80,38 @@ def explain(
     # The core is imported here, not at module level, so that `kschedctl --help` stays fast.
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
 
+    from kschedctl.cli.options import resolve_output
+
+    output, wide = resolve_output(output, wide, "explain")
     pods = [*(pods or ()), *(filename or ())]
-    if not pods and not pod_ref:
-        raise UsageError("nothing to explain: give POD files, or --pod NAMESPACE/NAME for a pod of the cluster")
+    narrowing = [flag for flag, used in (("-n", namespace), ("-A", all_namespaces), ("-l", selector),
+                                         ("--field-selector", field_selector)) if used]
+    if narrowing and not pending:
+        raise UsageError(f"{', '.join(narrowing)} choose pending pods of the cluster: add --pending")
+    if not pods and not pod_ref and not pending:
+        raise UsageError("nothing to explain: give POD files (or -f FILE), --pod NAMESPACE/NAME for a pod of the "
+                         "cluster, or --pending for every pending pod of a namespace")
     from kschedctl.cli.common import load_cluster, load_config, load_pods, print_warnings, registry_with_plugins
     from kschedctl.cli.live import pods_of_cluster
 
     registry, extra = registry_with_plugins(plugin or [])
     cfg = load_config(config, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=pods or ())
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=pods or (),
+                                 request_timeout=request_timeout)
     if node and node not in cluster_state.node_by_name:
         raise UsageError(f"--node {node}: no node of that name in the cluster state "
                          f"({len(cluster_state.node_by_name)} nodes)")
     to_explain = load_pods(pods, cluster_state) if pods else pods_of_cluster(cluster_state, [])
     to_explain.extend(pods_of_cluster(cluster_state, pod_ref or []))
+    if pending:
+        from kschedctl.cli.live import pending_pods
+
+        to_explain.extend(pending_pods(cluster_state, namespace or (), all_namespaces, selector, field_selector))
+        if not to_explain:
+            where = "any namespace" if all_namespaces else "namespace " + ", ".join(namespace or ["default"])
+            typer.echo(f"no pending pod in {where}" + (" matching the selectors" if selector or field_selector
+                                                          else ""), err=True)
+            raise typer.Exit(EXIT_OK)
     if not to_explain:
         raise UsageError("no pod to explain in " + ", ".join(pods or ()))
 
@@ -95,12 +130,18 @@ def explain(
             result.hints_for(node)
 
     print_warnings([*cluster_state.warnings, *to_explain.warnings], quiet)
-    if output == OutputFormat.table:
+    if output == OutputFormat.name:
+        typer.echo("".join(f"pod/{r.pod.split('/', 1)[-1]}\n" for r in results), nl=False)
+    elif output == OutputFormat.table:
         from kschedctl.render.console import output_console
 
-        from kschedctl.render.explain import render_explain
+        from kschedctl.render.explain import render_explain, render_pending_summary
 
-        render_explain(results, output_console(width), wide=wide, node=node)
+        console = output_console(width)
+        if pending:
+            render_pending_summary(results, console)
+        if not pending or wide:
+            render_explain(results, console, wide=wide, node=node)
     else:
         from kschedctl.render.output import dump
 

@@ -13,6 +13,20 @@ class OutputFormat(str, Enum):
     table = "table"
     json = "json"
     yaml = "yaml"
+    wide = "wide"  # the table with --wide, as kubectl's -o wide
+    name = "name"  # kind/name per line, as kubectl's -o name
+
+
+def resolve_output(output: OutputFormat, wide: bool, command: str, names: bool = True) -> tuple[OutputFormat, bool]:
+    """``-o wide`` is the table with ``--wide``; ``-o name`` only where a command has names to list."""
+    if output is OutputFormat.wide:
+        return OutputFormat.table, True
+    if output is OutputFormat.name and not names:
+        from kschedctl.errors import UsageError
+
+        raise UsageError(f"{command} has no -o name (its answer is not a list of objects): "
+                         "use -o table, wide, json or yaml")
+    return output, wide
 
 
 ConfigOption = Annotated[
@@ -58,3 +72,27 @@ WidthOption = Annotated[Optional[int], typer.Option(
 FilenameOption = Annotated[Optional[list[str]], typer.Option(
     "--filename", "-f", metavar="FILE", help="Pod or workload file, as kubectl's -f (repeatable; - for stdin); "
                                             "the same as giving it as an argument.")]
+RequestTimeoutOption = Annotated[Optional[str], typer.Option(
+    "--request-timeout", metavar="DURATION", help="How long to wait for one API server request of a live read, "
+                                                  "as kubectl's (1s, 2m; 0 or a plain number of seconds).")]
+
+
+def request_timeout_seconds(value: Optional[str]) -> Optional[float]:
+    """``--request-timeout`` in seconds (None: the default); UsageError if it is not a duration."""
+    if value is None:
+        return None
+    from kschedctl.errors import UsageError
+
+    text = value.strip()
+    try:
+        if text.replace(".", "", 1).isdigit():
+            seconds = float(text)
+        else:
+            from kschedctl.config.args import parse_duration
+
+            seconds = parse_duration(text)
+    except ValueError:
+        raise UsageError(f"--request-timeout {value}: not a duration (for example 30s, 2m)") from None
+    if seconds < 0:
+        raise UsageError(f"--request-timeout {value}: must not be negative")
+    return seconds or None

@@ -32,7 +32,10 @@ def plugins(
 
     registry, _ = registry_with(plugin or [])
     items = plugin_catalog(registry)
-    if output == OutputFormat.table:
+    if output == OutputFormat.name:
+        typer.echo("".join(f"plugin/{item['name']}\n" for item in items), nl=False)
+        raise typer.Exit(0)
+    if output in (OutputFormat.table, OutputFormat.wide):
         from kschedctl.render.console import output_console
 
         from kschedctl.render.plugins import print_table

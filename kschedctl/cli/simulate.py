@@ -9,6 +9,7 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
+    RequestTimeoutOption,
     FilenameOption,
     WidthOption,
     ClusterOption,
@@ -55,6 +56,7 @@ def simulate(
     quiet: QuietOption = False,
     width: WidthOption = None,
     filename: FilenameOption = None,
+    request_timeout: RequestTimeoutOption = None,
 ) -> None:
     """Schedule every pending pod one after another in queue-sort order, each placement assumed
     for the next, preempting as DefaultPreemption decides; show placements, unschedulable pods,
@@ -69,9 +71,13 @@ def simulate(
         registry_with_plugins,
     )
 
+    from kschedctl.cli.options import resolve_output
+
+    output, wide = resolve_output(output, wide, "simulate", names=False)
     registry, extra = registry_with_plugins(plugin or [])
     cfg = load_config(config, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[*(pods or ()), *(filename or ())])
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[*(pods or ()), *(filename or ())],
+                                 request_timeout=request_timeout)
     batch, cluster_state, warnings = expand_for_simulation([*(pods or ()), *(filename or ())], cluster_state)
     if not batch and not cluster_pending:
         raise UsageError("no pod to simulate: give pod or workload files")

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from kschedctl.cli.app import app
-from kschedctl.cli.options import ContextOption, KubeconfigOption, QuietOption
+from kschedctl.cli.options import ContextOption, KubeconfigOption, QuietOption, RequestTimeoutOption
 
 
 class SnapshotFormat(str, Enum):
@@ -38,6 +38,7 @@ def snapshot(
     namespace: Annotated[Optional[list[str]], typer.Option(
         "--namespace", "-n", metavar="NAME", help="Only this namespace's namespaced objects (repeatable; default: all).")] = None,
     quiet: QuietOption = False,
+    request_timeout: RequestTimeoutOption = None,
 ) -> None:
     """Print the live cluster's scheduling-relevant objects (nodes, pods, volumes, priority classes,
     disruption budgets, workloads' selectors, ...) as YAML or JSON that --cluster reads back with the
@@ -50,7 +51,10 @@ def snapshot(
     for ns in namespaces:
         if "/" in ns:
             raise UsageError(f"--namespace {ns}: not a namespace name")
-    live = read_live_objects(kubeconfig, context, quiet, namespaces=namespaces or None)
+    from kschedctl.cli.options import request_timeout_seconds
+
+    live = read_live_objects(kubeconfig, context, quiet, namespaces=namespaces or None,
+                             request_timeout=request_timeout_seconds(request_timeout))
     warnings = list(live.warnings)
     if namespaces:
         warnings.append("the snapshot holds only the pods of namespace(s) " + ", ".join(sorted(set(namespaces)))

@@ -66,6 +66,32 @@ def render_explain(
             console.print(part)
 
 
+def render_pending_summary(results: list[ExplainResult], console: Console) -> None:
+    """``explain --pending``: one line per pod: outcome, the event message, what blocks it most,
+    and the change that would make it fit (kschedctl.scheduler.hints)."""
+    t = Table(title=f"Pending pods: {len(results)}", title_justify="left", box=box.SIMPLE_HEAD)
+    for name in ("Pod", "Outcome", "Node / message", "Top blocker", "What would make it fit"):
+        t.add_column(name, overflow="fold")
+    for r in results:
+        first = r.hints[0] if r.hints else None
+        if r.scheduled:
+            where, blocker, fix = r.selected_node or "", "", ""
+        else:
+            where = r.message
+            blocker = ", ".join(first.blocking_plugins) if first else _first_reason(r)
+            fix = (first.text if first.node in first.text else f"{first.node}: {first.text}") if first else (
+                   "; ".join(h.text for h in r.pod_hints[:1]) or "")
+        t.add_row(r.pod, Text(r.outcome, style="green" if r.scheduled else "red"), where, blocker, fix)
+    console.print(t)
+
+
+def _first_reason(r: ExplainResult) -> str:
+    for stage in r.stages:
+        if stage.code not in ("Success", "Skip") and stage.reasons:
+            return f"{stage.plugin} ({stage.extension_point})"
+    return ""
+
+
 def explain_renderables(result: ExplainResult, wide: bool = False, node: str | None = None,
                         top: int = TOP_NODES) -> list:
     parts: list = [_summary(result)]
