@@ -116,3 +116,20 @@ def print_warnings(warnings: Iterable[str], quiet: bool) -> None:
     if not quiet:
         for warning in warnings:
             typer.echo(f"warning: {warning}", err=True)
+
+
+def one_replica_notes(items: Iterable[Any], command: str) -> list[str]:
+    """``explain``/``diff`` answer for one pod: say so for a workload of several replicas."""
+    from kschedctl.scheduler.simulate import replica_count
+
+    notes = []
+    for item in items:
+        source = getattr(item, "source", None)
+        obj = getattr(source, "obj", None) or {}
+        count = replica_count(obj)
+        if count > 1:
+            kind, name = obj.get("kind"), (obj.get("metadata") or {}).get("name")
+            notes.append(f"{kind} {name} has {count} replicas: {command} shows its first pod, which stands for all "
+                         f"of them; kschedctl simulate {getattr(source, 'file', 'FILE')} places every replica, each "
+                         "seeing the ones before it")
+    return notes

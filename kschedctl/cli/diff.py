@@ -125,6 +125,9 @@ def diff(
 
         items = load_pods(pods or [], cluster_state)
         warnings += list(getattr(items, "warnings", []) or [])
+        from kschedctl.cli.common import one_replica_notes
+
+        warnings += one_replica_notes(items, "diff")
         if not items:
             raise UsageError("no pod to compare in " + ", ".join(pods or ()))
         result = diff_pods(items, cluster_state, cfg_a, cfg_b, side_a, side_b, registry=registry, seed=seed,

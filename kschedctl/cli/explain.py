@@ -129,7 +129,9 @@ def explain(
         for result in results:
             result.hints_for(node)
 
-    print_warnings([*cluster_state.warnings, *to_explain.warnings], quiet)
+    from kschedctl.cli.common import one_replica_notes
+
+    print_warnings([*cluster_state.warnings, *to_explain.warnings, *one_replica_notes(to_explain, "explain")], quiet)
     if output == OutputFormat.name:
         typer.echo("".join(f"pod/{r.pod.split('/', 1)[-1]}\n" for r in results), nl=False)
     elif output == OutputFormat.table:

@@ -184,6 +184,15 @@ class DefaultSelector:
     def __repr__(self) -> str:
         return f"DefaultSelector({self.label_set!r}, {self.selectors!r})"
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DefaultSelector):
+            return NotImplemented
+        return self.label_set == other.label_set and self.selectors == other.selectors
+
+    def __hash__(self) -> int:
+        # Same selectors, same hash: the counts of matching pods are memoized per selector.
+        return hash((tuple(sorted(self.label_set.items())), tuple(hash(s) for s in self.selectors)))
+
 
 def _controller_ref(pod: dict) -> dict | None:
     for ref in (pod.get("metadata") or {}).get("ownerReferences") or ():

@@ -29,7 +29,7 @@ from kschedctl.plugins.pod_topology_spread_common import (
     HONOR,
     Constraint,
     NodeInclusion,
-    count_pods_match_selector,
+    count_node_pods_match_selector,
     node_labels_match_spread_constraints,
 )
 
@@ -198,7 +198,7 @@ def _node_contribution(
         if not inclusion.matches(c, node_info):
             out.append(None)
             continue
-        out.append((labels[c.topology_key], count_pods_match_selector(pods, c, namespace) if pods else 0))
+        out.append((labels[c.topology_key], count_node_pods_match_selector(node_info, c, namespace) if pods else 0))
     return tuple(out)
 
 

@@ -26,7 +26,7 @@ from kschedctl.plugins.helper import go_div
 from kschedctl.plugins.pod_topology_spread_common import (
     Constraint,
     NodeInclusion,
-    count_pods_match_selector,
+    count_node_pods_match_selector,
     node_labels_match_spread_constraints,
 )
 
@@ -134,7 +134,7 @@ def count_all_nodes(
             if value not in m:
                 continue  # a domain no filtered node is in
             if pods:
-                m[value] += count_pods_match_selector(pods, c, namespace)
+                m[value] += count_node_pods_match_selector(node_info, c, namespace)
 
 
 def score_node(s: PreScoreState, pod_info: "PodInfo", node_info: "NodeInfo") -> int:
@@ -148,7 +148,7 @@ def score_node(s: PreScoreState, pod_info: "PodInfo", node_info: "NodeInfo") -> 
         if value is None:
             continue
         if c.is_hostname:
-            count = count_pods_match_selector(node_info.pods, c, pod_info.namespace)
+            count = count_node_pods_match_selector(node_info, c, pod_info.namespace)
         else:
             count = s.topology_value_to_pod_counts[i].get(value, 0)
         score += score_for_count(count, c.max_skew, s.topology_normalizing_weight[i])

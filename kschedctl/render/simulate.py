@@ -74,6 +74,10 @@ def _summary(r: SimulationResult) -> Table:
     t.add_row("Scheduling cycles", f"{r.cycles} in {r.seconds:.2f}s{rate}")
     if r.seed is not None:
         t.add_row("Seed", str(r.seed))
+    if r.tie_breaks:
+        note = "" if r.seed is not None else "; pass --seed for a reproducible run"
+        t.add_row("Tie-breaks", Text(f"{r.tie_breaks} placements were tie-breaks among equal top scores{note}",
+                                     style="yellow" if r.seed is None else ""))
     return t
 
 
