@@ -34,7 +34,7 @@ from typing import Any, Iterable
 
 from kschedctl.errors import InputError, QuantityError
 from kschedctl.inputs.shapes import check_node, check_pod
-from kschedctl.inputs.loader import Document, gc_paused, load_documents
+from kschedctl.inputs.loader import Document, field_line, gc_paused, load_documents
 from kschedctl.k8s.quantity import nanos
 
 __all__ = [
@@ -525,7 +525,7 @@ def _pod_defaults(pod: dict, doc: Document | None) -> None:
         if priority is not None and (type(priority) is not int or not -(2**31) <= priority < 2**31):
             raise InputError(f"spec.priority must be a 32-bit integer, not {priority!r}")
     except InputError as exc:
-        raise _in_pod(pod, exc).at(doc.file if doc else None, doc.line if doc else None) from None
+        raise _in_pod(pod, exc).at(doc.file if doc else None, field_line(doc, exc.message) if doc else None) from None
 
 
 def _check_tolerations(tolerations: Any) -> None:
@@ -588,7 +588,7 @@ def _node_defaults(node: dict, doc: Document | None) -> None:
     except InputError as exc:
         exc.message = f"Node {name}: {exc.message}"
         exc.args = (exc.message,)
-        raise exc.at(doc.file if doc else None, doc.line if doc else None) from None
+        raise exc.at(doc.file if doc else None, field_line(doc, exc.message) if doc else None) from None
 
 
 def _namespace_defaults(ns: dict, doc: Document | None) -> None:

@@ -645,3 +645,54 @@ def _parse_yaml(text: str, name: str) -> list[Document]:
 
 def _item_line(lines: list[int]) -> Callable[[int], int | None]:
     return lambda i: lines[i] if i < len(lines) else None
+
+
+# --------------------------------------------------------------------------- error lines
+
+_FIELD_IN_MESSAGE = re.compile(r"(?:^|: )((?:metadata|spec|status)(?:\.[A-Za-z0-9_./-]+|\[\d+\])*)(?::| must)")
+#: Where a workload keeps its pod template, to find a pod field in the workload's own file.
+_TEMPLATE_PREFIXES = ("", "spec.template.", "spec.jobTemplate.spec.template.")
+
+
+def field_line(doc: "Document", message: str) -> int | None:
+    """The line of the field an error ``message`` names (``spec.containers[0]...cpu: ...``) in the
+    document ``doc`` was read from, else the document's own line. Only called on errors: it
+    reads the file again."""
+    match = _FIELD_IN_MESSAGE.search(message)
+    if match is None or not doc.file or doc.file == STDIN_NAME or doc.line is None:
+        return doc.line
+    try:
+        with open(doc.file, "rb") as fh:
+            text = fh.read(MAX_FILE_BYTES + 1).decode("utf-8-sig")
+        import yaml
+
+        for node in yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+            if node is None or node.start_mark.line + 1 > doc.line or node.end_mark.line + 1 < doc.line:
+                continue
+            for prefix in _TEMPLATE_PREFIXES:
+                found = _node_line(node, prefix + match.group(1))
+                if found is not None:
+                    return found
+    except Exception:  # the line is a courtesy: never let finding it hide the error itself
+        return doc.line
+    return doc.line
+
+
+def _node_line(node: Any, path: str) -> int | None:
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        if part.startswith("["):
+            index = int(part[1:-1])
+            if not hasattr(node, "value") or not isinstance(node.value, list) or index >= len(node.value) \
+                    or node.tag.endswith(":map"):
+                return None
+            node = node.value[index]
+        else:
+            if not node.tag.endswith(":map"):
+                return None
+            for key, value in node.value:
+                if key.value == part:
+                    node = value
+                    break
+            else:
+                return None
+    return node.start_mark.line + 1

@@ -47,7 +47,7 @@ from typing import Any, Iterable
 
 from kschedctl.errors import InputError
 from kschedctl.inputs.cluster import DEFAULT_NAMESPACE, ClusterState, admit_pod, make_uid
-from kschedctl.inputs.loader import Document, load_documents
+from kschedctl.inputs.loader import Document, field_line, load_documents
 
 __all__ = [
     "PodToExplain",
@@ -177,7 +177,7 @@ def pods_from_documents(docs: Iterable[Document], cluster: ClusterState | None =
             if cluster is not None:
                 admit_pod(item.pod, cluster)
         except InputError as exc:
-            raise exc.at(doc.file, doc.line) from None
+            raise exc.at(doc.file, field_line(doc, exc.message)) from None
         out.append(item)
     for kind, n in sorted(skipped.items()):
         out.warnings.append(f"skipped {n} {kind} object(s): not a Pod or a workload with a pod template")

@@ -271,6 +271,25 @@ def format_bytes(n: int) -> str:
     return format_binary_si_nanos(n * NANO)
 
 
+_BINARY_UNITS = (("Pi", 1 << 50), ("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
+
+
+def humanize_bytes(n: int) -> str:
+    """Bytes for people, as kubectl users read them: the largest binary unit with at least 1 of
+    it, one decimal below 100 of it (``509222Mi`` -> ``497.3Gi``, ``1606Mi`` -> ``1.6Gi``,
+    ``512Mi`` -> ``512Mi``). Exact amounts stay in the JSON output (``format_bytes``)."""
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    for unit, size in _BINARY_UNITS:
+        if n >= size:
+            if n % size == 0:
+                return f"{sign}{n // size}{unit}"
+            value = n / size
+            # A smaller unit reads better than a long fraction: 1536Mi -> 1.5Gi, 1537Mi -> 1.5Gi too.
+            return f"{sign}{value:.1f}{unit}" if value < 100 else f"{sign}{round(value)}{unit}"
+    return f"{sign}{n}"
+
+
 def format_decimal(n: int) -> str:
     """``NewQuantity(n, DecimalSI).String()``: 5 -> "5", 2000 -> "2k"."""
     return format_decimal_si_nanos(n * NANO)

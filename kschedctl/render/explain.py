@@ -19,7 +19,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from kschedctl.k8s.quantity import format_bytes, format_milli_cpu
+from kschedctl.k8s.quantity import format_milli_cpu, humanize_bytes
 from kschedctl.scheduler.diagnosis import rejections_by_plugin
 from kschedctl.scheduler.result import ExplainResult, NodeResult
 
@@ -175,6 +175,8 @@ def _stages(r: ExplainResult) -> Table:
         if s.status is not None and s.status.details:
             extra.update(s.status.details)
         extra.pop("notImplemented", None)
+        if extra.pop("displayOnly", False):
+            info = (info + "; " if info else "") + "shown for reference: kube-scheduler skips scoring a single feasible node"
         if s.extension_point == "PostFilter" and r.preemption is not None:
             # the Preemption panel shows these in full
             for key in ("candidates", "victims", "nominatedNode"):
@@ -261,7 +263,7 @@ def _amount(item: dict, key: str) -> str:
     if item.get("unit") == "m" and isinstance(value, int):
         return format_milli_cpu(value)
     if item.get("unit") == "bytes" and isinstance(value, int):
-        return format_bytes(value)
+        return humanize_bytes(value)
     return str(value)
 
 

@@ -16,6 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from kschedctl.k8s.quantity import humanize_bytes
 from kschedctl.scheduler.simulate import PREEMPTED, NodeUsage, ResourceUsage, SimulationResult, format_resources
 
 #: Up to this many rows a table is shown in full without --wide.
@@ -155,10 +156,16 @@ def bar(fraction: float | None, width: int = BAR_WIDTH) -> Text:
     return Text("█" * filled, style=style) + Text("░" * (width - filled), style="dim")
 
 
+def _human(resource: str, amount: int) -> str:
+    # Tables are read by people: bytes in a readable unit; JSON keeps exact quantities.
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        return humanize_bytes(amount)
+    return format_resources({resource: amount})[resource]
+
+
 def _usage_cells(u: ResourceUsage, resource: str) -> Text:
     f = u.fraction(resource)
-    req = format_resources({resource: u.requested.get(resource, 0)})[resource]
-    alloc = format_resources({resource: u.allocatable.get(resource, 0)})[resource]
+    req, alloc = _human(resource, u.requested.get(resource, 0)), _human(resource, u.allocatable.get(resource, 0))
     pct = f"{f * 100:5.1f}%" if f is not None else "    -"
     return bar(f) + Text(f" {pct} {req}/{alloc}")
 

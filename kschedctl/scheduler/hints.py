@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import HostPortInfo, NodeInfo, PodInfo
-from kschedctl.k8s.quantity import format_bytes, format_milli_cpu, int_value, milli_value
+from kschedctl.k8s.quantity import format_bytes, format_milli_cpu, humanize_bytes, int_value, milli_value
 from kschedctl.k8s.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_hugepage_resource_name
 from kschedctl.k8s.selectors import (
     OP_DOES_NOT_EXIST,
@@ -491,7 +491,7 @@ def _node_resources_fit(engine: HintEngine, scen: Scenario, status: Status) -> S
         if resource == PODS:
             texts.append(f"room for {need} more pod{'s' if need != 1 else ''} ({d['used']} of {d['capacity']} in use)")
         else:
-            texts.append(f"{format_amount(resource, need)} more {resource}")
+            texts.append(f"{format_amount(resource, need, for_people=True)} more {resource}")
         changes.append({"kind": "raiseAllocatable", "node": scen.name, "resource": resource,
                         "by": format_amount(resource, need), "to": format_amount(resource, d["capacity"] + need)})
         short.append(need / max(d["capacity"], d["requested"], 1))
@@ -1001,12 +1001,15 @@ def _prefilter_hint(s: Status) -> Hint:
 # ---------------------------------------------------------------------------------------------
 
 
-def format_amount(resource: str, amount: int) -> str:
-    """An amount of ``resource`` as a quantity: cpu from millicores, bytes binary-SI, others plain."""
+def format_amount(resource: str, amount: int, for_people: bool = False) -> str:
+    """An amount of ``resource`` as a quantity: cpu from millicores, bytes binary-SI, others plain.
+
+    ``for_people`` rounds bytes to a readable unit (hint texts); details and changes stay exact.
+    """
     if resource == CPU:
         return format_milli_cpu(amount)
     if resource in (MEMORY, EPHEMERAL_STORAGE) or is_hugepage_resource_name(resource):
-        return format_bytes(amount)
+        return humanize_bytes(amount) if for_people else format_bytes(amount)
     return str(amount)
 
 

@@ -87,3 +87,35 @@ def test_help_is_plain_text(command: str) -> None:
     if not command:
         assert "..." not in text.split("Commands:")[-1]
     assert "--wide true" not in text
+
+
+def test_quantities_for_people_and_exact_in_json() -> None:
+    too_big = str(ROOT / "fixtures" / "pods" / "too-big.yaml")
+    table = run_cli("explain", "--cluster", CLUSTER, too_big).stdout
+    assert "497Gi more memory" in table and "509222Mi" not in table
+    assert "displayOnly" not in table
+    data = json.loads(run_cli("explain", "--cluster", CLUSTER, too_big, "-o", "json").stdout)
+    missing = [h for h in data["hints"] if h["node"] == "node-b2"]
+    assert missing  # the ranked hints carry the text; the exact amounts stay in the nodes' hint details
+    simulate = run_cli("simulate", "--cluster", CLUSTER, WEB, "--seed", "1").stdout
+    assert "26.3Gi/91.6Gi" in simulate
+    sim_json = json.loads(run_cli("simulate", "--cluster", CLUSTER, WEB, "--seed", "1", "-o", "json").stdout)
+    assert any(n["allocatable"]["memory"].endswith("Mi") for n in sim_json["nodes"])
+
+
+@pytest.mark.parametrize("role,text,line", [
+    ("pod", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: q\nspec:\n  containers:\n  - name: c\n    image: i\n"
+            "    resources:\n      requests:\n        cpu: abc\n", 11),
+    ("pod", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {a: b}}\n"
+            "  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers:\n      - name: c\n"
+            "        resources: {requests: {memory: lots}}\n", 11),
+    ("cluster", "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\nstatus:\n  allocatable:\n    cpu: 4\n"
+                "    memory: lots\n", 8),
+])
+def test_bad_quantity_is_reported_at_its_own_line(tmp_path: Path, role: str, text: str, line: int) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    args = ["--cluster", CLUSTER, str(path)] if role == "pod" else ["--cluster", str(path), POD]
+    result = run_cli("explain", *args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: {path}:{line}: ")
