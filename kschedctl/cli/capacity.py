@@ -79,7 +79,8 @@ def capacity(
     from kschedctl.render.simulate import progress_bar
     from kschedctl.scheduler.capacity import capacity as run_capacity
 
-    with progress_bar("placing copies", max_copies, not quiet and max_copies >= 200 and sys.stderr.isatty()) as progress:
+    with progress_bar("placing copies", max_copies, not quiet and max_copies >= 200 and sys.stderr.isatty()
+                      and output == OutputFormat.table) as progress:
         result = run_capacity(item.pod, cluster_state, cfg, profile=profile, seed=seed, max_copies=max_copies,
                               registry=registry, progress=progress, extenders=not no_extenders)
 

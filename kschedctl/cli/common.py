@@ -62,6 +62,23 @@ def load_cluster(cluster: list[str] | None, kubeconfig: Path | None, context: st
     return state
 
 
+#: Files at least this large get a spinner while they are read (on a terminal).
+_SPINNER_BYTES = 5_000_000
+
+
+def _total_bytes(paths: Iterable[str]) -> int:
+    import os
+
+    total = 0
+    for path in paths:
+        if os.path.isdir(path):
+            for directory, _, names in os.walk(path):
+                total += sum(os.path.getsize(os.path.join(directory, n)) for n in names)
+        elif os.path.isfile(path):
+            total += os.path.getsize(path)
+    return total
+
+
 def _kinds_in(path: str) -> set[str]:
     """The kinds a pod or cluster path holds (empty when it cannot be read: the loaders say why)."""
     if path == "-":

@@ -115,9 +115,13 @@ def diff(
 
         batch, cluster_state, more = expand_for_simulation(pods or [], cluster_state)
         warnings += more
-        result = diff_simulate(batch, cluster_state, cfg_a, cfg_b, side_a, side_b, registry=registry, seed=seed,
-                               include_cluster_pending=cluster_pending, max_attempts=max_attempts,
-                               extenders=not no_extenders)
+        from kschedctl.render.progress import progress_wanted, working
+
+        show = len(batch) >= 200 and output == OutputFormat.table and progress_wanted(quiet)
+        with working(f"simulating {len(batch)} pods under A and under B", show):
+            result = diff_simulate(batch, cluster_state, cfg_a, cfg_b, side_a, side_b, registry=registry, seed=seed,
+                                   include_cluster_pending=cluster_pending, max_attempts=max_attempts,
+                                   extenders=not no_extenders)
         if not result.pods:
             raise UsageError("no pod to compare: the files hold none and the cluster state has no pending pod")
     else:

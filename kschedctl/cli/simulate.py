@@ -91,7 +91,7 @@ def simulate(
         raise UsageError("no pod to simulate: the files hold none and the cluster state has no pending pod")
     from kschedctl.render.simulate import progress_bar
 
-    show_progress = not quiet and total >= 200 and sys.stderr.isatty()
+    show_progress = not quiet and total >= 200 and sys.stderr.isatty() and output == OutputFormat.table
     with progress_bar("scheduling", total, show_progress) as progress:
         result = sim.run(batch, profile, include_cluster_pending=cluster_pending, progress=progress)
     result.warnings[:0] = warnings

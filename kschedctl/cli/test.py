@@ -97,7 +97,12 @@ def run_tests(
     trust = TrustPolicy.for_paths(paths or ["."], allow_outside_paths=allow_outside_paths,
                                   allow_extenders=allow_extenders, extender_prefixes=allow_extender_url or ())
     runner = ScenarioRunner(registry, extra, trust=trust)
-    report = runner.run(scenarios)
+    from kschedctl.render.progress import progress_wanted
+    from kschedctl.render.simulate import progress_bar
+
+    show = len(scenarios) >= 20 and output is TestFormat.table and progress_wanted(False)
+    with progress_bar("scenarios", len(scenarios), show) as progress:
+        report = runner.run(scenarios, progress=progress)
     for warning in runner.warnings:
         typer.echo(f"warning: {warning}", err=True)
     if junit is not None:

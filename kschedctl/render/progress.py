@@ -7,7 +7,7 @@ import threading
 from types import TracebackType
 from typing import IO, Any
 
-__all__ = ["ListingProgress", "progress_wanted"]
+__all__ = ["ListingProgress", "progress_wanted", "working"]
 
 
 def progress_wanted(quiet: bool, stream: IO[Any] | None = None) -> bool:
@@ -61,6 +61,33 @@ class ListingProgress:
             if task is None:
                 task = self._tasks[kind] = self._progress.add_task(f"{self.label}: {kind}", total=None, count=0)
             self._progress.update(task, count=count)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+class working:  # noqa: N801 - used as a context manager, like rich's own ``status``
+    """``with working("reading cluster.yaml (120 MB)", enabled): ...``: a spinner with the elapsed
+    time on stderr while something long runs that cannot say how far it is."""
+
+    def __init__(self, description: str, enabled: bool) -> None:
+        self.description = description
+        self.enabled = enabled
+        self._progress: Any = None
+
+    def __enter__(self) -> "working":
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                                      console=Console(stderr=True), transient=True)
+            self._progress.start()
+            self._progress.add_task(self.description, total=None)
+        return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

@@ -8,7 +8,7 @@ runs show on stderr. Renders result objects only.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from rich import box
 from rich.console import Console
@@ -210,10 +210,14 @@ def progress_bar(description: str, total: int, enabled: bool) -> Iterator[Callab
     if not enabled:
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=Console(stderr=True), transient=True)
+    class Rate(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            return Text(f"{task.speed:,.0f}/s" if task.speed else "", style="dim")
+
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Rate(),
+                        TimeElapsedColumn(), console=Console(stderr=True), transient=True)
     with progress:
         task = progress.add_task(description, total=total)
 

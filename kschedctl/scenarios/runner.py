@@ -77,12 +77,15 @@ class ScenarioRunner:
         self._explainers: dict[tuple, Any] = {}
 
     # -- the run ---------------------------------------------------------------------------------
-    def run(self, scenarios: Iterable[Scenario]) -> TestReport:
-        """Every scenario, in order."""
+    def run(self, scenarios: Iterable[Scenario], progress: Any = None) -> TestReport:
+        """Every scenario, in order; ``progress(done, total)`` after each one, if given."""
         started = time.perf_counter()
         report = TestReport()
+        scenarios = list(scenarios)
         for scenario in scenarios:
             report.scenarios.append(self.run_scenario(scenario))
+            if progress is not None:
+                progress(len(report.scenarios), len(scenarios))
         report.seconds = time.perf_counter() - started
         return report
 
