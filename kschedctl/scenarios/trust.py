@@ -1,7 +1,8 @@
 """What a scenario file may make kschedctl do: the trust boundary of ``kschedctl test``.
 
 Scenario files often come from a pull request, so by default they may only name files inside
-the scenario root (the git repository the given paths live in, or else the directory given),
+the scenario root (the git repository the given paths live in; outside one, the working
+directory when the paths are under it, or else the directory given),
 with symlinks resolved before the check, and their configurations' extenders are not called:
 an extender is an HTTP request to any address the CI runner can reach, carrying the pod and
 the node list. ``--allow-outside-paths`` and ``--allow-extenders`` (all, or URL prefixes) lift
@@ -17,8 +18,9 @@ from typing import Any, Iterable, Sequence
 from kschedctl.errors import InputError
 
 
-def scenario_root(path: str) -> str:
-    """The git repository holding ``path``, or else ``path``'s directory, resolved."""
+def scenario_root(path: str, cwd: str | None = None) -> str:
+    """The git repository holding ``path``; outside one, the working directory when ``path`` is in
+    it (``kschedctl test profiles/`` run from an unpacked project), else ``path``'s directory."""
     start = os.path.realpath(path)
     directory = start if os.path.isdir(start) else os.path.dirname(start)
     probe = directory
@@ -27,8 +29,10 @@ def scenario_root(path: str) -> str:
             return probe
         parent = os.path.dirname(probe)
         if parent == probe:
-            return directory
+            break
         probe = parent
+    here = os.path.realpath(cwd or os.getcwd())
+    return here if _inside(directory, here) else directory
 
 
 def _inside(path: str, root: str) -> bool:

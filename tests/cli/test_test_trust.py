@@ -62,11 +62,20 @@ def test_a_symlink_out_of_the_root_is_refused(repo: Path, tmp_path: Path) -> Non
     assert "stolen" not in result.stdout + result.stderr  # nothing of the file outside is shown
 
 
-def test_without_a_repository_the_directory_given_is_the_root(tmp_path: Path) -> None:
+def test_without_a_repository_the_directory_given_is_the_root(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "suite").mkdir()
-    write(tmp_path / "suite" / "s.yaml", _passing(cluster="../cluster"))
+    write(tmp_path / "suite" / "s.yaml", scenario("hello lands", pods=["../pod.yaml"], cluster="../cluster",
+                                                  expect=[{"pod": "default/hello", "outcome": "Scheduled"}]))
     shutil.copytree(FIXTURES / "cluster", tmp_path / "cluster")
+    shutil.copy(FIXTURES / "pods" / "pod.yaml", tmp_path / "pod.yaml")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
     assert run_cli("test", str(tmp_path / "suite")).exit_code == 2
+    # Run from the project directory (an unpacked copy, no git): that directory is the root.
+    monkeypatch.chdir(tmp_path)
+    assert run_cli("test", "suite").exit_code == 0
 
 
 def test_extenders_are_not_called_unless_allowed(repo: Path) -> None:
