@@ -88,9 +88,9 @@ def request_timeout_seconds(value: Optional[str]) -> Optional[float]:
         if text.replace(".", "", 1).isdigit():
             seconds = float(text)
         else:
-            from kschedctl.config.args import parse_duration
+            from kschedctl.k8s.duration import parse_go_duration
 
-            seconds = parse_duration(text)
+            seconds = parse_go_duration(text)
     except ValueError:
         raise UsageError(f"--request-timeout {value}: not a duration (for example 30s, 2m)") from None
     if seconds < 0:

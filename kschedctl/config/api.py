@@ -103,7 +103,8 @@ def _check(decoded: Decoded, allow_unknown_plugins: bool,
     cfg = build_config(doc, decoded.api_version, decoded.name, [w.message for w in decoded.warnings])
     errors = validate_upstream(doc, decoded.api_version)
     # Out-of-tree plugins kschedctl ships and loaded custom plugins are registered plugins too.
-    from kschedctl.plugins.loader import known_plugin_points, plugin_args_errors
+    from kschedctl.config.plugin_args import plugin_args_errors
+    from kschedctl.plugins.loader import known_plugin_points
 
     extra_plugins = known_plugin_points(extra_plugins)
     written = decoded.doc.get("profiles")

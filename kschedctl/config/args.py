@@ -12,13 +12,13 @@ upstream's nil path) and return :class:`FieldError` lists with upstream's field 
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
 from kschedctl.config.fielderr import duplicate, forbidden, invalid, not_supported, required
 from kschedctl.config.k8svalidation import validate_label_name, validate_node_selector_term
 from kschedctl.config.lines import child, index
 from kschedctl.config.types import FieldError
+from kschedctl.k8s.duration import parse_go_duration
 
 V1 = "kubescheduler.config.k8s.io/v1"
 #: config.MaxCustomPriorityScore
@@ -35,29 +35,11 @@ _SCORING_TYPES = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
 
 # --- durations (metav1.Duration is a Go time.Duration string) ------------------------------
 
-_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_DURATION_RE = re.compile(r"([0-9]*\.?[0-9]*)(ns|us|µs|μs|ms|s|m|h)")
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in a Go duration string (``"10s"``, ``"1m30s"``, ``"-1.5h"``, ``"0"``); ValueError if not one."""
-    s = text.strip()
-    sign = 1.0
-    if s[:1] in "+-" and s:
-        sign = -1.0 if s[0] == "-" else 1.0
-        s = s[1:]
-    if s == "0":
-        return 0.0
-    if not s:
-        raise ValueError(f'time: invalid duration "{text}"')
-    total, pos = 0.0, 0
-    while pos < len(s):
-        m = _DURATION_RE.match(s, pos)
-        if not m or m.group(1) in ("", "."):
-            raise ValueError(f'time: invalid duration "{text}"')
-        total += float(m.group(1)) * _DURATION_UNITS[m.group(2)]
-        pos = m.end()
-    return sign * total
+    """Seconds in a Go duration string; ValueError with Go's message if not one (k8s.duration)."""
+    return parse_go_duration(text.strip())
 
 
 # --- defaults --------------------------------------------------------------------------------

@@ -36,7 +36,6 @@ import binascii
 import http.client
 import json
 import os
-import re
 import socket
 import ssl
 import tempfile
@@ -47,6 +46,7 @@ from urllib.parse import urlsplit
 
 from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import MAX_NODE_SCORE
+from kschedctl.k8s.duration import parse_metav1_duration
 from kschedctl.framework.types import NodeInfo
 
 #: Upstream DefaultExtenderTimeout, in seconds.
@@ -61,9 +61,6 @@ EXTENDER_NAME = "Extender"
 #: How reports name an extender next to plugins.
 PLUGIN_PREFIX = "extender:"
 
-# Go's time.ParseDuration units, in seconds.
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 
 
 class ExtenderConfigError(InputError):
@@ -99,36 +96,6 @@ class ExtenderFilterResult:
     unknown_nodes: list[str] = field(default_factory=list)
     #: True when the feasible nodes are fresh NodeInfos built from the returned Node objects.
     rebuilt: bool = False
-
-
-def parse_go_duration(value: Any) -> float:
-    """Seconds of a ``metav1.Duration`` (Go duration string such as "30s", "1m30s", "500ms").
-
-    Numbers are taken as nanoseconds, as Go's JSON decoding of an int64 Duration would.
-    Raises ValueError with Go's message for anything else.
-    """
-    if value is None or value == "":
-        return 0.0
-    if isinstance(value, bool):
-        raise ValueError(f"time: invalid duration {json.dumps(str(value))}")
-    if isinstance(value, (int, float)):
-        return float(value) * 1e-9
-    text = str(value)
-    s, sign = text.strip(), 1.0
-    if s[:1] in ("+", "-"):
-        sign, s = (-1.0 if s[0] == "-" else 1.0), s[1:]
-    if s == "0":
-        return 0.0
-    total, pos = 0.0, 0
-    if not s:
-        raise ValueError(f"time: invalid duration {json.dumps(text)}")
-    while pos < len(s):
-        m = _DURATION_PART.match(s, pos)
-        if m is None:
-            raise ValueError(f"time: invalid duration {json.dumps(text)}")
-        total += float(m.group(1)) * _UNITS[m.group(2)]
-        pos = m.end()
-    return sign * total
 
 
 def _go_quote(text: str) -> str:
@@ -393,7 +360,7 @@ class HTTPExtender:
             str(r.get("name") or "") for r in config.get("managedResources") or ()
             if isinstance(r, Mapping) and r.get("ignoredByScheduler")]
         try:
-            timeout = parse_go_duration(config.get("httpTimeout"))
+            timeout = parse_metav1_duration(config.get("httpTimeout"))
         except ValueError as exc:
             raise ExtenderConfigError(f"{where}.httpTimeout: {exc}", source) from None
         self.http_timeout: float = DEFAULT_EXTENDER_TIMEOUT if timeout == 0 else timeout

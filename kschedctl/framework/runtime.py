@@ -1075,14 +1075,14 @@ class Framework:
         """Build the framework of a (defaulted) configuration profile.
 
         ``expanded`` is what ``kschedctl.config.expand.expand_plugins(profile, registry.points_of)``
-        returns (computed here when not given): the plugins of each extension point in run order,
-        entries as names, ``(name, weight)`` pairs or objects with ``name``/``weight``. Each
-        plugin is built once, with ``profile.args_for(name)``, and shared by its points.
+        returns: the plugins of each extension point in run order, entries as names,
+        ``(name, weight)`` pairs or objects with ``name``/``weight``. The framework sits below
+        config, so the caller expands (``kschedctl.scheduler.setup.build_framework``). Each plugin
+        is built once, with ``profile.args_for(name)``, and shared by its points.
         """
         if expanded is None:
-            from kschedctl.config.expand import expand_plugins  # config is built by its own helper
-
-            expanded = expand_plugins(profile, registry.points_of)
+            raise TypeError("Framework.from_profile needs the expanded plugins of the profile "
+                            "(kschedctl.scheduler.setup.build_framework computes them)")
         handle = handle if handle is not None else FrameworkHandle()
         per_point = _normalize_expanded(expanded)
         instances: dict[str, Any] = {}

@@ -35,7 +35,6 @@ from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import EXTENSION_POINTS, extension_points_of as _points
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kschedctl.config.types import FieldError, KubeSchedulerConfiguration
     from kschedctl.plugins.registry import Registry
 
 #: The entry-point group installed packages register their plugins under.
@@ -454,37 +453,6 @@ def args_errors(plugin: Any, args: Any, path: str) -> list[tuple[str, str, str]]
     return out
 
 
-def plugin_args_errors(cfg: "KubeSchedulerConfiguration",
-                       extra: Mapping[str, Sequence[str]] | None = None) -> list["FieldError"]:
-    """Args errors of every enabled out-of-tree or custom plugin, under ``profiles[i].pluginConfig[j].args``.
-
-    Only plugins some extension point runs are built (and so validated), as upstream.
-    """
-    from kschedctl.config.expand import expand_plugins, points_lookup
-    from kschedctl.config.types import FieldError
-
-    table = known_plugin_points(extra)
-    checked = {n for n in table if n in OUT_OF_TREE_PLUGINS or n in _LOADED}
-    if not checked:
-        return []
-    points_of, known = points_lookup(table)
-    errors: list[FieldError] = []
-    for i, prof in enumerate(cfg.profiles):
-        expanded = expand_plugins(prof, lambda n: points_of(n) if known(n) else ())
-        enabled = {ref.name for refs in expanded.values() for ref in refs}
-        seen: set[str] = set()
-        for j, pc in enumerate(prof.plugin_config):
-            if pc.name not in checked or pc.name not in enabled or pc.name in seen:
-                continue
-            seen.add(pc.name)
-            info = plugin_info(pc.name)
-            if info is None:
-                continue
-            for fld, kind, message in args_errors(info.factory, pc.args, f"profiles[{i}].pluginConfig[{j}].args"):
-                errors.append(FieldError(fld, kind, message))
-    return errors
-
-
 def describe_points(points: Iterable[str]) -> list[str]:
     """Extension points in upstream spelling and pipeline order (``PreFilter``, ``Score``...)."""
     order = {p: k for k, p in enumerate(EXTENSION_POINTS)}
@@ -509,52 +477,10 @@ __all__ = [
     "with_defaults",
     "schema_errors",
     "args_errors",
-    "plugin_args_errors",
+    "loaded_plugin_names",
 ]
 
 
-# -- the catalog `kschedctl plugins` shows ---------------------------------------------------------
-
-
-def plugin_catalog(registry: "Registry | None" = None) -> list[dict[str, Any]]:
-    """Every registered plugin as plain data (camelCase keys): name, origin, extension points
-    (upstream spelling), default weight and whether the default profile enables it, args
-    defaults (v1 dicts), whether kschedctl implements it, and the first line of its docstring."""
-    from kschedctl.config.api import default_configuration
-    from kschedctl.config.args import new_default_args
-    from kschedctl.config.expand import score_weights
-    from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
-
-    if registry is None:
-        from kschedctl.plugins.registry import Registry
-
-        registry = Registry()
-    profile = default_configuration().profiles[0]
-    weights = score_weights(profile)
-    enabled_by_default = {ref.name for ref in profile.plugins.multi_point.enabled}
-    out: list[dict[str, Any]] = []
-    for name in registry.names():
-        origin = registry.origin(name) if hasattr(registry, "origin") else ORIGIN_BUILTIN
-        cls = registry.load(name)
-        if origin == ORIGIN_BUILTIN:
-            points = tuple(IN_TREE_EXTENSION_POINTS.get(name) or _points(cls or object))
-            args = new_default_args(name)
-            if args is not None:
-                args = {k: v for k, v in args.items() if k not in ("apiVersion", "kind")}
-        else:
-            points = tuple(OUT_OF_TREE_EXTENSION_POINTS.get(name) or _points(cls or object))
-            raw = getattr(cls, "default_args", None)
-            args = dict(raw) if isinstance(raw, dict) and raw else None
-        doc = (inspect.getdoc(cls) or "").strip().splitlines() if cls is not None else []
-        out.append({
-            "name": name,
-            "origin": origin,
-            "extensionPoints": describe_points(points),
-            "defaultWeight": weights.get(name) if name in enabled_by_default and "score" in points else None,
-            "enabledByDefault": name in enabled_by_default,
-            "args": args,
-            "argsSchema": getattr(cls, "args_schema", None) if origin != ORIGIN_BUILTIN else None,
-            "implemented": cls is not None,
-            "description": doc[0] if doc else "",
-        })
-    return out
+def loaded_plugin_names() -> set[str]:
+    """Names of the plugins loaded so far (entry points and ``--plugin``), for config validation."""
+    return set(_LOADED)

@@ -29,7 +29,7 @@ from kschedctl.scheduler.result import (
 )
 from kschedctl.scheduler.hints import attach_hints
 from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
-from kschedctl.scheduler.setup import DEFAULT_SCHEDULER_NAME, SchedulingSetup, load_default_config
+from kschedctl.scheduler.setup import DEFAULT_SCHEDULER_NAME, SchedulingSetup, build_framework, load_default_config
 
 __all__ = ["DEFAULT_SCHEDULER_NAME", "Explainer", "admit", "explain", "load_default_config"]
 _TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
@@ -78,7 +78,7 @@ class Explainer(SchedulingSetup):
         fwk = self._frameworks.get(name)
         if fwk is None:
             handle = FrameworkHandle(self.snapshot, self.cluster, getattr(self.config, "parallelism", 16))
-            fwk = self._frameworks[name] = Framework.from_profile(self.profile(name), self.registry, handle)
+            fwk = self._frameworks[name] = build_framework(Framework, self.profile(name), self.registry, handle)
         return fwk
 
     # -- explaining ---------------------------------------------------------------------------

@@ -108,3 +108,10 @@ class SchedulingSetup:
             return None
         return (f"{self.skipped_extenders} configured extender(s) skipped (--no-extenders): "
                 f"kube-scheduler would call them")
+
+
+def build_framework(cls: Any, profile: Any, registry: Any, handle: Any) -> Any:
+    """``cls.from_profile`` with the profile's plugins expanded as upstream expands multiPoint."""
+    from kschedctl.config.expand import expand_plugins
+
+    return cls.from_profile(profile, registry, handle, expanded=expand_plugins(profile, registry.points_of))

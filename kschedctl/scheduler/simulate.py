@@ -60,7 +60,7 @@ from kschedctl.scheduler.queue import (
     SchedulingQueue,
 )
 from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
-from kschedctl.scheduler.setup import SchedulingSetup
+from kschedctl.scheduler.setup import SchedulingSetup, build_framework
 
 _TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 _ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
@@ -557,8 +557,8 @@ class Simulator(SchedulingSetup):
         self.waiting_pods = WaitingPods()
         parallelism = getattr(self.config, "parallelism", 16)
         self.frameworks: dict[str, Framework] = {
-            name: _LeanFramework.from_profile(
-                self.profile(name), self.registry,
+            name: build_framework(
+                _LeanFramework, self.profile(name), self.registry,
                 FrameworkHandle(self.snapshot, cluster, parallelism, self.nominator, self.waiting_pods))
             for name in self.profile_names()}
         global_pct = getattr(self.config, "percentage_of_nodes_to_score", 0)

@@ -12,6 +12,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+
+from kschedctl.k8s.duration import parse_metav1_duration
 import yaml
 
 from kschedctl.config.types import PluginConfig
@@ -22,7 +24,6 @@ from kschedctl.framework.extender import (
     HTTPExtender,
     build_extenders,
     ignored_extended_resources,
-    parse_go_duration,
     with_ignored_resources,
 )
 from kschedctl.framework.types import NodeInfo
@@ -67,11 +68,11 @@ def test_is_interested(case: dict) -> None:
 @pytest.mark.parametrize("text,seconds", [("30s", 30.0), ("1m30s", 90.0), ("500ms", 0.5), ("1.5s", 1.5),
                                           ("0", 0.0), (None, 0.0), ("", 0.0), (2_000_000_000, 2.0)])
 def test_parse_go_duration(text, seconds) -> None:
-    assert parse_go_duration(text) == pytest.approx(seconds)
+    assert parse_metav1_duration(text) == pytest.approx(seconds)
 
 
 def test_bad_duration_is_a_config_error() -> None:
-    with pytest.raises(ExtenderConfigError, match=r'extenders\[0\].httpTimeout: time: invalid duration "5 s"'):
+    with pytest.raises(ExtenderConfigError, match=r'extenders\[0\].httpTimeout: time: unknown unit " s" in duration "5 s"'):
         HTTPExtender({"urlPrefix": "http://x", "httpTimeout": "5 s"})
 
 
