@@ -12,6 +12,13 @@ zero, and a JSON/YAML value is trimmed of surrounding white space before parsing
 Internally every quantity is an exact integer count of nano-units: upstream's value is always a
 multiple of 10^-9, so integer arithmetic on nanos is exact and far cheaper than decimals.
 
+Why not the kubernetes client's ``kubernetes.utils.parse_quantity``: it agrees on every value
+both accept (tests/k8s/test_quantity_vs_client.py, a property test over generated quantities),
+but returns an exact Decimal without upstream's rounding to whole nanos away from zero, accepts
+what ParseQuantity refuses, and is slower where it matters: 0.70 µs per quantity against 0.12 µs
+here (quantities are parsed once per distinct string; measured on the 2-core CI machine over the
+quantities of a synthetic cluster).
+
 Known difference: upstream silently caps huge values at 2^63-1 (and lets MilliValue wrap
 around for absurd CPU amounts); kschedctl rejects magnitudes above 2^63-1 with a
 ``QuantityError`` instead, since such an input is almost certainly a mistake.
