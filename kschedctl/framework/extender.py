@@ -19,6 +19,14 @@ Follows pkg/scheduler/extender.go and the JSON shapes of k8s.io/kube-scheduler/e
 kschedctl never binds and does not run extender preemption: ``bindVerb`` and ``preemptVerb``
 are never called (``is_binder`` / ``supports_preemption`` are reported so that reports can say so).
 
+Why ``http.client`` and not urllib3 (which the kubernetes client brings along): Go's
+``http.Client.Timeout`` bounds the whole call, reading the body included, and so must
+``httpTimeout`` here. urllib3's ``Timeout(total=...)`` does not bound the body: measured against a
+server that sends its headers and then one byte every 0.3 s, a 1 s ``total`` returned after 3.6 s,
+while this client stops at the deadline (tests/framework/test_extender.py,
+``test_a_trickling_body_is_cut_at_the_deadline``). The connection is one request long, as the
+scheduler's keep-alive pool makes no difference to what an extender answers.
+
 Known differences from upstream:
 - the request goes straight to the extender: ``HTTP(S)_PROXY`` variables are not honoured
   (upstream's transport uses them for non-loopback addresses); redirects are not followed;
@@ -584,8 +592,11 @@ class HTTPExtender:
             chunks = []
             try:
                 while True:
+                    # One receive at a time, each bounded by what is left of the deadline: a server
+                    # that trickles its body cannot stretch the call past httpTimeout (as Go's
+                    # Client.Timeout, which covers reading the body too).
                     _set_timeout(conn, deadline)
-                    chunk = response.read(65536)
+                    chunk = response.read1(65536)
                     if not chunk:
                         break
                     chunks.append(chunk)

@@ -13,6 +13,12 @@ How it reads, and why:
   (``limit``/``continue``), with a timeout per request and a bounded retry with backoff on
   transient failures (HTTP 429 and 5xx, ``Retry-After`` honoured; connection reset or read
   timeout). An expired ``continue`` token (410 Gone) restarts that kind's list once.
+- Retries are this module's, on top of the client's urllib3 pool (told not to retry, with
+  ``Retry(total=0)``): urllib3's ``Retry`` counts connection failures without knowing whether
+  the server ever answered, so a kubeconfig pointing at the wrong address would be retried with
+  backoff before failing; here a failure before the first answer is reported at once, and only
+  failures after the cluster answered are retried (HTTP 429/5xx with ``Retry-After``, resets,
+  read timeouts). The wait between attempts is injectable, so the tests do not sleep.
 - Pods are listed with the field selector kube-scheduler's own informer uses
   (``status.phase!=Succeeded,status.phase!=Failed``): finished pods are not part of its
   cache, so they are not part of ours.

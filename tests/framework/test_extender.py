@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import socket
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -273,6 +274,36 @@ def test_timeout(extender_server) -> None:
     assert str(err.value) == (f'Post "{srv.url}/filter": context deadline exceeded '
                               f"(Client.Timeout exceeded while awaiting headers)")
     assert ext.last_call is not None and ext.last_call[2] == str(err.value)
+
+
+def test_a_trickling_body_is_cut_at_the_deadline() -> None:
+    # Headers at once, then one byte every 0.3 s: Go's Client.Timeout covers the body too.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 14\r\nContent-Type: application/json\r\n\r\n")
+            for byte in b'{"NodeNames":[]}'[:14]:
+                time.sleep(0.3)
+                try:
+                    conn.sendall(bytes([byte]))
+                except OSError:
+                    return
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    ext = HTTPExtender({"urlPrefix": f"http://127.0.0.1:{port}", "filterVerb": "filter", "httpTimeout": "1s"})
+    started = time.monotonic()
+    with pytest.raises(ExtenderError) as err:
+        ext.filter(POD, nodes("node-a"))
+    assert time.monotonic() - started < 1.8
+    assert str(err.value) == "context deadline exceeded (Client.Timeout or context cancellation while reading body)"
+    listener.close()
 
 
 def _free_port() -> int:
