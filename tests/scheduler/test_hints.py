@@ -13,7 +13,8 @@ from kschedctl.config import load_config
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins.registry import BUILTIN_PLUGINS, Registry
 from kschedctl.scheduler.explain import Explainer
-from kschedctl.scheduler.hints import rank, toleration_for
+from kschedctl.scheduler.hint_remedies import toleration_for
+from kschedctl.scheduler.hints import rank
 from kschedctl.scheduler.result import NodeHints
 from tests.framework.fakes import make_node, make_pod
 
