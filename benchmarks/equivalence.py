@@ -122,9 +122,9 @@ assert set(WORKLOADS) <= set(CASES)
 
 
 def _strip(obj: Any) -> Any:
-    """Drop wall-clock fields, which differ run to run."""
+    """Drop wall-clock fields, which differ run to run, and report-only counts added later (tieBreaks)."""
     if isinstance(obj, dict):
-        return {k: _strip(v) for k, v in obj.items() if k not in ("seconds",)}
+        return {k: _strip(v) for k, v in obj.items() if k not in ("seconds", "tieBreaks")}
     if isinstance(obj, list):
         return [_strip(v) for v in obj]
     return obj
