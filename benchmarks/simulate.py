@@ -20,6 +20,14 @@ Workloads (upstream name -> here):
   host), measured anti-affinity pods of the same color.
 - PreemptionBasic/1000Nodes: 1,000 nodes full of 4 low-priority pods (900m each), 1,000 measured
   high-priority pods (3 CPU) that must preempt.
+
+The rollouts users actually run (the replicas of a Deployment carry their ReplicaSet as owner,
+so PodTopologySpread's system default constraints apply, as in a real cluster), on 5,000 nodes
+with 10 running pods each:
+- DeploymentRollout: 1,000 replicas, nothing else set.
+- DeploymentZoneSpread: 1,000 replicas with a zone spread constraint (maxSkew 5, DoNotSchedule).
+- DeploymentAntiAffinity: 1,000 replicas with required anti-affinity on the hostname.
+- DeploymentPreemption: 5,000 nodes filled by low-priority pods, then 500 high-priority replicas.
 """
 
 from __future__ import annotations
@@ -37,6 +45,9 @@ from benchmarks.synthetic import anti_affinity_spec, node, perf_pod, priority_cl
 #: Upstream scheduler_perf thresholds (pods/s) the issue compares against.
 THRESHOLDS = {"SchedulingBasic": 270, "TopologySpreading": 85, "SchedulingPodAntiAffinity": None,
               "PreemptionBasic": 160}
+#: The goals of kschedctl's own performance issue for the rollout workloads (pods/s, 2 cores).
+GOALS = {"DeploymentRollout": 500, "DeploymentZoneSpread": 300, "DeploymentAntiAffinity": 100,
+         "DeploymentPreemption": 100}
 
 
 @dataclass
@@ -91,23 +102,83 @@ def preemption(n: int, init: int, measure: int):
     return nodes, init_pods, pods, classes
 
 
+def _replica_set(name: str, labels: dict[str, str]) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": name, "namespace": "default", "uid": f"uid-rs-{name}"},
+            "spec": {"replicas": 1000, "selector": {"matchLabels": dict(labels)},
+                     "template": {"metadata": {"labels": dict(labels)}}}}
+
+
+def _replicas(count: int, rs: dict, cpu: str = "100m", extra_spec: Callable[[], dict] | None = None,
+              priority_class: str | None = None) -> list[dict]:
+    labels = rs["spec"]["selector"]["matchLabels"]
+    owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs["metadata"]["name"],
+             "uid": rs["metadata"]["uid"], "controller": True}
+    pods = []
+    for i in range(count):
+        pod = perf_pod(f"{rs['metadata']['name']}-{i:05d}", cpu=cpu, labels=labels, priority_class=priority_class,
+                       extra_spec=extra_spec() if extra_spec else None)
+        pod["metadata"]["ownerReferences"] = [dict(owner)]
+        pods.append(pod)
+    return pods
+
+
+def _rollout(n: int, init: int, measure: int, extra_spec: Callable[[], dict] | None = None):
+    nodes = [node(i) for i in range(n)]
+    names = [x["metadata"]["name"] for x in nodes]
+    init_pods = [perf_pod(f"init-{i:06d}", node_name=names[i % n]) for i in range(init)]
+    rs = _replica_set("web-5f8d7c9b4", {"app": "web"})
+    return nodes, init_pods, _replicas(measure, rs, extra_spec=extra_spec), {"__replica_sets__": [rs]}
+
+
+def deployment_rollout(n: int, init: int, measure: int):
+    return _rollout(n, init, measure)
+
+
+def deployment_zone_spread(n: int, init: int, measure: int):
+    return _rollout(n, init, measure, lambda: topology_spread_spec(labels={"app": "web"}))
+
+
+def deployment_anti_affinity(n: int, init: int, measure: int):
+    return _rollout(n, init, measure, lambda: anti_affinity_spec(labels={"app": "web"}))
+
+
+def deployment_preemption(n: int, init: int, measure: int):
+    nodes = [node(i) for i in range(n)]
+    names = [x["metadata"]["name"] for x in nodes]
+    classes = {"low": priority_class("low", 0), "high": priority_class("high", 10)}
+    init_pods = [perf_pod(f"low-{i:06d}", cpu="900m", node_name=names[i % n], priority_class="low")
+                 for i in range(init)]
+    rs = _replica_set("batch-7c9d5f6b8", {"app": "batch"})
+    pods = _replicas(measure, rs, cpu="3000m", priority_class="high")
+    return nodes, init_pods, pods, {**classes, "__replica_sets__": [rs]}
+
+
 WORKLOADS = {
     "SchedulingBasic": Workload("SchedulingBasic/5000Nodes", 5000, scheduling_basic, 1000, 1000),
     "TopologySpreading": Workload("TopologySpreading/5000Nodes", 5000, topology_spreading, 5000, 1000),
     "SchedulingPodAntiAffinity": Workload("SchedulingPodAntiAffinity/5000Nodes", 5000, anti_affinity, 1000, 1000),
     "PreemptionBasic": Workload("PreemptionBasic/1000Nodes", 1000, preemption, 4000, 1000),
+    "DeploymentRollout": Workload("DeploymentRollout/5000Nodes", 5000, deployment_rollout, 50000, 1000),
+    "DeploymentZoneSpread": Workload("DeploymentZoneSpread/5000Nodes", 5000, deployment_zone_spread, 50000, 1000),
+    "DeploymentAntiAffinity": Workload("DeploymentAntiAffinity/5000Nodes", 5000, deployment_anti_affinity, 50000,
+                                       1000),
+    "DeploymentPreemption": Workload("DeploymentPreemption/5000Nodes", 5000, deployment_preemption, 20000, 500),
 }
 
 
 def _cluster(nodes: list[dict], pods: list[dict], classes: dict) -> Any:
     from kschedctl.inputs.cluster import admit_pod
 
+    classes = dict(classes)
+    replica_sets = classes.pop("__replica_sets__", [])
     for p in pods:
         if p["spec"].get("priorityClassName"):
             admit_pod(p, SimpleNamespace(priority_classes=classes), existing=True)
         else:
             p["spec"].setdefault("priority", 0)
     return SimpleNamespace(nodes=nodes, pods=pods, priority_classes=classes, namespaces={}, warnings=[],
+                           replica_sets=replica_sets, services=[], replication_controllers=[], stateful_sets=[],
                            namespace_labels=lambda ns: {"kubernetes.io/metadata.name": ns})
 
 
@@ -156,11 +227,14 @@ def main(argv: list[str] | None = None) -> int:
 
     config = load_config(args.config)
     names = args.workload or list(WORKLOADS)
+    import os
+
+    print(f"{os.cpu_count()} cores; pods/s next to upstream's scheduler_perf threshold or kschedctl's goal")
     print(f"{'workload':<38} {'nodes':>6} {'init':>6} {'pods':>6} {'load s':>7} {'run s':>7} {'pods/s':>8} "
-          f"{'upstream':>9} {'placed':>7} {'preempt':>8}")
+          f"{'target':>9} {'placed':>7} {'preempt':>8}")
     for name in names:
         r = run(WORKLOADS[name], copy.deepcopy(config), args.pods, args.nodes, args.profile_out)
-        threshold = THRESHOLDS.get(name)
+        threshold = THRESHOLDS.get(name) or (f"goal {GOALS[name]}" if name in GOALS else None)
         print(f"{r['workload']:<38} {r['nodes']:>6} {r['init']:>6} {r['pods']:>6} {r['load_s']:>7.2f} "
               f"{r['run_s']:>7.2f} {r['pods_per_s']:>8.1f} {threshold if threshold else '-':>9} "
               f"{r['scheduled']:>7} {r['preemptions']:>8}")

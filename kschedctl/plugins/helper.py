@@ -162,12 +162,13 @@ class DefaultSelector:
     selector then matches every pod, which callers such as PodTopologySpread treat as "skip").
     """
 
-    __slots__ = ("label_set", "selectors")
+    __slots__ = ("label_set", "selectors", "_hash")
 
     def __init__(self, label_set: dict[str, str] | None = None, selectors: list[Any] | None = None) -> None:
         self.label_set: dict[str, str] = dict(label_set or {})
         #: Parsed label selectors (objects with ``matches(labels)`` and ``empty``) ANDed with the set.
         self.selectors: list[Any] = list(selectors or [])
+        self._hash: int | None = None
 
     @property
     def empty(self) -> bool:
@@ -191,7 +192,9 @@ class DefaultSelector:
 
     def __hash__(self) -> int:
         # Same selectors, same hash: the counts of matching pods are memoized per selector.
-        return hash((tuple(sorted(self.label_set.items())), tuple(hash(s) for s in self.selectors)))
+        if self._hash is None:
+            self._hash = hash((tuple(sorted(self.label_set.items())), tuple(hash(s) for s in self.selectors)))
+        return self._hash
 
 
 def _controller_ref(pod: dict) -> dict | None:

@@ -57,6 +57,7 @@ class Constraint:
         "node_taints_policy",
         "selector_empty",
         "is_hostname",
+        "selector_key",
     )
 
     def __init__(
@@ -80,6 +81,7 @@ class Constraint:
         self.selector = selector
         self.selector_empty = bool(getattr(selector, "empty", False))
         self.is_hostname = self.topology_key == LABEL_HOSTNAME
+        self.selector_key = _interned(selector)
 
     def to_dict(self) -> dict:
         """The constraint as reports show it (selector in upstream's string form)."""
@@ -214,6 +216,23 @@ class NodeInclusion:
         return self  # immutable in meaning: the pod and the nodes' labels and taints do not change
 
 
+#: One object per distinct selector: the replicas of a Deployment carry equal selectors, and the
+#: memo below then finds its keys by identity instead of comparing selectors.
+_SELECTORS: dict[Any, Any] = {}
+
+
+def _interned(selector: Any) -> Any:
+    try:
+        found = _SELECTORS.get(selector)
+    except TypeError:  # a custom selector without a hash
+        return None
+    if found is None:
+        if len(_SELECTORS) >= 100_000:
+            _SELECTORS.clear()
+        found = _SELECTORS[selector] = selector
+    return found
+
+
 #: Matching-pod counts per (node generation, selector, namespace). A NodeInfo's generation is
 #: process-wide unique and changes whenever its pods do, so a count stays true for as long as
 #: its key can be asked for: across the cycles of a simulate run, only the nodes that changed
@@ -227,11 +246,9 @@ def count_node_pods_match_selector(node_info: "NodeInfo", c: Constraint, namespa
     pods = node_info.pods
     if not pods or c.selector_empty:
         return 0
-    try:
-        key = (node_info.generation, c.selector, namespace)
-        hash(key)
-    except TypeError:  # a custom selector without a hash: count every time
+    if c.selector_key is None:  # a custom selector without a hash: count every time
         return count_pods_match_selector(pods, c, namespace)
+    key = (node_info.generation, c.selector_key, namespace)
     count = _NODE_COUNTS.get(key)
     if count is None:
         if len(_NODE_COUNTS) >= _NODE_COUNTS_MAX:
