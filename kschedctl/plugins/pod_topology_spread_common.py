@@ -185,16 +185,18 @@ class NodeInclusion:
     they are computed at most once per node whatever the number of constraints.
     """
 
-    __slots__ = ("required", "tolerations", "_affinity", "_taints")
+    __slots__ = ("required", "tolerations", "_affinity", "_taints", "_any_node")
 
     def __init__(self, pod_info: "PodInfo") -> None:
         self.required = RequiredNodeAffinity(pod_info.pod)
         self.tolerations = pod_info.tolerations
         self._affinity: dict[str, bool] = {}
         self._taints: dict[str, bool] = {}
+        # No nodeSelector and no required node affinity: Honor includes every node.
+        self._any_node = self.required.label_selector is None and self.required.node_selector is None
 
     def matches(self, c: Constraint, node_info: "NodeInfo") -> bool:
-        if c.node_affinity_policy == HONOR:
+        if c.node_affinity_policy == HONOR and not self._any_node:
             ok = self._affinity.get(node_info.name)
             if ok is None:
                 # Parse errors of the affinity terms are ignored (the term never matches), as upstream.

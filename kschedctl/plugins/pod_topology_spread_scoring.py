@@ -120,21 +120,20 @@ def count_all_nodes(
     if not indexed:
         return
     for node_info in all_nodes:
-        if node_info.node is None:
-            continue
+        pods = node_info.pods
+        if not pods or node_info.node is None:
+            continue  # a node without pods adds nothing to any domain
         labels = node_info.labels
         if require_all_topologies and not node_labels_match_spread_constraints(labels, constraints):
             continue
-        pods = node_info.pods
         for i, c in indexed:
-            if not inclusion.matches(c, node_info):
-                continue
             m = counts[i]
             value = labels.get(c.topology_key, "")
             if value not in m:
                 continue  # a domain no filtered node is in
-            if pods:
-                m[value] += count_node_pods_match_selector(node_info, c, namespace)
+            if not inclusion.matches(c, node_info):
+                continue
+            m[value] += count_node_pods_match_selector(node_info, c, namespace)
 
 
 def score_node(s: PreScoreState, pod_info: "PodInfo", node_info: "NodeInfo") -> int:
