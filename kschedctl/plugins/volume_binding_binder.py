@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from kschedctl.k8s.quantity import parse_quantity
-from kschedctl.k8s.selectors import NodeSelector, label_selector
+from kschedctl.k8s.selectors import label_selector
+from kschedctl.k8s.node_selectors import NodeSelector
 
 # --- reasons (binder.go ConflictReason) -----------------------------------------------------------
 

@@ -1124,7 +1124,7 @@ def _daemonset_pods(pod: dict, nodes: Iterable[dict]) -> list[dict]:
     match and no untolerated NoSchedule/NoExecute taint: nodeShouldRunDaemonPod), each pinned
     with a required node affinity on metadata.name (ReplaceDaemonSetPodNodeNameNodeAffinity)."""
     from kschedctl.inputs.workloads import random_suffix
-    from kschedctl.k8s.selectors import RequiredNodeAffinity
+    from kschedctl.k8s.node_selectors import RequiredNodeAffinity
     from kschedctl.k8s.tolerations import find_matching_untolerated_taint
 
     required = RequiredNodeAffinity(pod)

@@ -13,20 +13,22 @@ from kschedctl.errors import InputError
 from kschedctl.k8s.selectors import (
     EVERYTHING,
     NOTHING,
-    NodeSelector,
-    PreferredSchedulingTerms,
     Requirement,
-    RequiredNodeAffinity,
     Selector,
     SelectorError,
     label_selector,
-    match_node_selector_terms,
-    new_node_selector,
-    node_selector_requirements_as_selector,
     parse_go_int64,
     parse_selector,
     selector_from_set,
     validated_selector_from_set,
+)
+from kschedctl.k8s.node_selectors import (
+    NodeSelector,
+    PreferredSchedulingTerms,
+    RequiredNodeAffinity,
+    match_node_selector_terms,
+    new_node_selector,
+    node_selector_requirements_as_selector,
 )
 
 CASES = Path(__file__).parent / "cases"
