@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status, as_status
-from kschedctl.k8s.selectors import SelectorError
 from kschedctl.k8s.node_selectors import NodeSelector, PreferredSchedulingTerms, RequiredNodeAffinity, new_node_selector
+from kschedctl.k8s.selectors import SelectorError
 from kschedctl.plugins import names
 from kschedctl.plugins.helper import default_normalize_score
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
-from kschedctl.k8s.selectors import label_selector, selector_from_set
 from kschedctl.k8s.node_selectors import RequiredNodeAffinity
+from kschedctl.k8s.selectors import label_selector, selector_from_set
 from kschedctl.k8s.tolerations import find_matching_untolerated_taint
 from kschedctl.plugins.helper import default_selector, do_not_schedule_taints_filter
 

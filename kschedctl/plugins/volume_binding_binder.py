@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from kschedctl.k8s.quantity import parse_quantity
-from kschedctl.k8s.selectors import label_selector
 from kschedctl.k8s.node_selectors import NodeSelector
+from kschedctl.k8s.selectors import label_selector
 
 # --- reasons (binder.go ConflictReason) -----------------------------------------------------------
 

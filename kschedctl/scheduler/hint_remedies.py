@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from kschedctl.framework.status import Status
 from kschedctl.framework.types import HostPortInfo, PodInfo
 from kschedctl.k8s.resources import PODS
-from kschedctl.k8s.selectors import OP_DOES_NOT_EXIST, OP_EXISTS, OP_GT, OP_IN, OP_LT, OP_NOT_IN
 from kschedctl.k8s.node_selectors import node_selector_requirements_as_selector
+from kschedctl.k8s.selectors import OP_DOES_NOT_EXIST, OP_EXISTS, OP_GT, OP_IN, OP_LT, OP_NOT_IN
 from kschedctl.k8s.tolerations import find_matching_untolerated_taint, taint_to_string
 from kschedctl.scheduler.hint_common import (
     TEXT_PODS,
