@@ -104,7 +104,7 @@ def expand_for_simulation(paths: list[str], cluster_state: Any) -> tuple[list[di
     their owners and other objects joined, and warnings about skipped objects."""
     if not paths:
         return [], cluster_state, []
-    from kschedctl.scheduler.simulate import expand_replicas
+    from kschedctl.scheduler.replicas import expand_replicas
 
     items = load_pods(paths, cluster_state)
     batch: list[dict] = []
@@ -137,7 +137,7 @@ def print_warnings(warnings: Iterable[str], quiet: bool) -> None:
 
 def one_replica_notes(items: Iterable[Any], command: str) -> list[str]:
     """``explain``/``diff`` answer for one pod: say so for a workload of several replicas."""
-    from kschedctl.scheduler.simulate import replica_count
+    from kschedctl.scheduler.replicas import replica_count
 
     notes = []
     for item in items:

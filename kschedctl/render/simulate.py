@@ -17,7 +17,13 @@ from rich.table import Table
 from rich.text import Text
 
 from kschedctl.k8s.quantity import humanize_bytes
-from kschedctl.scheduler.simulate import PREEMPTED, NodeUsage, ResourceUsage, SimulationResult, format_resources
+from kschedctl.scheduler.simulation_result import (
+    PREEMPTED,
+    NodeUsage,
+    ResourceUsage,
+    SimulationResult,
+    format_resources,
+)
 
 #: Up to this many rows a table is shown in full without --wide.
 SMALL = 50

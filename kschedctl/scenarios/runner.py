@@ -230,7 +230,8 @@ class ScenarioRunner:
         result = ctx.simulations.get(include_pending)
         if result is None:
             try:
-                from kschedctl.scheduler.simulate import Simulator, expand_replicas
+                from kschedctl.scheduler.replicas import expand_replicas
+                from kschedctl.scheduler.simulate import Simulator
             except ImportError:
                 raise SimulateNotAvailable() from None
             nodes = list(getattr(ctx.cluster, "nodes", ()))

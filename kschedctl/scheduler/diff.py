@@ -417,7 +417,7 @@ def _placed_of_simulation(p: Any) -> Placed:
 
 
 def _usage_side(u: Any, nodes: int | None = None) -> UsageSide:
-    from kschedctl.scheduler.simulate import format_resources
+    from kschedctl.scheduler.simulation_result import format_resources
 
     cpu, mem = u.fraction("cpu"), u.fraction("memory")
     return UsageSide(u.placed, format_resources(u.requested), format_resources(u.allocatable),

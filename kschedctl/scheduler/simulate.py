@@ -30,14 +30,13 @@ outcomes, messages and usage, which keeps the hot path close to the bare cycle.
 
 from __future__ import annotations
 
-import copy
 import gc
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from kschedctl.errors import InputError, UsageError
+from kschedctl.errors import UsageError
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
 from kschedctl.framework.runtime import (
     Framework,
@@ -49,7 +48,6 @@ from kschedctl.framework.runtime import (
     _is_not_implemented,
     _raised,
 )
-from kschedctl.framework.snapshot import Snapshot
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import PodInfo
 from kschedctl.scheduler.queue import (
@@ -61,163 +59,18 @@ from kschedctl.scheduler.queue import (
 )
 from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
 from kschedctl.scheduler.setup import SchedulingSetup, build_framework
+from kschedctl.scheduler.simulation_result import (
+    PREEMPTED,
+    Placement,
+    PreemptionRecord,
+    SimulationResult,
+    usage,
+)
 
 _TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
-_ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
 
-#: Outcomes of a simulated pod (explain's, plus Preempted: placed, then evicted by a later pod).
-PREEMPTED = "Preempted"
 #: The plugin named when a victim waiting at Permit is rejected (upstream DefaultPreemption).
 PREEMPTION_PLUGIN = "DefaultPreemption"
-
-
-# ---------------------------------------------------------------------------------------------
-# Result objects (``to_dict()`` is the contract's SimulationResult)
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Placement:
-    """Where one pod of the batch ended up (its last scheduling attempt decides)."""
-
-    pod: str
-    outcome: str
-    node: str | None = None
-    message: str = ""
-    profile: str = ""
-    attempts: int = 0
-    nominated_node: str | None = None
-    source: str = "file"
-    order: int | None = None
-    preempted_by: str | None = None
-    priority: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"pod": self.pod, "outcome": self.outcome, "node": self.node, "message": self.message,
-                               "profile": self.profile, "priority": self.priority, "attempts": self.attempts,
-                               "source": self.source}
-        if self.nominated_node:
-            out["nominatedNode"] = self.nominated_node
-        if self.preempted_by:
-            out["preemptedBy"] = self.preempted_by
-        return out
-
-
-@dataclass
-class PreemptionRecord:
-    """One preemption: the preemptor, the node it was nominated to, the pods evicted there."""
-
-    pod: str
-    node: str
-    victims: list[str]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"pod": self.pod, "node": self.node, "victims": list(self.victims)}
-
-
-@dataclass
-class ResourceUsage:
-    """Requested vs allocatable of a node or a zone; amounts in millicores / bytes / counts."""
-
-    allocatable: dict[str, int]
-    requested: dict[str, int]
-
-    def fraction(self, resource: str) -> float | None:
-        alloc = self.allocatable.get(resource, 0)
-        if alloc <= 0:
-            return None
-        return self.requested.get(resource, 0) / alloc
-
-
-@dataclass
-class NodeUsage(ResourceUsage):
-    name: str = ""
-    zone: str = ""
-    placed: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "allocatable": format_resources(self.allocatable),
-                "requested": format_resources(self.requested), "zone": self.zone, "placedPods": self.placed}
-
-
-@dataclass
-class ZoneUsage(ResourceUsage):
-    name: str = ""
-    nodes: int = 0
-    placed: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "nodes": self.nodes, "allocatable": format_resources(self.allocatable),
-                "requested": format_resources(self.requested), "placedPods": self.placed}
-
-
-@dataclass
-class SimulationResult:
-    """The answer for a batch (contract: ``kind: SimulationResult``)."""
-
-    placements: list[Placement] = field(default_factory=list)
-    preemptions: list[PreemptionRecord] = field(default_factory=list)
-    nodes: list[NodeUsage] = field(default_factory=list)
-    zones: list[ZoneUsage] = field(default_factory=list)
-    cycles: int = 0
-    seconds: float = 0.0
-    seed: int | None = None
-    not_implemented: dict[str, list[str]] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    #: Cycles whose node was picked at random among nodes tied for the best score.
-    tie_breaks: int = 0
-
-    def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for p in self.placements:
-            out[p.outcome] = out.get(p.outcome, 0) + 1
-        return out
-
-    @property
-    def all_scheduled(self) -> bool:
-        return all(p.outcome == "Scheduled" for p in self.placements)
-
-    def placement(self, pod: str) -> Placement | None:
-        for p in self.placements:
-            if p.pod == pod:
-                return p
-        return None
-
-    def to_dict(self) -> dict[str, Any]:
-        counts = self.counts()
-        out: dict[str, Any] = {
-            "kind": "SimulationResult",
-            "placements": [p.to_dict() for p in self.placements],
-            "preemptions": [p.to_dict() for p in self.preemptions],
-            "nodes": [n.to_dict() for n in self.nodes],
-            "zones": [z.to_dict() for z in self.zones],
-            "summary": {"pods": len(self.placements), "scheduled": counts.get("Scheduled", 0),
-                        "unschedulable": counts.get("Unschedulable", 0), "gated": counts.get("Gated", 0),
-                        "rejected": counts.get("Rejected", 0), "preempted": counts.get(PREEMPTED, 0),
-                        "errors": counts.get("Error", 0), "cycles": self.cycles,
-                        "tieBreaks": self.tie_breaks, "seconds": round(self.seconds, 3)},
-            "notImplemented": {k: list(v) for k, v in self.not_implemented.items()},
-        }
-        if self.seed is not None:
-            out["seed"] = self.seed
-        return out
-
-
-def format_resources(amounts: dict[str, int]) -> dict[str, str]:
-    """Amounts as canonical quantity strings: cpu from millicores, memory in bytes, pods a count."""
-    from kschedctl.k8s.quantity import format_bytes, format_decimal, format_milli_cpu
-
-    out: dict[str, str] = {}
-    for name, value in amounts.items():
-        if name == "cpu":
-            out[name] = format_milli_cpu(value)
-        elif name == "pods":
-            out[name] = str(value)
-        elif name in ("memory", "ephemeral-storage") or name.startswith("hugepages-"):
-            out[name] = format_bytes(value)
-        else:
-            out[name] = format_decimal(value)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -909,245 +762,6 @@ def _report_order(rec: _PodRecord) -> tuple:
     # gated pods last.
     return (0 if rec.outcome in ("Scheduled", PREEMPTED) else 1 if rec.order is not None else 2,
             rec.order if rec.order is not None else 0, rec.qp.seq if rec.qp else 0)
-
-
-def usage(snapshot: Snapshot, placed: dict[str, int] | None = None) -> tuple[list[NodeUsage], list[ZoneUsage]]:
-    """Requested vs allocatable per node (snapshot order) and per zone (first-seen order)."""
-    placed = placed or {}
-    nodes: list[NodeUsage] = []
-    zones: dict[str, ZoneUsage] = {}
-    for ni in snapshot.node_infos():
-        alloc, req = ni.allocatable, ni.requested
-        allocatable = {"cpu": alloc.milli_cpu, "memory": alloc.memory, "pods": alloc.allowed_pod_number}
-        requested = {"cpu": req.milli_cpu, "memory": req.memory, "pods": len(ni.pods)}
-        if alloc.ephemeral_storage or req.ephemeral_storage:
-            allocatable["ephemeral-storage"] = alloc.ephemeral_storage
-            requested["ephemeral-storage"] = req.ephemeral_storage
-        for name in sorted(set(alloc.scalar_resources) | set(req.scalar_resources)):
-            allocatable[name] = alloc.scalar_resources.get(name, 0)
-            requested[name] = req.scalar_resources.get(name, 0)
-        zone = _zone_name(ni)
-        nu = NodeUsage(allocatable, requested, name=ni.name, zone=zone, placed=placed.get(ni.name, 0))
-        nodes.append(nu)
-        zu = zones.get(zone)
-        if zu is None:
-            zu = zones[zone] = ZoneUsage({}, {}, name=zone)
-        zu.nodes += 1
-        zu.placed += nu.placed
-        for k, v in allocatable.items():
-            zu.allocatable[k] = zu.allocatable.get(k, 0) + v
-        for k, v in requested.items():
-            zu.requested[k] = zu.requested.get(k, 0) + v
-    return nodes, list(zones.values())
-
-
-def _zone_name(node_info: Any) -> str:
-    labels = node_info.labels or {}
-    for label in _ZONE_LABELS:
-        if labels.get(label):
-            return labels[label]
-    return ""
-
-
-# ---------------------------------------------------------------------------------------------
-# Workloads -> the pods their controllers would create
-# ---------------------------------------------------------------------------------------------
-
-
-def expand_replicas(item: Any, nodes: Iterable[dict] = ()) -> tuple[list[dict], list[dict]]:
-    """The pods a workload's controller would create, and the extra objects (PVCs) they need.
-
-    ``item`` is a ``PodToExplain`` (inputs.workloads), whose pod is the controller's first pod.
-    Deployment / ReplicaSet / ReplicationController: ``spec.replicas`` pods named
-    ``<rs>-<5 chars>``; StatefulSet: ordinals ``start .. start+replicas-1`` with their labels,
-    hostname and PVCs; Job (and a CronJob's Job): ``min(parallelism, completions)`` pods, by
-    completion index when Indexed; DaemonSet: one pod per node it would run on, pinned to that
-    node with the required node affinity the daemon controller writes. A Pod is itself.
-    """
-    source = getattr(item, "source", None)
-    kind = getattr(source, "kind", None) or (getattr(source, "obj", {}) or {}).get("kind") or "Pod"
-    obj = getattr(source, "obj", None) or {}
-    pod = item.pod
-    objects = list(getattr(item, "objects", None) or ())
-    if kind == "Pod":
-        return [pod], objects
-    spec = obj.get("spec") or {}
-    if kind in ("Deployment", "ReplicaSet", "ReplicationController"):
-        n = _count(spec.get("replicas"), 1)
-        return _replicas(pod, n), objects
-    if kind == "StatefulSet":
-        return _statefulset_pods(item, spec, objects)
-    if kind in ("Job", "CronJob"):
-        job_spec = ((spec.get("jobTemplate") or {}).get("spec") or {}) if kind == "CronJob" else spec
-        n = _count(job_spec.get("parallelism"), 1)
-        completions = job_spec.get("completions")
-        if isinstance(completions, int) and completions >= 0:
-            n = min(n, completions)
-        if job_spec.get("completionMode") == "Indexed":
-            return [pod if i == 0 else _indexed_job_pod(pod, i) for i in range(n)], objects
-        return _replicas(pod, n), objects
-    if kind == "DaemonSet":
-        return _daemonset_pods(pod, nodes), objects
-    return [pod], objects
-
-
-def replica_count(obj: dict) -> int:
-    """How many pods a workload object's controller creates at once (1 for a Pod or an unknown kind;
-    a DaemonSet's count depends on the nodes: 1 here)."""
-    kind = obj.get("kind")
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    try:
-        if kind in ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet"):
-            return _count(spec.get("replicas"), 1)
-        if kind in ("Job", "CronJob"):
-            job = ((spec.get("jobTemplate") or {}).get("spec") or {}) if kind == "CronJob" else spec
-            n = _count(job.get("parallelism"), 1)
-            completions = job.get("completions")
-            return min(n, completions) if isinstance(completions, int) and completions >= 0 else n
-    except InputError:  # a malformed count is reported where the replicas are made
-        return 1
-    return 1
-
-
-def _count(value: Any, default: int) -> int:
-    if value is None:
-        return default
-    if type(value) is not int or value < 0:
-        from kschedctl.errors import InputError
-
-        raise InputError(f"replica count must be a non-negative integer, not {value!r}")
-    return value
-
-
-def _fresh_uid(pod: dict) -> None:
-    from kschedctl.inputs.cluster import make_uid
-
-    meta = pod["metadata"]
-    meta["uid"] = make_uid("Pod", meta.get("namespace") or "default", meta["name"])
-
-
-def _replicas(pod: dict, n: int) -> list[dict]:
-    """``n`` pods of a generated-name pod: the first as given, the others renamed, every name unique."""
-    taken = {pod["metadata"].get("name")}
-    return [pod if i == 0 else _renamed(pod, i, taken) for i in range(n)]
-
-
-def _renamed(pod: dict, i: int, taken: set[str]) -> dict:
-    """Replica ``i`` of a generated-name pod: the same prefix, another 5-character suffix.
-
-    The suffix is derived from the replica's index, so a run is reproducible; 5 characters of 27
-    collide often enough at thousands of replicas (3% of 1,000-replica Deployments), so a taken
-    name is drawn again, as the API server's name generator retries, deterministically here.
-    """
-    from kschedctl.inputs.workloads import random_suffix
-
-    new = copy.deepcopy(pod)
-    meta = new["metadata"]
-    prefix = (meta.get("generateName") or (meta.get("name", "") + "-"))[:58]
-    attempt = 0
-    name = prefix + random_suffix([prefix, meta.get("uid"), i])
-    while name in taken:
-        attempt += 1
-        name = prefix + random_suffix([prefix, meta.get("uid"), i, attempt])
-    taken.add(name)
-    meta["name"] = name
-    _fresh_uid(new)
-    return new
-
-
-def _indexed_job_pod(pod: dict, index: int) -> dict:
-    from kschedctl.inputs.workloads import JOB_COMPLETION_INDEX, random_suffix
-
-    new = copy.deepcopy(pod)
-    meta = new["metadata"]
-    job = meta.get("labels", {}).get("batch.kubernetes.io/job-name") or meta.get("generateName", "").rsplit("-0-", 1)[0]
-    prefix = f"{job}-{index}-"
-    meta["generateName"] = prefix
-    meta["name"] = prefix + random_suffix([prefix, meta.get("uid"), index])
-    meta.setdefault("labels", {})[JOB_COMPLETION_INDEX] = str(index)
-    meta.setdefault("annotations", {})[JOB_COMPLETION_INDEX] = str(index)
-    spec = new["spec"]
-    if spec.get("hostname"):
-        spec["hostname"] = f"{job}-{index}"
-    _fresh_uid(new)
-    return new
-
-
-def _statefulset_pods(item: Any, spec: dict, objects: list[dict]) -> tuple[list[dict], list[dict]]:
-    from kschedctl.inputs.cluster import make_uid
-    from kschedctl.inputs.workloads import POD_INDEX_LABEL, STATEFULSET_POD_NAME_LABEL
-
-    pod = item.pod
-    sts = item.owners[0]["metadata"]["name"] if getattr(item, "owners", None) else pod["metadata"]["name"].rsplit("-", 1)[0]
-    start = ((spec.get("ordinals") or {}).get("start")) or 0
-    n = _count(spec.get("replicas"), 1)
-    pods: list[dict] = []
-    extra: list[dict] = []
-    suffix0 = f"-{sts}-{start}"
-    for i in range(n):
-        ordinal = start + i
-        if i == 0:
-            pods.append(pod)
-            extra.extend(objects)
-            continue
-        new = copy.deepcopy(pod)
-        name = f"{sts}-{ordinal}"
-        meta = new["metadata"]
-        meta["name"] = name
-        labels = meta.setdefault("labels", {})
-        labels[STATEFULSET_POD_NAME_LABEL] = name
-        labels[POD_INDEX_LABEL] = str(ordinal)
-        new["spec"]["hostname"] = name
-        renames: dict[str, str] = {}
-        for claim in objects:
-            old = claim["metadata"]["name"]
-            if not old.endswith(suffix0):
-                continue
-            claim_name = old[: -len(suffix0)] + f"-{sts}-{ordinal}"
-            renames[old] = claim_name
-            c = copy.deepcopy(claim)
-            c["metadata"]["name"] = claim_name
-            c["metadata"]["uid"] = make_uid("PersistentVolumeClaim", c["metadata"].get("namespace") or "default",
-                                            claim_name)
-            extra.append(c)
-        for volume in new["spec"].get("volumes") or ():
-            pvc = volume.get("persistentVolumeClaim")
-            if pvc and pvc.get("claimName") in renames:
-                pvc["claimName"] = renames[pvc["claimName"]]
-        _fresh_uid(new)
-        pods.append(new)
-    return pods, extra
-
-
-def _daemonset_pods(pod: dict, nodes: Iterable[dict]) -> list[dict]:
-    """One pod per node the daemon controller would run it on (NodeAffinity/nodeSelector
-    match and no untolerated NoSchedule/NoExecute taint: nodeShouldRunDaemonPod), each pinned
-    with a required node affinity on metadata.name (ReplaceDaemonSetPodNodeNameNodeAffinity)."""
-    from kschedctl.inputs.workloads import random_suffix
-    from kschedctl.k8s.node_selectors import RequiredNodeAffinity
-    from kschedctl.k8s.tolerations import find_matching_untolerated_taint
-
-    required = RequiredNodeAffinity(pod)
-    tolerations = (pod.get("spec") or {}).get("tolerations") or []
-    out = []
-    prefix = pod["metadata"].get("generateName") or pod["metadata"]["name"] + "-"
-    for node in nodes:
-        name = (node.get("metadata") or {}).get("name", "")
-        if not required.match(node):
-            continue
-        taints = (node.get("spec") or {}).get("taints") or []
-        if find_matching_untolerated_taint(
-                taints, tolerations, lambda t: t.get("effect") in ("NoSchedule", "NoExecute")) is not None:
-            continue
-        new = copy.deepcopy(pod)
-        new["metadata"]["name"] = prefix[:58] + random_suffix([prefix, name])
-        affinity = new["spec"].setdefault("affinity", {})
-        node_affinity = affinity.setdefault("nodeAffinity", {})
-        node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [
-            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]}
-        _fresh_uid(new)
-        out.append(new)
-    return out
 
 
 def simulate(

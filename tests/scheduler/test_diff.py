@@ -108,7 +108,7 @@ def test_json_of_a_moved_pod(env: dict[str, Any]) -> None:
 
 def test_simulate_diff_spread_vs_pack() -> None:
     cluster = load_cluster([CLUSTER])
-    from kschedctl.scheduler.simulate import expand_replicas
+    from kschedctl.scheduler.replicas import expand_replicas
 
     docs = load_pods([str(ROOT / "fixtures" / "pods" / "web-deployment.yaml")], cluster)
     batch: list[dict] = []

@@ -15,7 +15,8 @@ from kschedctl.config import load_config
 from kschedctl.errors import UsageError
 from kschedctl.framework.status import Code, PostFilterResult, Status
 from kschedctl.plugins.registry import Registry, default_registry
-from kschedctl.scheduler.simulate import Simulator, expand_replicas, simulate
+from kschedctl.scheduler.replicas import expand_replicas
+from kschedctl.scheduler.simulate import Simulator, simulate
 from tests.framework.fakes import make_node, make_pod
 
 CASES = Path(__file__).parent / "cases"
