@@ -51,13 +51,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
 import yaml
 
 from kschedctl.errors import ClusterAccessError
 from kschedctl.inputs.cluster import ClusterState
 from kschedctl.inputs.loader import Document, gc_paused
+from kschedctl.inputs.redact import _Redactor, _safe_url
+from kschedctl.inputs.strip import LAST_APPLIED_ANNOTATION, strip_object, strip_objects
 
 __all__ = [
     "Kind",
@@ -82,8 +84,6 @@ ProgressCallback = Callable[[str, int], None]
 
 #: The pods kube-scheduler's informer lists (pkg/scheduler/scheduler.go newPodInformer).
 POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
-#: kubectl apply's annotation: a full copy of the applied object, secrets in env included.
-LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_CONNECT_TIMEOUT = 10.0
@@ -165,133 +165,6 @@ KINDS: tuple[Kind, ...] = (
     Kind("Pod", "", "v1", "pods", True, required=True),
 )
 KIND_BY_NAME: dict[str, Kind] = {k.kind: k for k in KINDS}
-
-
-# --------------------------------------------------------------------------- cleaning objects
-
-#: metadata fields that say nothing the scheduler (or a reader of a snapshot) needs.
-_NOISE_METADATA = ("managedFields", "resourceVersion", "selfLink", "generation")
-#: container fields the scheduler never reads and that may hold secrets in plain text.
-_SECRET_PRONE_CONTAINER_FIELDS = ("env", "envFrom", "command", "args")
-
-
-def strip_object(obj: dict, kind: Kind | None = None) -> dict:
-    """``obj`` ready to be used and printed: ``apiVersion`` and ``kind`` first (list items lack
-    them), without managedFields, resourceVersion, selfLink, generation and kubectl's
-    last-applied-configuration annotation; containers (of pods and of workload templates)
-    without env, envFrom, command and args, which the scheduler never reads and which are where
-    passwords end up. Nothing else changes, so the scheduler sees what the API server holds.
-    The dict is changed in place where it can be; the result is a new top-level dict.
-    """
-    out: dict = {}
-    if kind is not None:
-        out["apiVersion"] = kind.api_version
-        out["kind"] = kind.kind
-    else:
-        if "apiVersion" in obj:
-            out["apiVersion"] = obj["apiVersion"]
-        if "kind" in obj:
-            out["kind"] = obj["kind"]
-    for key, value in obj.items():
-        if key not in out:
-            out[key] = value
-    meta = out.get("metadata")
-    if isinstance(meta, dict):
-        for key in _NOISE_METADATA:
-            meta.pop(key, None)
-        annotations = meta.get("annotations")
-        if isinstance(annotations, dict) and LAST_APPLIED_ANNOTATION in annotations:
-            del annotations[LAST_APPLIED_ANNOTATION]
-            if not annotations:
-                del meta["annotations"]
-    spec = out.get("spec")
-    if isinstance(spec, dict):
-        name = out.get("kind")
-        if name == "Pod":
-            _strip_pod_spec(spec)
-        else:
-            template = spec.get("template")
-            if isinstance(template, dict):
-                tmeta = template.get("metadata")
-                if isinstance(tmeta, dict):
-                    ann = tmeta.get("annotations")
-                    if isinstance(ann, dict):
-                        ann.pop(LAST_APPLIED_ANNOTATION, None)
-                tspec = template.get("spec")
-                if isinstance(tspec, dict):
-                    _strip_pod_spec(tspec)
-    return out
-
-
-def strip_objects(objs: Iterable[dict], kind: Kind | None = None) -> list[dict]:
-    """``strip_object`` over a list."""
-    return [strip_object(o, kind) for o in objs if isinstance(o, dict)]
-
-
-def _strip_pod_spec(spec: dict) -> None:
-    for field_name in ("containers", "initContainers", "ephemeralContainers"):
-        containers = spec.get(field_name)
-        if not isinstance(containers, list):
-            continue
-        for c in containers:
-            if isinstance(c, dict):
-                for key in _SECRET_PRONE_CONTAINER_FIELDS:
-                    c.pop(key, None)
-
-
-# --------------------------------------------------------------------------- redaction
-
-
-class _Redactor:
-    """Replaces every known secret (token, password, key) in a text by ``[redacted]``."""
-
-    def __init__(self) -> None:
-        self._secrets: set[str] = set()
-
-    def add(self, value: Any) -> None:
-        if isinstance(value, str):
-            value = value.strip()
-            if len(value) >= 6:
-                self._secrets.add(value)
-                # "Bearer <token>": the token alone too.
-                head, _, tail = value.partition(" ")
-                if tail and head.lower() in ("bearer", "basic") and len(tail) >= 6:
-                    self._secrets.add(tail.strip())
-
-    def add_tree(self, value: Any) -> None:
-        """Every string inside ``value`` (a kubeconfig's users section, say)."""
-        if isinstance(value, dict):
-            for v in value.values():
-                self.add_tree(v)
-        elif isinstance(value, list):
-            for v in value:
-                self.add_tree(v)
-        else:
-            self.add(value)
-
-    def __call__(self, text: str) -> str:
-        # Longest first, so a token is not half-replaced by a secret it contains.
-        for secret in sorted(self._secrets, key=len, reverse=True):
-            if secret in text:
-                text = text.replace(secret, "[redacted]")
-        return text
-
-
-def _safe_url(url: str) -> str:
-    """``url`` without user information, query or fragment (those may carry credentials)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparsable URL>"
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    netloc = host + (f":{port}" if port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 # --------------------------------------------------------------------------- configuration

@@ -83,7 +83,8 @@ def _summary(r: SimulationResult) -> Table:
         t.add_row("Seed", str(r.seed))
     if r.tie_breaks:
         note = "" if r.seed is not None else "; pass --seed for a reproducible run"
-        t.add_row("Tie-breaks", Text(f"{r.tie_breaks} placements were tie-breaks among equal top scores{note}",
+        what = "1 placement was a tie-break" if r.tie_breaks == 1 else f"{r.tie_breaks} placements were tie-breaks"
+        t.add_row("Tie-breaks", Text(f"{what} among equal top scores{note}",
                                      style="yellow" if r.seed is None else ""))
     return t
 

@@ -78,7 +78,9 @@ def test_simulate_counts_tie_breaks(tmp_path: Path) -> None:
     deployment = tmp_path / "shop.yaml"
     deployment.write_text(DEPLOYMENT.replace("10000", "3"), encoding="utf-8")
     args = ["simulate", "--cluster", _nodes(tmp_path / "nodes.yaml", 4), str(deployment)]
-    ties = json.loads(run_cli(*args, "-o", "json").stdout)["summary"]["tieBreaks"]
-    assert ties >= 1
-    assert f"{ties} placements were tie-breaks among equal top scores; pass --seed" in run_cli(*args).stdout
+    assert json.loads(run_cli(*args, "-o", "json").stdout)["summary"]["tieBreaks"] >= 1
+    # Each run without a seed breaks its ties its own way: the count may differ, not the note.
+    assert re.search(r"\b(1 placement was a tie-break|[1-9]\d* placements were tie-breaks) among equal top "
+                     r"scores; pass --seed",
+                     run_cli(*args).stdout)
     assert "pass --seed" not in run_cli(*args, "--seed", "3").stdout
