@@ -114,7 +114,9 @@ def _verbatim(text: str) -> str:
 
 def error(message: str) -> None:
     """One line on stderr, the way every error reaches the user."""
-    typer.echo(f"error: {message}", err=True)
+    # One line, whatever the input put into the message (a value with a line break, ...).
+    one_line = " ".join(message.splitlines()) if "\n" in message or "\r" in message else message
+    typer.echo(f"error: {one_line}", err=True)
 
 
 def main(argv: list[str] | None = None, prog_name: str = "kschedctl", complete_var: str | None = None) -> None:

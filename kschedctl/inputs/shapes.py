@@ -9,6 +9,7 @@ that is absent. The walk visits only what is present, so a typical pod costs a f
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from kschedctl.errors import InputError
@@ -92,7 +93,7 @@ def _type_word(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     if isinstance(value, str):
-        return f'"{value}"' if len(value) <= 40 else "a string"
+        return json.dumps(value, ensure_ascii=False) if len(value) <= 40 else "a string"
     if isinstance(value, (int, float)):
         text = str(value)
         return text if len(text) <= 40 else "a number"

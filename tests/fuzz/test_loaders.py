@@ -22,7 +22,9 @@ from tests.cli.helpers import run_cli
 ROOT = Path(__file__).resolve().parents[2]
 NODES = ROOT / "fixtures" / "cluster" / "nodes.yaml"
 POD = ROOT / "fixtures" / "pods" / "pod.yaml"
-SETTINGS = settings(max_examples=40, deadline=None,
+# derandomize: CI runs the same examples every time (a new failure is found by raising the counts
+# locally, not by chance in a pull request).
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 _KEYS = ["apiVersion", "kind", "metadata", "name", "namespace", "labels", "annotations", "ownerReferences", "uid",
@@ -109,7 +111,7 @@ def test_cluster_files(tmp_path_factory: Any, objects: list[dict]) -> None:
     _assert_user_facing(run_cli("explain", "--cluster", str(directory), str(POD), "-o", "json"), fuzzed)
 
 
-@settings(max_examples=120, deadline=None,
+@settings(max_examples=120, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(st.one_of(_objects, _near_valid_pods), min_size=1, max_size=3))
 def test_pod_and_workload_files(tmp_path_factory: Any, objects: list[dict]) -> None:
@@ -119,7 +121,7 @@ def test_pod_and_workload_files(tmp_path_factory: Any, objects: list[dict]) -> N
         _assert_user_facing(run_cli(command, "--cluster", str(NODES), str(pods), "-o", "json"), pods)
 
 
-@settings(max_examples=30, deadline=None,
+@settings(max_examples=30, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_raw_texts, st.sampled_from(["cluster", "pod"]))
 def test_hostile_bytes(tmp_path_factory: Any, raw: bytes, role: str) -> None:
@@ -158,7 +160,7 @@ _json_values: Any = st.recursive(
     max_leaves=20)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, derandomize=True)
 @given(st.one_of(_json_values.map(lambda v: json.dumps(v).encode()), st.binary(max_size=40)))
 def test_extender_responses(body: bytes) -> None:
     # Every answer is parsed or refused as upstream's Go client would refuse it: an ExtenderError.
