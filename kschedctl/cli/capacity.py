@@ -9,13 +9,10 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
-    RequestTimeoutOption,
-    resolve_output,
-    FilenameOption,
-    WidthOption,
     ClusterOption,
     ConfigOption,
     ContextOption,
+    FilenameOption,
     KubeconfigOption,
     NoExtendersOption,
     OutputFormat,
@@ -23,7 +20,10 @@ from kschedctl.cli.options import (
     PluginOption,
     ProfileOption,
     QuietOption,
+    RequestTimeoutOption,
     SeedOption,
+    WidthOption,
+    resolve_output,
 )
 
 

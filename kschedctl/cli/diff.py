@@ -10,18 +10,18 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
-    RequestTimeoutOption,
-    resolve_output,
-    FilenameOption,
-    WidthOption,
     AllFiltersOption,
     ClusterOption,
     ContextOption,
+    FilenameOption,
     KubeconfigOption,
     OutputFormat,
     OutputOption,
     PluginOption,
     QuietOption,
+    RequestTimeoutOption,
+    WidthOption,
+    resolve_output,
 )
 
 _EPILOG = """\

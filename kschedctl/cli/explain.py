@@ -9,21 +9,21 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
-    RequestTimeoutOption,
-    FilenameOption,
-    WidthOption,
-    NoExtendersOption,
     AllFiltersOption,
     ClusterOption,
     ConfigOption,
     ContextOption,
+    FilenameOption,
     KubeconfigOption,
+    NoExtendersOption,
     OutputFormat,
     OutputOption,
     PluginOption,
     ProfileOption,
     QuietOption,
+    RequestTimeoutOption,
     SeedOption,
+    WidthOption,
 )
 
 

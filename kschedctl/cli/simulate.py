@@ -9,12 +9,10 @@ import typer
 
 from kschedctl.cli.app import app
 from kschedctl.cli.options import (
-    RequestTimeoutOption,
-    FilenameOption,
-    WidthOption,
     ClusterOption,
     ConfigOption,
     ContextOption,
+    FilenameOption,
     KubeconfigOption,
     NoExtendersOption,
     OutputFormat,
@@ -22,7 +20,9 @@ from kschedctl.cli.options import (
     PluginOption,
     ProfileOption,
     QuietOption,
+    RequestTimeoutOption,
     SeedOption,
+    WidthOption,
 )
 
 
