@@ -188,6 +188,11 @@ class NodeInclusion:
 
     __slots__ = ("required", "tolerations", "_affinity", "_taints", "_any_node")
 
+    @property
+    def includes_every_node(self) -> bool:
+        """Honor includes every node: the pod has no nodeSelector and no required node affinity."""
+        return self._any_node
+
     def __init__(self, pod_info: "PodInfo") -> None:
         self.required = RequiredNodeAffinity(pod_info.pod)
         self.tolerations = pod_info.tolerations

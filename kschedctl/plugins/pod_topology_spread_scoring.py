@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from kschedctl.plugins.helper import go_div
 from kschedctl.plugins.pod_topology_spread_common import (
+    HONOR,
     Constraint,
     NodeInclusion,
     count_node_pods_match_selector,
@@ -119,6 +120,17 @@ def count_all_nodes(
     indexed = [(i, c) for i, c in enumerate(constraints) if not c.is_hostname]
     if not indexed:
         return
+    slow = []
+    for i, c in indexed:
+        totals = _domain_totals(c, inclusion, namespace, all_nodes, constraints, require_all_topologies)
+        if totals is None:
+            slow.append((i, c))
+            continue
+        m = counts[i]
+        for value in m:
+            m[value] += totals.get(value, 0)
+    if not slow:
+        return
     for node_info in all_nodes:
         pods = node_info.pods
         if not pods or node_info.node is None:
@@ -126,7 +138,7 @@ def count_all_nodes(
         labels = node_info.labels
         if require_all_topologies and not node_labels_match_spread_constraints(labels, constraints):
             continue
-        for i, c in indexed:
+        for i, c in slow:
             m = counts[i]
             value = labels.get(c.topology_key, "")
             if value not in m:
@@ -134,6 +146,53 @@ def count_all_nodes(
             if not inclusion.matches(c, node_info):
                 continue
             m[value] += count_node_pods_match_selector(node_info, c, namespace)
+
+
+#: Per (selector, namespace, topology key, topology keys that must all be present): the matching
+#: pods per domain over every node, kept across the cycles of a run with each node's share and
+#: generation, so that a cycle recounts only the nodes whose pods changed (upstream walks every
+#: node every cycle, which Go can afford; the sums are the same).
+_TOTALS: dict[tuple, tuple[dict[str, tuple[int, str | None, int]], dict[str, int]]] = {}
+_TOTALS_MAX = 256
+
+
+def _domain_totals(c: Constraint, inclusion: NodeInclusion, namespace: str, all_nodes: list["NodeInfo"],
+                   constraints: list[Constraint], require_all_topologies: bool) -> dict[str, int] | None:
+    """Matching pods per domain of ``c`` over ``all_nodes``, or None when the node inclusion
+    policies depend on the pod (then the caller walks the nodes itself)."""
+    if c.selector_key is None or c.node_taints_policy == HONOR or (
+            c.node_affinity_policy == HONOR and not inclusion.includes_every_node):
+        return None
+    required = tuple(sorted({k.topology_key for k in constraints})) if require_all_topologies else ()
+    key = (c.selector_key, namespace, c.topology_key, required)
+    state = _TOTALS.get(key)
+    if state is None or len(state[0]) != len(all_nodes):
+        if len(_TOTALS) >= _TOTALS_MAX:
+            _TOTALS.clear()
+        state = _TOTALS[key] = ({}, {})
+    shares, totals = state
+    for node_info in all_nodes:
+        name = node_info.name
+        generation = node_info.generation
+        share = shares.get(name)
+        if share is not None and share[0] == generation:
+            continue
+        value: str | None = None
+        count = 0
+        if node_info.pods and node_info.node is not None:
+            labels = node_info.labels
+            if not required or all(k in labels for k in required):
+                value = labels.get(c.topology_key, "")
+                count = count_node_pods_match_selector(node_info, c, namespace)
+        if share is not None and share[1] is not None:
+            totals[share[1]] -= share[2]
+        if value is not None:
+            totals[value] = totals.get(value, 0) + count
+        shares[name] = (generation, value, count)
+    if len(shares) != len(all_nodes):  # nodes of another snapshot were left in: start over
+        _TOTALS.pop(key, None)
+        return _domain_totals(c, inclusion, namespace, all_nodes, constraints, require_all_topologies)
+    return totals
 
 
 def score_node(s: PreScoreState, pod_info: "PodInfo", node_info: "NodeInfo") -> int:
