@@ -18,6 +18,8 @@ Differences from upstream:
 from __future__ import annotations
 
 import itertools
+from collections import deque
+from itertools import islice
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -38,6 +40,35 @@ _generation = itertools.count(1)
 def next_generation() -> int:
     """A new, process-wide unique generation number."""
     return next(_generation)
+
+
+class _ChangeLog:
+    """The NodeInfos that changed most recently, in order, in a bounded log.
+
+    Caches kept across the cycles of a simulate run (PodTopologySpread's domain totals) read the
+    entries after their last position instead of walking every node; a reader that fell further
+    behind than the log holds gets None and walks every node again.
+    """
+
+    __slots__ = ("entries", "count")
+
+    def __init__(self, size: int = 4096) -> None:
+        self.entries: deque = deque(maxlen=size)
+        self.count = 0
+
+    def add(self, node_info: "NodeInfo") -> None:
+        self.entries.append(node_info)
+        self.count += 1
+
+    def since(self, position: int) -> list["NodeInfo"] | None:
+        behind = self.count - position
+        if behind > len(self.entries):
+            return None
+        return list(islice(reversed(self.entries), behind))[::-1] if behind else []
+
+
+#: Every NodeInfo change, process-wide (see ``_ChangeLog``).
+NODE_CHANGES = _ChangeLog()
 
 
 # --- affinity terms ------------------------------------------------------------------------------
@@ -457,11 +488,13 @@ class NodeInfo:
         self.taints = (node.get("spec") or {}).get("taints") or []
         self.allocatable = node_allocatable(node)
         self.generation = next_generation()
+        NODE_CHANGES.add(self)
 
     def remove_node(self) -> None:
         """Forget the node object but keep the pods (upstream RemoveNode)."""
         self.node = None
         self.generation = next_generation()
+        NODE_CHANGES.add(self)
 
     def add_pod(self, pod_info: PodInfo) -> None:
         """Add a pod: it counts towards requested resources, ports and PVC references."""
@@ -516,6 +549,7 @@ class NodeInfo:
                     else:
                         counts[key] = left
         self.generation = next_generation()
+        NODE_CHANGES.add(self)
 
     def clone(self) -> "NodeInfo":
         """A copy whose lists, maps and totals can change independently; PodInfos are shared."""

@@ -22,6 +22,7 @@ import math
 from typing import TYPE_CHECKING
 
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore
+from kschedctl.framework.types import NODE_CHANGES
 from kschedctl.plugins.helper import go_div
 from kschedctl.plugins.pod_topology_spread_common import (
     HONOR,
@@ -149,11 +150,23 @@ def count_all_nodes(
 
 
 #: Per (selector, namespace, topology key, topology keys that must all be present): the matching
-#: pods per domain over every node, kept across the cycles of a run with each node's share and
-#: generation, so that a cycle recounts only the nodes whose pods changed (upstream walks every
-#: node every cycle, which Go can afford; the sums are the same).
-_TOTALS: dict[tuple, tuple[dict[str, tuple[int, str | None, int]], dict[str, int]]] = {}
+#: pods per domain over every node of one snapshot, kept across the cycles of a run with each
+#: node's share and generation. A cycle updates only the nodes the change log names (or, when it
+#: fell behind, the nodes whose generation moved); upstream walks every node every cycle, which
+#: Go can afford. The sums are the same.
+_TOTALS: dict[tuple, "_Totals"] = {}
 _TOTALS_MAX = 256
+
+
+class _Totals:
+    __slots__ = ("nodes", "by_name", "shares", "totals", "seen")
+
+    def __init__(self, nodes: list["NodeInfo"]) -> None:
+        self.nodes = nodes  # the snapshot's list itself: another list means another snapshot
+        self.by_name = {ni.name: ni for ni in nodes}
+        self.shares: dict[str, tuple[int, str | None, int]] = {}
+        self.totals: dict[str, int] = {}
+        self.seen = NODE_CHANGES.count
 
 
 def _domain_totals(c: Constraint, inclusion: NodeInclusion, namespace: str, all_nodes: list["NodeInfo"],
@@ -166,13 +179,21 @@ def _domain_totals(c: Constraint, inclusion: NodeInclusion, namespace: str, all_
     required = tuple(sorted({k.topology_key for k in constraints})) if require_all_topologies else ()
     key = (c.selector_key, namespace, c.topology_key, required)
     state = _TOTALS.get(key)
-    if state is None or len(state[0]) != len(all_nodes):
+    changed = None
+    if state is not None and state.nodes is all_nodes and len(state.by_name) == len(all_nodes):
+        changed = NODE_CHANGES.since(state.seen)
+    if changed is None:
         if len(_TOTALS) >= _TOTALS_MAX:
             _TOTALS.clear()
-        state = _TOTALS[key] = ({}, {})
-    shares, totals = state
-    for node_info in all_nodes:
+        if state is None or state.nodes is not all_nodes or len(state.by_name) != len(all_nodes):
+            state = _TOTALS[key] = _Totals(all_nodes)
+        changed = all_nodes
+    state.seen = NODE_CHANGES.count
+    shares, totals, by_name = state.shares, state.totals, state.by_name
+    for node_info in changed:
         name = node_info.name
+        if by_name.get(name) is not node_info:
+            continue  # a scratch copy (preemption dry run, hints), not this snapshot's node
         generation = node_info.generation
         share = shares.get(name)
         if share is not None and share[0] == generation:
@@ -189,9 +210,6 @@ def _domain_totals(c: Constraint, inclusion: NodeInclusion, namespace: str, all_
         if value is not None:
             totals[value] = totals.get(value, 0) + count
         shares[name] = (generation, value, count)
-    if len(shares) != len(all_nodes):  # nodes of another snapshot were left in: start over
-        _TOTALS.pop(key, None)
-        return _domain_totals(c, inclusion, namespace, all_nodes, constraints, require_all_topologies)
     return totals
 
 
