@@ -121,16 +121,16 @@ def _compile(shape: Any) -> Any:
                 raise _Mismatch(want, value)
         return scalar
     if type(shape) is dict:
-        fields = [(key, _compile(sub)) for key, sub in shape.items()]
-        fields = [(key, fn) for key, fn in fields if fn is not None]
+        fields = {key: fn for key, fn in ((key, _compile(sub)) for key, sub in shape.items()) if fn is not None}
+        get_field = fields.get
 
         def mapping(value: Any) -> None:
             if type(value) is not dict:
                 raise _Mismatch("a mapping", value)
-            get = value.get
-            for key, fn in fields:
-                item = get(key)
-                if item is not None:
+            # Walk what the object holds (a few keys) rather than every field the shape knows.
+            for key, item in value.items():
+                fn = get_field(key)
+                if fn is not None and item is not None:
                     try:
                         fn(item)
                     except _Mismatch as exc:
