@@ -156,6 +156,9 @@ def count_all_nodes(
 #: Go can afford. The sums are the same.
 _TOTALS: dict[tuple, "_Totals"] = {}
 _TOTALS_MAX = 256
+#: The snapshot's node list the totals are about: another list (another snapshot) drops them all,
+#: so that no more than one snapshot is ever kept alive by this cache.
+_TOTALS_NODES: list = []
 
 
 class _Totals:
@@ -177,6 +180,9 @@ def _domain_totals(c: Constraint, inclusion: NodeInclusion, namespace: str, all_
             c.node_affinity_policy == HONOR and not inclusion.includes_every_node):
         return None
     required = tuple(sorted({k.topology_key for k in constraints})) if require_all_topologies else ()
+    if not _TOTALS_NODES or _TOTALS_NODES[0] is not all_nodes:
+        _TOTALS.clear()
+        _TOTALS_NODES[:] = [all_nodes]
     key = (c.selector_key, namespace, c.topology_key, required)
     state = _TOTALS.get(key)
     changed = None
