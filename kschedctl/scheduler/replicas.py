@@ -33,11 +33,8 @@ def expand_replicas(item: Any, nodes: Iterable[dict] = ()) -> tuple[list[dict], 
     if kind == "StatefulSet":
         return _statefulset_pods(item, spec, objects)
     if kind in ("Job", "CronJob"):
-        job_spec = ((spec.get("jobTemplate") or {}).get("spec") or {}) if kind == "CronJob" else spec
-        n = _count(job_spec.get("parallelism"), 1)
-        completions = job_spec.get("completions")
-        if isinstance(completions, int) and completions >= 0:
-            n = min(n, completions)
+        job_spec = _job_spec(kind, spec)
+        n = _job_pod_count(job_spec)
         if job_spec.get("completionMode") == "Indexed":
             return [pod if i == 0 else _indexed_job_pod(pod, i) for i in range(n)], objects
         return _replicas(pod, n), objects
@@ -55,13 +52,22 @@ def replica_count(obj: dict) -> int:
         if kind in ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet"):
             return _count(spec.get("replicas"), 1)
         if kind in ("Job", "CronJob"):
-            job = ((spec.get("jobTemplate") or {}).get("spec") or {}) if kind == "CronJob" else spec
-            n = _count(job.get("parallelism"), 1)
-            completions = job.get("completions")
-            return min(n, completions) if isinstance(completions, int) and completions >= 0 else n
+            return _job_pod_count(_job_spec(kind, spec))
     except InputError:  # a malformed count is reported where the replicas are made
         return 1
     return 1
+
+
+def _job_spec(kind: str, spec: dict) -> dict:
+    """The Job spec of a Job, or of the Job a CronJob would create."""
+    return ((spec.get("jobTemplate") or {}).get("spec") or {}) if kind == "CronJob" else spec
+
+
+def _job_pod_count(job_spec: dict) -> int:
+    """The pods a Job runs at once: ``min(parallelism, completions)``."""
+    n = _count(job_spec.get("parallelism"), 1)
+    completions = job_spec.get("completions")
+    return min(n, completions) if isinstance(completions, int) and completions >= 0 else n
 
 
 def _count(value: Any, default: int) -> int:
