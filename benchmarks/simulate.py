@@ -144,11 +144,8 @@ def deployment_anti_affinity(n: int, init: int, measure: int):
 
 
 def deployment_preemption(n: int, init: int, measure: int):
-    nodes = [node(i) for i in range(n)]
-    names = [x["metadata"]["name"] for x in nodes]
-    classes = {"low": priority_class("low", 0), "high": priority_class("high", 10)}
-    init_pods = [perf_pod(f"low-{i:06d}", cpu="900m", node_name=names[i % n], priority_class="low")
-                 for i in range(init)]
+    # PreemptionBasic's full nodes, with the preemptors a Deployment's replicas.
+    nodes, init_pods, _, classes = preemption(n, init, 0)
     rs = _replica_set("batch-7c9d5f6b8", {"app": "batch"})
     pods = _replicas(measure, rs, cpu="3000m", priority_class="high")
     return nodes, init_pods, pods, {**classes, "__replica_sets__": [rs]}
