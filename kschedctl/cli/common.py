@@ -43,11 +43,15 @@ def load_cluster(cluster: list[str] | None, kubeconfig: Path | None, context: st
     from kschedctl.cli.live import cluster_state_from_options
     from kschedctl.errors import ClusterAccessError
 
-    try:
-        from kschedctl.cli.options import request_timeout_seconds
+    from kschedctl.cli.options import request_timeout_seconds
+    from kschedctl.render.progress import progress_wanted, working
 
-        state = cluster_state_from_options(cluster, kubeconfig, context, quiet,
-                                           request_timeout=request_timeout_seconds(request_timeout))
+    # The files are measured only for a person watching (walking a big directory costs).
+    size = _total_bytes(cluster) if cluster and progress_wanted(quiet) else 0
+    try:
+        with working(f"reading {', '.join(cluster or ())} ({size / 1e6:,.0f} MB)", size >= _SPINNER_BYTES):
+            state = cluster_state_from_options(cluster, kubeconfig, context, quiet,
+                                               request_timeout=request_timeout_seconds(request_timeout))
     except ClusterAccessError as exc:
         holding_nodes = [p for p in pod_paths if _kinds_in(p) & {"Node"}]
         if holding_nodes and not cluster:

@@ -105,3 +105,20 @@ def test_interrupted_test_run_writes_no_report(tmp_path: Path, monkeypatch: pyte
     assert result.exit_code == 130 and result.stderr == "error: interrupted\n"
     assert report.read_text(encoding="utf-8") == "previous report\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junit.xml"]
+
+
+
+def test_a_big_cluster_file_gets_a_spinner_on_a_terminal(tmp_path: Path) -> None:
+    import json
+
+    from benchmarks.synthetic import cluster_objects
+
+    nodes, pods = cluster_objects(2000, 10)
+    big = tmp_path / "cluster.json"
+    big.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes + pods}), encoding="utf-8")
+    assert big.stat().st_size >= 5_000_000
+    pod = str(ROOT / "fixtures" / "pods" / "pod.yaml")
+    _, out, err = _run_with_terminal_stderr(["explain", "--cluster", str(big), pod])
+    assert f"reading {big}" in err and f"reading {big}" not in out
+    _, _, quiet = _run_with_terminal_stderr(["explain", "--cluster", str(big), pod, "--quiet"])
+    assert "reading" not in quiet
