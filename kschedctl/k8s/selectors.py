@@ -28,6 +28,7 @@ import re
 from typing import Any, Iterable, Mapping
 
 from kschedctl.errors import InputError
+from kschedctl.k8s.strconv import NumError, parse_int
 
 __all__ = [
     "SelectorError",
@@ -82,10 +83,6 @@ _DNS1123_SUBDOMAIN_ERR = (
 )
 _DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
 _DNS1123_SUBDOMAIN_MAX = 253
-
-_INT64_RE = re.compile(r"[+-]?[0-9]+")
-_INT64_MIN = -(2**63)
-_INT64_MAX = 2**63 - 1
 
 
 def _max_len_error(n: int) -> str:
@@ -170,12 +167,10 @@ def is_valid_label_value(value: str) -> bool:
 
 def parse_go_int64(text: str) -> int | None:
     """``strconv.ParseInt(text, 10, 64)``: the integer, or None where Go returns an error."""
-    if not isinstance(text, str) or not _INT64_RE.fullmatch(text):
+    try:
+        return parse_int(text, 64)
+    except NumError:
         return None
-    n = int(text)
-    if n < _INT64_MIN or n > _INT64_MAX:
-        return None
-    return n
 
 
 # ---------------------------------------------------------------------------------------------

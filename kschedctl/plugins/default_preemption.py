@@ -69,6 +69,10 @@ class DefaultPreemption(Plugin):
     """PostFilter: nominate a node and the victims whose eviction lets the pod fit there."""
 
     name: ClassVar[str] = NAME
+    #: Put before the evaluator's message (upstream's DefaultPreemption.PostFilter adds it).
+    message_prefix: ClassVar[str] = MSG_PREFIX
+    #: Whether the victims on a node depend only on that node and the preemptor (see victims_memo).
+    victims_are_node_local: ClassVar[bool] = True
 
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
@@ -86,7 +90,7 @@ class DefaultPreemption(Plugin):
         #: pods may be victims, and the order of importance of victims.
         self.is_eligible_pod: Callable[[Any, Any, Any], bool] = _always_eligible
         self.more_important_pod: Callable[[Any, Any, StartTimes], bool] = more_important_pod
-        self.evaluator = Evaluator(NAME, handle, self)
+        self.evaluator = Evaluator(self.name, handle, self)
         self._rng: random.Random | None = None
         self._pdb_cache: tuple[Any, int, list[DisruptionBudget]] | None = None
         self._victims_memos: OrderedDict[Any, _VictimsMemo] = OrderedDict()
@@ -106,8 +110,8 @@ class DefaultPreemption(Plugin):
         times = StartTimes()
         result, status = self.evaluator.preempt(state, pod_info, filtered_node_status, self._pdbs(), times)
         msg = status.message()
-        if msg:
-            return result, Status(status.code, MSG_PREFIX + msg, details=status.details)
+        if msg and self.message_prefix:
+            return result, Status(status.code, self.message_prefix + msg, details=status.details)
         return result, status
 
     # --- the preemption policy (upstream preemption.Interface) -------------------------------
@@ -152,13 +156,15 @@ class DefaultPreemption(Plugin):
         victim key -> PDBs it would break).
         """
         handle = self.handle
-        potential = [p for p in node_info.pods if self._preemption_allowed(node_info, p, pod_info)]
+        potential, error = self.potential_victims(node_info, pod_info)
+        if error is not None:
+            return [], 0, error, {}
         for victim in potential:
             error = self._remove(state, pod_info, victim, node_info)
             if error is not None:
                 return [], 0, error, {}
         if not potential:
-            return [], 0, Status(Code.UnschedulableAndUnresolvable, REASON_NO_VICTIMS), {}
+            return [], 0, self.no_victims_status(node_info, pod_info), {}
         # Without every lower-priority pod the pod must fit, or preemption cannot help here.
         status = handle.run_filter_plugins_with_nominated_pods(state, pod_info, node_info)
         if status is not None and status.code != Code.Success:
@@ -202,7 +208,8 @@ class DefaultPreemption(Plugin):
         hooks are the defaults, and the PodDisruptionBudgets are the same. Entries are per node
         and NodeInfo generation, and per set of nominated pods the filters would add there.
         """
-        if self.is_eligible_pod is not _always_eligible or self.more_important_pod is not more_important_pod:
+        if (not self.victims_are_node_local or self.is_eligible_pod is not _always_eligible
+                or self.more_important_pod is not more_important_pod):
             return None
         framework = getattr(self.handle, "framework", None)
         chain_key = getattr(framework, "node_local_chain_key", None)
@@ -222,6 +229,14 @@ class DefaultPreemption(Plugin):
     def ordered_score_funcs(self, nodes_to_victims: dict) -> None:
         """The default plugin uses the default tie-breaks (upstream returns nil)."""
         return None
+
+    def potential_victims(self, node_info: Any, pod_info: Any) -> tuple[list, Status | None]:
+        """The node's pods the preemptor may evict, in the node's order (or an Error status)."""
+        return [p for p in node_info.pods if self._preemption_allowed(node_info, p, pod_info)], None
+
+    def no_victims_status(self, node_info: Any, pod_info: Any) -> Status:
+        """Why a node without potential victims is no candidate."""
+        return Status(Code.UnschedulableAndUnresolvable, REASON_NO_VICTIMS)
 
     # --- helpers -----------------------------------------------------------------------------
 

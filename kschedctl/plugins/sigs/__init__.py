@@ -20,4 +20,6 @@ SIGS_PLUGINS: dict[str, tuple[str, tuple[str, ...]]] = {
                            ("preFilter", "postFilter", "reserve")),
     "CrossNodePreemption": ("kschedctl.plugins.sigs.cross_node_preemption:CrossNodePreemption",
                             ("postFilter",)),
+    "PreemptionToleration": ("kschedctl.plugins.sigs.preemption_toleration:PreemptionToleration",
+                             ("postFilter",)),
 }
