@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from kschedctl.framework.types import NODE_CHANGES
+from kschedctl.k8s.gomath import go_round
 from kschedctl.plugins.helper import go_div
 from kschedctl.plugins.pod_topology_spread_common import (
     HONOR,
@@ -69,14 +70,6 @@ def topology_normalizing_weight(size: int) -> float:
 def score_for_count(count: int, max_skew: int, weight: float) -> float:
     """Upstream scoreForCount: ``count * weight + (maxSkew - 1)``."""
     return float(count) * weight + float(max_skew - 1)
-
-
-def go_round(x: float) -> int:
-    """Go's math.Round for the non-negative scores here: halves round away from zero."""
-    r = math.floor(x)
-    if x - r >= 0.5:
-        r += 1
-    return int(r)
 
 
 def init_pre_score_state(

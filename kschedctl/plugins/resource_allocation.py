@@ -27,6 +27,7 @@ from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import MAX_NODE_SCORE
 from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
+from kschedctl.k8s.gomath import go_round
 from kschedctl.plugins.helper import build_broken_linear_function
 
 #: Scoring strategy names (upstream ``config.ScoringStrategyType``).
@@ -239,7 +240,7 @@ def requested_to_capacity_ratio_scorer(shape: Sequence[tuple[int, int]]) -> Scor
                 weight_sum += weight
         if weight_sum == 0:
             return 0
-        return _go_round(float(node_score) / float(weight_sum))
+        return go_round(float(node_score) / float(weight_sum))
 
     return scorer
 
@@ -357,10 +358,3 @@ def _kind_of(resource: str) -> int:
     return _KIND_OTHER
 
 
-def _go_round(x: float) -> int:
-    """Go's ``math.Round``: half away from zero (Python's round() rounds half to even)."""
-    floor = math.floor(x)
-    diff = x - floor
-    if x >= 0:
-        return int(floor + 1 if diff >= 0.5 else floor)
-    return -_go_round(-x)

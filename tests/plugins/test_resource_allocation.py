@@ -146,6 +146,6 @@ def test_scores_match_harness_run() -> None:
 
 def test_go_rounding_of_weighted_mean() -> None:
     """RequestedToCapacityRatio rounds the weighted mean half away from zero (37.5 -> 38)."""
-    from kschedctl.plugins.resource_allocation import _go_round
+    from kschedctl.k8s.gomath import go_round as _go_round
 
     assert [_go_round(x) for x in (37.5, 0.5, 1.49999, 2.5, 0.49999999999999994)] == [38, 1, 1, 3, 0]
