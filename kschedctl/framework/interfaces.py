@@ -123,6 +123,9 @@ class Handle(Protocol):
     def now(self) -> float:
         """The current time in seconds since the epoch: the wall clock, or a simulation's clock."""
 
+    def warn(self, message: str) -> None:
+        """Something the user should know about this cycle (e.g. a plugin lacked its data)."""
+
 
 class WaitingPod(Protocol):
     """A pod held at Permit (upstream framework.WaitingPod)."""

@@ -188,6 +188,13 @@ class FrameworkHandle:
     def profile_name(self) -> str:
         return self.framework.profile_name if self.framework is not None else ""
 
+    def warn(self, message: str) -> None:
+        """Tell the user something about this cycle that the statuses cannot say (once per cycle):
+        e.g. that a plugin lacked the data it scores on. Shown with the cycle's result."""
+        trace = getattr(self.framework, "trace", None)
+        if trace is not None and message not in trace.warnings:
+            trace.warnings.append(message)
+
 
 # ---------------------------------------------------------------------------------------------
 # The framework

@@ -37,6 +37,8 @@ class Trace:
     score_error: Status | None = None
     #: plugin -> extension points (upstream spelling) where kschedctl had to skip it.
     not_implemented: dict[str, list[str]] = field(default_factory=dict)
+    #: What plugins said the user should know about this cycle (``handle.warn``), once each.
+    warnings: list[str] = field(default_factory=list)
 
     def stage(self, point: str, plugin: str, status: Status | None, extra: dict | None = None) -> None:
         self.stages.append(StageRecord(point, plugin, status, extra))

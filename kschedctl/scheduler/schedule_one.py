@@ -675,6 +675,8 @@ class Scheduler:
             out.warnings.extend(log.warnings)
             out.weights.update(log.weights)
         trace = out.trace
+        if trace is not None and trace.warnings:
+            out.warnings.extend(w for w in trace.warnings if w not in out.warnings)
         if trace is None or not trace.not_implemented:
             return out
         if out.outcome == "Gated" and _gated_by_implemented(trace):

@@ -78,6 +78,7 @@ class TestHandle:
         self._cluster = cluster
         self._nominated = nominated or {}
         self.waiting_pods = WaitingPods()
+        self.warnings: list[str] = []
 
     def snapshot(self) -> Snapshot:
         return self._snapshot
@@ -99,6 +100,10 @@ class TestHandle:
 
     def now(self) -> float:
         return time.time()
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
 
 
 @dataclass
