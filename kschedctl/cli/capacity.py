@@ -14,6 +14,7 @@ from kschedctl.cli.options import (
     ContextOption,
     FilenameOption,
     KubeconfigOption,
+    MetricsOption,
     NoExtendersOption,
     OutputFormat,
     OutputOption,
@@ -52,6 +53,7 @@ def capacity(
     width: WidthOption = None,
     filename: FilenameOption = None,
     request_timeout: RequestTimeoutOption = None,
+    metrics: MetricsOption = None,
 ) -> None:
     """Schedule copies of the pod one after another, each assumed for the next, until one does
     not fit; show how many fit, how many per node, and the message of the one that did not.
@@ -69,7 +71,7 @@ def capacity(
     registry, extra = registry_with_plugins(plugin or [])
     cfg = load_config(config, extra, quiet)
     cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[pod],
-                                 request_timeout=request_timeout)
+                                 request_timeout=request_timeout, metrics=metrics)
     items = load_pods([pod], cluster_state)
     if len(items) != 1:
         raise UsageError(f"capacity takes one pod: {pod} holds {len(items)} pods or workloads")

@@ -34,8 +34,10 @@ def load_config(path: Path | str | None, extra_plugins: dict[str, tuple[str, ...
 
 
 def load_cluster(cluster: list[str] | None, kubeconfig: Path | None, context: str | None, quiet: bool,
-                 pod_paths: Iterable[str] = (), request_timeout: str | None = None) -> Any:
-    """The cluster state of the ``--cluster`` files, or else of the live cluster.
+                 pod_paths: Iterable[str] = (), request_timeout: str | None = None,
+                 metrics: Path | str | None = None) -> Any:
+    """The cluster state of the ``--cluster`` files, or else of the live cluster, with the load
+    watcher's answer of ``--metrics`` (read first: a bad file fails before a live read).
 
     kubectl taught users that ``-f`` names files; here it names the pods, and the cluster state
     is ``--cluster``. A file given to the wrong one gets a hint naming the right flag.
@@ -46,6 +48,11 @@ def load_cluster(cluster: list[str] | None, kubeconfig: Path | None, context: st
     from kschedctl.cli.options import request_timeout_seconds
     from kschedctl.render.progress import progress_wanted, working
 
+    watcher_metrics = None
+    if metrics is not None:
+        from kschedctl.inputs.metrics import load_metrics
+
+        watcher_metrics = load_metrics(str(metrics))
     # The files are measured only for a person watching (walking a big directory costs).
     size = _total_bytes(cluster) if cluster and progress_wanted(quiet) else 0
     try:
@@ -58,6 +65,7 @@ def load_cluster(cluster: list[str] | None, kubeconfig: Path | None, context: st
             raise ClusterAccessError(f"{exc}. {', '.join(holding_nodes)} holds Nodes: a cluster state is given with "
                                      "--cluster PATH (-f/--filename names the pods to explain)") from None
         raise
+    state.metrics = watcher_metrics
     if cluster and not state.nodes and not quiet:
         holding_pods = [p for p in cluster if _kinds_in(p) - {"Node", "Namespace"}]
         if holding_pods:

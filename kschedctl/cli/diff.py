@@ -15,6 +15,7 @@ from kschedctl.cli.options import (
     ContextOption,
     FilenameOption,
     KubeconfigOption,
+    MetricsOption,
     OutputFormat,
     OutputOption,
     PluginOption,
@@ -68,6 +69,7 @@ def diff(
     width: WidthOption = None,
     filename: FilenameOption = None,
     request_timeout: RequestTimeoutOption = None,
+    metrics: MetricsOption = None,
 ) -> None:
     """Compare where pods land under two configurations or two profiles (A/B).
 
@@ -107,7 +109,7 @@ def diff(
     cfg_a = load_config(path_a, extra, quiet)
     cfg_b = cfg_a if path_b == path_a else load_config(path_b, extra, quiet)
     cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=pods or (),
-                                 request_timeout=request_timeout)
+                                 request_timeout=request_timeout, metrics=metrics)
     warnings: list[str] = list(getattr(cluster_state, "warnings", None) or ())
 
     if simulate:

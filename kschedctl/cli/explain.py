@@ -15,6 +15,7 @@ from kschedctl.cli.options import (
     ContextOption,
     FilenameOption,
     KubeconfigOption,
+    MetricsOption,
     NoExtendersOption,
     OutputFormat,
     OutputOption,
@@ -73,6 +74,7 @@ def explain(
         "--field-selector", metavar="SELECTOR", help="With --pending: only pods whose fields match "
                                                      "(spec.schedulerName=my-scheduler).")] = None,
     request_timeout: RequestTimeoutOption = None,
+    metrics: MetricsOption = None,
 ) -> None:
     """Run each pod through the profile's extension points and show, per node and plugin, the
     filter verdicts, the scores and the chosen node (or why none). Exit 0 when every pod would
@@ -97,7 +99,7 @@ def explain(
     registry, extra = registry_with_plugins(plugin or [])
     cfg = load_config(config, extra, quiet)
     cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=pods or (),
-                                 request_timeout=request_timeout)
+                                 request_timeout=request_timeout, metrics=metrics)
     if node and node not in cluster_state.node_by_name:
         raise UsageError(f"--node {node}: no node of that name in the cluster state "
                          f"({len(cluster_state.node_by_name)} nodes)")

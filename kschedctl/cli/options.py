@@ -72,6 +72,9 @@ WidthOption = Annotated[Optional[int], typer.Option(
 FilenameOption = Annotated[Optional[list[str]], typer.Option(
     "--filename", "-f", metavar="FILE", help="Pod or workload file, as kubectl's -f (repeatable; - for stdin); "
                                             "the same as giving it as an argument.")]
+MetricsOption = Annotated[Optional[Path], typer.Option(
+    "--metrics", metavar="FILE", dir_okay=False,
+    help="Measured node load for the Trimaran plugins: the load watcher's JSON answer (curl its /watcher).")]
 RequestTimeoutOption = Annotated[Optional[str], typer.Option(
     "--request-timeout", metavar="DURATION", help="How long to wait for one API server request of a live read, "
                                                   "as kubectl's (1s, 2m; 0 or a plain number of seconds).")]

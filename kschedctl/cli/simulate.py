@@ -14,6 +14,7 @@ from kschedctl.cli.options import (
     ContextOption,
     FilenameOption,
     KubeconfigOption,
+    MetricsOption,
     NoExtendersOption,
     OutputFormat,
     OutputOption,
@@ -57,6 +58,7 @@ def simulate(
     width: WidthOption = None,
     filename: FilenameOption = None,
     request_timeout: RequestTimeoutOption = None,
+    metrics: MetricsOption = None,
 ) -> None:
     """Schedule every pending pod one after another in queue-sort order, each placement assumed
     for the next, preempting as DefaultPreemption decides; show placements, unschedulable pods,
@@ -77,7 +79,7 @@ def simulate(
     registry, extra = registry_with_plugins(plugin or [])
     cfg = load_config(config, extra, quiet)
     cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[*(pods or ()), *(filename or ())],
-                                 request_timeout=request_timeout)
+                                 request_timeout=request_timeout, metrics=metrics)
     batch, cluster_state, warnings = expand_for_simulation([*(pods or ()), *(filename or ())], cluster_state)
     if not batch and not cluster_pending:
         raise UsageError("no pod to simulate: give pod or workload files")

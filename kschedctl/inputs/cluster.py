@@ -118,6 +118,8 @@ class ClusterState:
         self.stateful_sets: dict[str, dict] = {}
         self.pod_groups: dict[str, dict] = {}
         self.elastic_quotas: dict[str, dict] = {}
+        #: The load watcher's answer (``--metrics``) the Trimaran plugins score on, if given.
+        self.metrics: Any = None
         #: Owner objects of explained workloads (Deployment, Job, ...) by "Kind/ns/name".
         self.owners: dict[str, dict] = {}
         #: kind (with the API group when a known kind comes from another group) -> count.

@@ -192,6 +192,24 @@ def load_file(path: str) -> list[Document]:
         return _parse_text(data, path)
 
 
+def load_values(path: str) -> list[tuple[Any, int | None]]:
+    """The plain values of one file that holds no Kubernetes objects (a tool's JSON answer), each
+    with its start line: the same size, depth and alias limits as ``load_file``, no kind checks."""
+    raw = _read_file(path)
+    if len(raw) > MAX_FILE_BYTES:
+        raise _too_big(path)
+    text = _decode(raw, path)
+    if "\x00" in text:
+        raise InputError("binary data (NUL byte), not YAML or JSON text", path, _line_at(text, text.index("\x00")))
+    if not text.strip(" \t\r\n\ufeff"):
+        return []
+    with gc_paused():
+        if text.lstrip(" \t\r\n\ufeff")[0] in "{[" and path.lower().endswith(".json"):
+            return [(value, line) for value, line, _ in _parse_json_stream(text, path)]
+        with closing(yaml_reader.documents(text, path)) as found:
+            return [(obj, line) for obj, line, _ in found]
+
+
 def parse_text(text: str | bytes, name: str) -> list[Document]:
     """The documents in ``text`` (bytes are decoded as a file would be); ``name`` is the file."""
     with gc_paused():

@@ -72,6 +72,8 @@ class Scenario:
     seed: int | None = None
     all_filters: bool = False
     description: str = ""
+    #: The load watcher's answer (``--metrics``) for the Trimaran plugins.
+    metrics: str | None = None
     #: Line of every field path of the document (``expect[2].node``), for messages.
     lines: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -106,6 +108,7 @@ class Scenario:
             seed=doc.get("seed"),
             all_filters=bool(doc.get("allFilters", False)),
             description=doc.get("description") or "",
+            metrics=resolve(base, doc["metrics"]) if doc.get("metrics") else None,
             lines=lines,
         )
 

@@ -140,12 +140,21 @@ class ScenarioRunner:
 
         return self._cached(self._configs, key, load)
 
-    def cluster(self, paths: list[str]) -> Any:
-        """The cluster state of ``paths``, loaded once per distinct list of paths."""
+    def cluster(self, paths: list[str], metrics: str | None = None) -> Any:
+        """The cluster state of ``paths`` (with the load metrics of ``metrics``), loaded once per
+        distinct list of paths and metrics file."""
         from kschedctl.inputs.cluster import load_cluster
+        from kschedctl.inputs.metrics import load_metrics
 
-        key = tuple(os.path.realpath(p) for p in paths)
-        return self._cached(self._clusters, key, lambda: load_cluster(paths))
+        def load() -> Any:
+            state = load_cluster(paths)
+            if metrics is not None:
+                state = state.copy()
+                state.metrics = load_metrics(metrics)
+            return state
+
+        key = (tuple(os.path.realpath(p) for p in paths), None if metrics is None else os.path.realpath(metrics))
+        return self._cached(self._clusters, key, load)
 
     def documents(self, path: str) -> list[Any]:
         """The documents of one pod file or directory, read once."""
@@ -176,6 +185,8 @@ class ScenarioRunner:
             located("config", lambda: self.trust.check_file(scenario.config))
         for path in scenario.cluster:
             located("cluster", lambda: self.trust.check_file(path))
+        if scenario.metrics is not None:
+            located("metrics", lambda: self.trust.check_file(scenario.metrics))
         for i, source in enumerate(scenario.pods):
             if not isinstance(source, InlinePod):
                 located(f"pods[{i}]", lambda: self.trust.check_file(source))
@@ -185,7 +196,8 @@ class ScenarioRunner:
             raise InputError(f"config: declares extenders ({', '.join(refused)}): kschedctl test does not call "
                              "them unless --allow-extenders (or --allow-extender-url PREFIX) is given",
                              scenario.file, scenario.lines.get("config"))
-        cluster = located("cluster", lambda: self.cluster(scenario.cluster))
+        cluster = located("metrics" if scenario.metrics else "cluster",
+                          lambda: self.cluster(scenario.cluster, scenario.metrics))
         items: list[Any] = []
         for i, source in enumerate(scenario.pods):
             if isinstance(source, InlinePod):
@@ -196,7 +208,9 @@ class ScenarioRunner:
         objects = [obj for item in items for obj in item.cluster_objects()]
         objects_key = json.dumps(objects, sort_keys=True, default=str) if objects else ""
         key = (None if scenario.config is None else os.path.realpath(scenario.config),
-               tuple(os.path.realpath(p) for p in scenario.cluster), scenario.seed, scenario.all_filters, objects_key)
+               tuple(os.path.realpath(p) for p in scenario.cluster),
+               None if scenario.metrics is None else os.path.realpath(scenario.metrics),
+               scenario.seed, scenario.all_filters, objects_key)
         if objects:
             cluster = cluster.with_objects(objects)
         return _Context(scenario, cfg, cluster, items, key)

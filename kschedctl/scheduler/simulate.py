@@ -576,6 +576,7 @@ class Simulator(SchedulingSetup):
         if out.outcome == "Scheduled":
             if pod_info.node_name != out.selected_node:
                 self._place(pod_info, out.selected_node or "")
+            _mark_bound(pod_info.pod, queue.wall_time())
             rec.node = out.selected_node
             queue.done(qp)
             queue.on_event(ASSIGNED_POD_ADD, pod_info)
@@ -776,3 +777,15 @@ def simulate(
     """Schedule ``pods`` one after another in ``cluster`` under ``config`` (built-in default)."""
     return Simulator(cluster, config, seed=seed, max_attempts=max_attempts).run(
         pods, profile, include_cluster_pending=include_cluster_pending)
+
+
+def _mark_bound(pod: dict, now: float) -> None:
+    """What the API server writes when the pod is bound: ``PodScheduled=True`` at the (virtual)
+    time of binding, which plugins that look at when a pod was scheduled read."""
+    status = pod.setdefault("status", {})
+    if not isinstance(status, dict):
+        return
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(now)))
+    condition = {"type": "PodScheduled", "status": "True", "lastTransitionTime": stamp}
+    conditions = [c for c in status.get("conditions") or () if not (isinstance(c, dict) and c.get("type") == "PodScheduled")]
+    status["conditions"] = [*conditions, condition]
