@@ -164,3 +164,18 @@ def test_wide_and_node_views(env) -> None:
     assert "NodeResourcesFit" in explain(tmp_path, cluster, pod(), "--wide").stdout
     one = explain(tmp_path, cluster, pod(), "--node", "node-b")
     assert one.exit_code == 0 and "Node node-b" in one.stdout
+
+
+def test_metrics_option_feeds_the_trimaran_plugins() -> None:
+    args = ["explain", "-c", "profiles/trimaran.yaml", "--profile", "load-packing", "--cluster",
+            "profiles/scenarios/cluster/load.yaml", "profiles/scenarios/pods/load-web.yaml", "-o", "json"]
+    with_metrics = run_cli(*args, "--metrics", "profiles/scenarios/cluster/load-metrics.json")
+    assert with_metrics.exit_code == 0, with_metrics.stderr
+    result = json.loads(with_metrics.stdout)
+    assert result["selectedNode"] == "node-l2" and not result.get("warnings")
+    without = json.loads(run_cli(*args).stdout)
+    assert without["warnings"] == ["TargetLoadPacking: no load metrics were given (--metrics FILE); every node "
+                                   "scores 0, as upstream does when the load watcher has no data"]
+    bad = run_cli(*args, "--metrics", "profiles/trimaran.yaml")
+    assert bad.exit_code == 2 and bad.stdout == ""
+    assert "profiles/trimaran.yaml" in bad.stderr and "Traceback" not in bad.stderr

@@ -22,4 +22,9 @@ SIGS_PLUGINS: dict[str, tuple[str, tuple[str, ...]]] = {
                             ("postFilter",)),
     "PreemptionToleration": ("kschedctl.plugins.sigs.preemption_toleration:PreemptionToleration",
                              ("postFilter",)),
+    "TargetLoadPacking": ("kschedctl.plugins.sigs.target_load_packing:TargetLoadPacking", ("score",)),
+    "LoadVariationRiskBalancing": (
+        "kschedctl.plugins.sigs.load_variation_risk_balancing:LoadVariationRiskBalancing", ("score",)),
+    "LowRiskOverCommitment": (
+        "kschedctl.plugins.sigs.low_risk_over_commitment:LowRiskOverCommitment", ("preScore", "score")),
 }
