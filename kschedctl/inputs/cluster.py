@@ -72,6 +72,7 @@ KIND_COLLECTIONS: dict[str, tuple[str, bool, tuple[str, ...]]] = {
     "StatefulSet": ("stateful_sets", True, ("apps",)),
     "PodGroup": ("pod_groups", True, ("scheduling.x-k8s.io", "scheduling.sigs.k8s.io")),
     "ElasticQuota": ("elastic_quotas", True, ("scheduling.x-k8s.io", "scheduling.sigs.k8s.io")),
+    "NodeResourceTopology": ("node_resource_topologies", False, ("topology.node.k8s.io",)),
 }
 
 #: Kinds a workload file may bring along as owners; they join quietly (never "ignored").
@@ -118,6 +119,7 @@ class ClusterState:
         self.stateful_sets: dict[str, dict] = {}
         self.pod_groups: dict[str, dict] = {}
         self.elastic_quotas: dict[str, dict] = {}
+        self.node_resource_topologies: dict[str, dict] = {}
         #: The load watcher's answer (``--metrics``) the Trimaran plugins score on, if given.
         self.metrics: Any = None
         #: Owner objects of explained workloads (Deployment, Job, ...) by "Kind/ns/name".

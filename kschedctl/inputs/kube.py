@@ -32,8 +32,8 @@ Failures are ``ClusterAccessError`` (exit 2), one sentence each: no kubeconfig, 
 context, an unreachable server, a TLS failure, 401 (credentials rejected), 403 (names the kind
 and the verb). Nodes and pods are required; without any other kind the scheduler can still
 run, so a 403 (or a kind the server does not serve) there becomes a warning saying what is
-missing, and the read carries on. The CRDs of out-of-tree plugins (PodGroup, ElasticQuota)
-are skipped quietly when not installed (404).
+missing, and the read carries on. The CRDs of out-of-tree plugins (PodGroup, ElasticQuota,
+NodeResourceTopology) are skipped quietly when not installed (404).
 
 Credentials never reach a message: every text this module produces passes through a redactor
 that knows the tokens, passwords and keys of the kubeconfig in use, and server addresses are
@@ -162,6 +162,8 @@ KINDS: tuple[Kind, ...] = (
          affects="Coscheduling sees no pod groups"),
     Kind("ElasticQuota", "scheduling.x-k8s.io", "v1alpha1", "elasticquotas", True, crd=True,
          affects="CapacityScheduling sees no elastic quotas"),
+    Kind("NodeResourceTopology", "topology.node.k8s.io", "v1alpha2", "noderesourcetopologies", False, crd=True,
+         affects="NodeResourceTopologyMatch sees no NUMA topology (every node passes its Filter)"),
     Kind("Pod", "", "v1", "pods", True, required=True),
 )
 KIND_BY_NAME: dict[str, Kind] = {k.kind: k for k in KINDS}

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import NodeScore
 from kschedctl.k8s.selectors import label_selector
 
@@ -244,3 +245,11 @@ def default_selector(pod: dict, cluster: Any) -> DefaultSelector:
             if sel is not None and not getattr(sel, "nothing", False):
                 result = DefaultSelector(label_set, [sel])
     return result
+
+
+def located(err: InputError, cluster: Any, kind: str, key: str) -> InputError:
+    """``err`` about a cluster object, located at the file and line the object came from when
+    the cluster state knows them (objects read live have no file)."""
+    source = getattr(cluster, "source", None)
+    doc = source(kind, key) if callable(source) else None
+    return err.at(doc.file, doc.line) if doc is not None else err

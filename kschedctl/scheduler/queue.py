@@ -251,6 +251,8 @@ _HINTS: dict[str, dict[str, Callable[[Any, Any, Any], str]]] = {
     # scheduler-plugins Coscheduling registers Pod/Add without a hint function (and PodGroup
     # events, which a batch never has): any pod placed may complete its group.
     "Coscheduling": {ASSIGNED_POD_ADD: _always},
+    # NodeResourceTopologyMatch registers Pod/Delete (and node and NRT events) without hints.
+    "NodeResourceTopologyMatch": {ASSIGNED_POD_DELETE: _always},
 }
 
 

@@ -27,4 +27,7 @@ SIGS_PLUGINS: dict[str, tuple[str, tuple[str, ...]]] = {
         "kschedctl.plugins.sigs.load_variation_risk_balancing:LoadVariationRiskBalancing", ("score",)),
     "LowRiskOverCommitment": (
         "kschedctl.plugins.sigs.low_risk_over_commitment:LowRiskOverCommitment", ("preScore", "score")),
+    "NodeResourceTopologyMatch": (
+        "kschedctl.plugins.sigs.node_resource_topology_match:NodeResourceTopologyMatch",
+        ("filter", "score", "reserve", "postBind")),
 }
