@@ -73,6 +73,8 @@ KIND_COLLECTIONS: dict[str, tuple[str, bool, tuple[str, ...]]] = {
     "PodGroup": ("pod_groups", True, ("scheduling.x-k8s.io", "scheduling.sigs.k8s.io")),
     "ElasticQuota": ("elastic_quotas", True, ("scheduling.x-k8s.io", "scheduling.sigs.k8s.io")),
     "NodeResourceTopology": ("node_resource_topologies", False, ("topology.node.k8s.io",)),
+    "AppGroup": ("app_groups", True, ("appgroup.diktyo.x-k8s.io",)),
+    "NetworkTopology": ("network_topologies", True, ("networktopology.diktyo.x-k8s.io",)),
 }
 
 #: Kinds a workload file may bring along as owners; they join quietly (never "ignored").
@@ -120,6 +122,8 @@ class ClusterState:
         self.pod_groups: dict[str, dict] = {}
         self.elastic_quotas: dict[str, dict] = {}
         self.node_resource_topologies: dict[str, dict] = {}
+        self.app_groups: dict[str, dict] = {}
+        self.network_topologies: dict[str, dict] = {}
         #: The load watcher's answer (``--metrics``) the Trimaran plugins score on, if given.
         self.metrics: Any = None
         #: Owner objects of explained workloads (Deployment, Job, ...) by "Kind/ns/name".

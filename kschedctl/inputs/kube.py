@@ -33,7 +33,7 @@ context, an unreachable server, a TLS failure, 401 (credentials rejected), 403 (
 and the verb). Nodes and pods are required; without any other kind the scheduler can still
 run, so a 403 (or a kind the server does not serve) there becomes a warning saying what is
 missing, and the read carries on. The CRDs of out-of-tree plugins (PodGroup, ElasticQuota,
-NodeResourceTopology) are skipped quietly when not installed (404).
+NodeResourceTopology, AppGroup, NetworkTopology) are skipped quietly when not installed (404).
 
 Credentials never reach a message: every text this module produces passes through a redactor
 that knows the tokens, passwords and keys of the kubeconfig in use, and server addresses are
@@ -164,6 +164,10 @@ KINDS: tuple[Kind, ...] = (
          affects="CapacityScheduling sees no elastic quotas"),
     Kind("NodeResourceTopology", "topology.node.k8s.io", "v1alpha2", "noderesourcetopologies", False, crd=True,
          affects="NodeResourceTopologyMatch sees no NUMA topology (every node passes its Filter)"),
+    Kind("AppGroup", "appgroup.diktyo.x-k8s.io", "v1alpha1", "appgroups", True, crd=True,
+         affects="TopologicalSort and NetworkOverhead see no application groups"),
+    Kind("NetworkTopology", "networktopology.diktyo.x-k8s.io", "v1alpha1", "networktopologies", True, crd=True,
+         affects="NetworkOverhead sees no network costs"),
     Kind("Pod", "", "v1", "pods", True, required=True),
 )
 KIND_BY_NAME: dict[str, Kind] = {k.kind: k for k in KINDS}

@@ -58,7 +58,7 @@ def test_list_paths(kind: str, namespace: str | None, path: str) -> None:
 
 def test_only_nodes_and_pods_are_required() -> None:
     assert {k.kind for k in KINDS if k.required} == {"Node", "Pod"}
-    assert {k.kind for k in KINDS if k.crd} == {"PodGroup", "ElasticQuota", "NodeResourceTopology"}
+    assert {k.kind for k in KINDS if k.crd} == {"PodGroup", "ElasticQuota", "NodeResourceTopology", "AppGroup", "NetworkTopology"}
     assert all(k.affects for k in KINDS if not k.required)
 
 

@@ -30,4 +30,7 @@ SIGS_PLUGINS: dict[str, tuple[str, tuple[str, ...]]] = {
     "NodeResourceTopologyMatch": (
         "kschedctl.plugins.sigs.node_resource_topology_match:NodeResourceTopologyMatch",
         ("filter", "score", "reserve", "postBind")),
+    "TopologicalSort": ("kschedctl.plugins.sigs.topological_sort:TopologicalSort", ("queueSort",)),
+    "NetworkOverhead": ("kschedctl.plugins.sigs.network_overhead:NetworkOverhead",
+                        ("preFilter", "filter", "score")),
 }
