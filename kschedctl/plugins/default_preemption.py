@@ -280,6 +280,25 @@ class DefaultPreemption(Plugin):
         return compiled
 
 
+def legacy_pod_eligible_to_preempt_others(handle: Any, pod_info: Any,
+                                          nominated_node_status: Any) -> tuple[bool, str]:
+    """PodEligibleToPreemptOthers as it was before v1.32 (scheduler-plugins' PostFilter plugins
+    keep this copy): no ``preemptionPolicy: Never``, and no terminating lower-priority pod on
+    the pod's nominated node unless that node is UnschedulableAndUnresolvable for it."""
+    if (pod_info.pod.get("spec") or {}).get("preemptionPolicy") == "Never":
+        return False, REASON_PREEMPT_NEVER
+    nominated = pod_info.nominated_node_name
+    if nominated:
+        if nominated_node_status is not None and nominated_node_status.code == Code.UnschedulableAndUnresolvable:
+            return True, ""
+        node_info = handle.snapshot().get_or_none(nominated)
+        if node_info is not None:
+            for p in node_info.pods:
+                if p.is_terminating and p.priority < pod_info.priority:
+                    return False, REASON_TERMINATING_ON_NOMINATED
+    return True, ""
+
+
 def validate_args(percentage: int, absolute: int) -> list[str]:
     """Upstream ValidateDefaultPreemptionArgs, messages as field.ErrorList prints them."""
     errors = []

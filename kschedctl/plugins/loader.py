@@ -396,6 +396,20 @@ def with_defaults(defaults: Mapping[str, Any] | None, args: Mapping[str, Any] | 
     return out
 
 
+def given_args(args: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The args a user set: keys with a null value count as unset (their default applies)."""
+    return {k: v for k, v in (args or {}).items() if v is not None}
+
+
+def validated(plugin: Any, args: dict[str, Any]) -> dict[str, Any]:
+    """``args`` (defaulted) when the plugin's ``validate_args`` finds nothing wrong; else an
+    InputError naming the plugin and every problem, as upstream's validators would refuse them."""
+    problems = plugin.validate_args(args)
+    if problems:
+        raise InputError(f"{plugin.name} args: " + "; ".join(f"{f}: {m}" for f, _, m in problems))
+    return args
+
+
 _SCHEMA_TYPES = {"required": "Required", "enum": "NotSupported", "const": "NotSupported",
                  "additionalProperties": "Invalid", "maxItems": "TooMany"}
 

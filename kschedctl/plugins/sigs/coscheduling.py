@@ -42,13 +42,12 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from kschedctl.errors import InputError
 from kschedctl.framework.cycle_state import PODS_TO_ACTIVATE_KEY, StateNotFound
 from kschedctl.framework.interfaces import Plugin, QueuedPodInfo
 from kschedctl.framework.status import Code, PostFilterResult, PreFilterResult, Status
 from kschedctl.k8s.quantity import format_bytes, format_milli_cpu
 from kschedctl.k8s.resources import CPU, MEMORY, PODS, Resource
-from kschedctl.plugins.loader import with_defaults
+from kschedctl.plugins.loader import given_args, validated, with_defaults
 from kschedctl.plugins.sigs.podgroup import (
     POD_GROUP_LABEL,
     get_pod_group,
@@ -93,10 +92,8 @@ class Coscheduling(Plugin):
 
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
-        merged = with_defaults(self.default_args, {k: v for k, v in (args or {}).items() if v is not None})
-        problems = self.validate_args(merged)
-        if problems:
-            raise InputError(f"{NAME} args: " + "; ".join(f"{f}: {m}" for f, _, m in problems))
+        merged = with_defaults(self.default_args, given_args(args))
+        validated(self, merged)
         #: Seconds a pod waits at Permit when its PodGroup sets no scheduleTimeoutSeconds.
         self.schedule_timeout = float(merged["permitWaitingTimeSeconds"])
         backoff = int(merged["podGroupBackoffSeconds"])

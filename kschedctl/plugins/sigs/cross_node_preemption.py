@@ -25,6 +25,7 @@ from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.preemption import MSG_NOT_HELPFUL, Candidate, Evaluator, StartTimes
 from kschedctl.framework.runtime import Diagnosis, FitError, NodeToStatus
 from kschedctl.framework.status import Code, PostFilterResult, Status
+from kschedctl.plugins.default_preemption import legacy_pod_eligible_to_preempt_others
 
 if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.framework.cycle_state import CycleState
@@ -88,18 +89,7 @@ class CrossNodePreemption(Plugin):
 
     def _eligible(self, pod_info: "PodInfo", nominated_status: Status | None) -> tuple[bool, str]:
         """Default PodEligibleToPreemptOthers (upstream's old code called DefaultPreemption's)."""
-        if (pod_info.pod.get("spec") or {}).get("preemptionPolicy") == "Never":
-            return False, "not eligible due to preemptionPolicy=Never."
-        nominated = pod_info.nominated_node_name
-        if nominated:
-            if nominated_status is not None and nominated_status.code == Code.UnschedulableAndUnresolvable:
-                return True, ""
-            node_info = self.handle.snapshot().get_or_none(nominated)
-            if node_info is not None:
-                for p in node_info.pods:
-                    if p.priority < pod_info.priority and p.is_terminating:
-                        return False, "not eligible due to a terminating pod on the nominated node."
-        return True, ""
+        return legacy_pod_eligible_to_preempt_others(self.handle, pod_info, nominated_status)
 
 
 class _DefaultPolicy:

@@ -22,12 +22,11 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, Plugin
 from kschedctl.framework.status import Status
 from kschedctl.inputs.metrics import CPU, MEMORY
 from kschedctl.k8s.gomath import go_max, go_min, go_round
-from kschedctl.plugins.loader import with_defaults
+from kschedctl.plugins.loader import given_args, validated, with_defaults
 from kschedctl.plugins.sigs.trimaran import (
     TRIMARAN_SPEC_SCHEMA,
     ResourceStats,
@@ -63,10 +62,8 @@ class LoadVariationRiskBalancing(Plugin):
 
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
-        merged = with_defaults(self.default_args, {k: v for k, v in (args or {}).items() if v is not None})
-        problems = self.validate_args(merged)
-        if problems:
-            raise InputError(f"{NAME} args: " + "; ".join(f"{f}: {m}" for f, _, m in problems))
+        merged = with_defaults(self.default_args, given_args(args))
+        validated(self, merged)
         margin = float(merged["safeVarianceMargin"])
         sensitivity = float(merged["safeVarianceSensitivity"])
         self.margin = DEFAULT_SAFE_VARIANCE_MARGIN if margin < 0 else margin

@@ -27,12 +27,11 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, Plugin
 from kschedctl.framework.status import Status
 from kschedctl.inputs.metrics import CPU, MEMORY, Metric
 from kschedctl.k8s.gomath import go_max, go_min, go_round
-from kschedctl.plugins.loader import with_defaults
+from kschedctl.plugins.loader import given_args, validated, with_defaults
 from kschedctl.plugins.sigs.beta_distribution import compute_probability, get_max_variance
 from kschedctl.plugins.sigs.trimaran import (
     TRIMARAN_SPEC_SCHEMA,
@@ -87,13 +86,11 @@ class LowRiskOverCommitment(Plugin):
 
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
-        given = {k: v for k, v in (args or {}).items() if v is not None}
+        given = given_args(args)
         if not given.get("riskLimitWeights"):
             given.pop("riskLimitWeights", None)  # empty means the defaults, as upstream
         merged = with_defaults({"smoothingWindowSize": DEFAULT_SMOOTHING_WINDOW_SIZE}, given)
-        problems = self.validate_args(merged)
-        if problems:
-            raise InputError(f"{NAME} args: " + "; ".join(f"{f}: {m}" for f, _, m in problems))
+        validated(self, merged)
         window = merged.get("smoothingWindowSize")
         self.smoothing_window_size = window if isinstance(window, int) and window > 0 else DEFAULT_SMOOTHING_WINDOW_SIZE
         weights = {"cpu": DEFAULT_RISK_LIMIT_WEIGHT, "memory": DEFAULT_RISK_LIMIT_WEIGHT}

@@ -51,6 +51,7 @@ from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.quantity import format_quantity
 from kschedctl.k8s.resources import qos_class
 from kschedctl.plugins.helper import located
+from kschedctl.plugins.loader import validated
 from kschedctl.plugins.sigs.numa_topology import (
     POD_SCOPE,
     SINGLE_NUMA_NODE_POLICY,
@@ -135,9 +136,7 @@ class NodeResourceTopologyMatch(Plugin):
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
         merged = self.defaulted(args)
-        problems = self.validate_args(merged)
-        if problems:
-            raise InputError(f"{NAME} args: " + "; ".join(f"{f}: {m}" for f, _, m in problems))
+        validated(self, merged)
         strategy = merged["scoringStrategy"]
         self.strategy_type: str = strategy["type"]
         self.weights: dict[str, int] = {r["name"]: int(r.get("weight") or 0) for r in strategy["resources"]}

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from kschedctl.plugins.helper import go_div
-from kschedctl.plugins.loader import with_defaults
+from kschedctl.plugins.loader import validated, with_defaults
 from kschedctl.plugins.seeds.pod_capacity_of_node import min_max_normalize
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,9 +64,7 @@ class NodeResourcesAllocatable(Plugin):
         if not given.get("resources"):
             given.pop("resources", None)
         merged = with_defaults(self.default_args, given)
-        problems = self.validate_args(merged)
-        if problems:
-            raise InputError(f"{NAME} args: " + "; ".join(f"{f}: {m}" for f, _, m in problems))
+        validated(self, merged)
         self.mode: str = merged["mode"]
         self.weights: dict[str, int] = {}
         for r in merged["resources"]:

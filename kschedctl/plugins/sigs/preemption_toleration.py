@@ -41,9 +41,8 @@ from kschedctl.k8s.strconv import NumError, parse_int
 from kschedctl.plugins.default_preemption import (
     DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE,
     DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE,
-    REASON_PREEMPT_NEVER,
-    REASON_TERMINATING_ON_NOMINATED,
     DefaultPreemption,
+    legacy_pod_eligible_to_preempt_others,
     validate_args,
 )
 
@@ -164,18 +163,7 @@ class PreemptionToleration(DefaultPreemption):
 
     def pod_eligible_to_preempt_others(self, pod_info: Any, nominated_node_status: Status | None) -> tuple[bool, str]:
         """This plugin's copy of the older eligibility rule: any terminating lower-priority pod."""
-        if (pod_info.pod.get("spec") or {}).get("preemptionPolicy") == PREEMPT_NEVER:
-            return False, REASON_PREEMPT_NEVER
-        nominated = pod_info.nominated_node_name
-        if nominated:
-            if nominated_node_status is not None and nominated_node_status.code == Code.UnschedulableAndUnresolvable:
-                return True, ""
-            node_info = self.handle.snapshot().get_or_none(nominated)
-            if node_info is not None:
-                for p in node_info.pods:
-                    if p.is_terminating and p.priority < pod_info.priority:
-                        return False, REASON_TERMINATING_ON_NOMINATED
-        return True, ""
+        return legacy_pod_eligible_to_preempt_others(self.handle, pod_info, nominated_node_status)
 
     def potential_victims(self, node_info: Any, pod_info: Any) -> tuple[list, Status | None]:
         classes = getattr(self.handle.cluster(), "priority_classes", None) or {}

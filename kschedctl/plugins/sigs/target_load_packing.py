@@ -28,14 +28,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Mapping
 
-from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Status
 from kschedctl.inputs.metrics import AVERAGE, CPU, LATEST
 from kschedctl.k8s.gomath import go_round
 from kschedctl.k8s.quantity import QuantityError, milli_value
 from kschedctl.k8s.strconv import NumError, parse_float
-from kschedctl.plugins.loader import with_defaults
+from kschedctl.plugins.loader import given_args, validated, with_defaults
 from kschedctl.plugins.sigs.trimaran import (
     TRIMARAN_SPEC_SCHEMA,
     check_specs,
@@ -71,10 +70,8 @@ class TargetLoadPacking(Plugin):
 
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
-        merged = with_defaults(self.default_args, {k: v for k, v in (args or {}).items() if v is not None})
-        problems = self.validate_args(merged)
-        if problems:
-            raise InputError(f"{NAME} args: " + "; ".join(f"{f}: {m}" for f, _, m in problems))
+        merged = with_defaults(self.default_args, given_args(args))
+        validated(self, merged)
         target = merged.get("targetUtilization")
         self.target_utilization = target if isinstance(target, int) and target > 0 else DEFAULT_TARGET_UTILIZATION
         self.requests_milli_cores = _milli_cpu(merged.get("defaultRequests"))
