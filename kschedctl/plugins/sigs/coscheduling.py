@@ -81,8 +81,10 @@ class Coscheduling(Plugin):
         "podGroupBackoffSeconds": 0,
         "podGroupRejectPercentage": 10,
     }
+    # Upstream decodes args strictly: unknown fields are errors.
     args_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
+        "additionalProperties": False,
         "properties": {
             "permitWaitingTimeSeconds": {"type": "integer"},
             "podGroupBackoffSeconds": {"type": "integer"},

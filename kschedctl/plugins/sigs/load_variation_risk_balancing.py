@@ -51,8 +51,10 @@ class LoadVariationRiskBalancing(Plugin):
         "safeVarianceMargin": DEFAULT_SAFE_VARIANCE_MARGIN,
         "safeVarianceSensitivity": DEFAULT_SAFE_VARIANCE_SENSITIVITY,
     }
+    # Upstream decodes args strictly: unknown fields are errors.
     args_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
+        "additionalProperties": False,
         "properties": {
             **TRIMARAN_SPEC_SCHEMA,
             "safeVarianceMargin": {"type": "number"},

@@ -75,8 +75,10 @@ class LowRiskOverCommitment(Plugin):
         "smoothingWindowSize": DEFAULT_SMOOTHING_WINDOW_SIZE,
         "riskLimitWeights": {"cpu": DEFAULT_RISK_LIMIT_WEIGHT, "memory": DEFAULT_RISK_LIMIT_WEIGHT},
     }
+    # Upstream decodes args strictly: unknown fields are errors.
     args_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
+        "additionalProperties": False,
         "properties": {
             **TRIMARAN_SPEC_SCHEMA,
             "smoothingWindowSize": {"type": "integer"},

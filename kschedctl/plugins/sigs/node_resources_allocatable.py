@@ -44,8 +44,10 @@ class NodeResourcesAllocatable(Plugin):
         "mode": LEAST,
         "resources": [{"name": "cpu", "weight": 1 << 20}, {"name": "memory", "weight": 1}],
     }
+    # Upstream decodes args strictly: unknown fields are errors.
     args_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
+        "additionalProperties": False,
         "properties": {
             "mode": {"type": "string"},
             "resources": {"type": "array", "items": {

@@ -58,8 +58,10 @@ class TargetLoadPacking(Plugin):
         "defaultRequestsMultiplier": DEFAULT_REQUESTS_MULTIPLIER,
         "targetUtilization": DEFAULT_TARGET_UTILIZATION,
     }
+    # Upstream decodes args strictly: unknown fields are errors.
     args_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
+        "additionalProperties": False,
         "properties": {
             **TRIMARAN_SPEC_SCHEMA,
             "defaultRequests": {"type": "object", "additionalProperties": {"type": ["string", "number"]}},
