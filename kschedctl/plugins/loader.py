@@ -435,6 +435,13 @@ def schema_errors(schema: dict | None, args: Any, path: str) -> list[tuple[str, 
                 where = f"{where}.{missing}"
             out.append((where, "Required", "Required value"))
             continue
+        if err.validator == "additionalProperties" and err.validator_value is False and isinstance(err.instance, dict):
+            # one finding per unknown key, worded as the config decoder words them (upstream's
+            # strict decoding: unknown field)
+            allowed = set((err.schema or {}).get("properties") or ())
+            for key in sorted(k for k in err.instance if k not in allowed):
+                out.append((f"{where}.{key}", "Invalid", f'unknown field "{where}.{key}"'))
+            continue
         kind = _SCHEMA_TYPES.get(str(err.validator), "Invalid")
         label = {"Invalid": "Invalid value", "NotSupported": "Unsupported value", "TooMany": "Too many"}[kind]
         out.append((where, kind, f"{label}: {_go_value(err.instance)}: {err.message}"))

@@ -169,7 +169,9 @@ def test_args_are_validated_under_the_plugin_config_path(plugin_dir: Path) -> No
             "  pluginConfig:\n  - name: Good\n    args:\n      limit: 0\n      colour: red\n")
     result = validate_text(HEAD + body, "cfg.yaml", extra_plugins=extra)
     found = [(e.field, e.type) for e in result.errors]
-    assert found == [("profiles[0].pluginConfig[0].args", "Invalid"), ("profiles[0].pluginConfig[0].args.limit", "Invalid")]
+    assert found == [("profiles[0].pluginConfig[0].args.colour", "Invalid"),
+                     ("profiles[0].pluginConfig[0].args.limit", "Invalid")]
+    assert result.errors[0].line == 12
     assert result.errors[1].line == 11
 
 

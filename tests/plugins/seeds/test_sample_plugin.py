@@ -39,5 +39,6 @@ def test_args_schema() -> None:
     assert args_errors(SamplePlugin, ARGS, "args") == []
     assert args_errors(SamplePlugin, None, "args") == []
     errors = args_errors(SamplePlugin, {"favorite_number": "seven", "favorColor": "#326CE5"}, "args")
-    assert [(f, t) for f, t, _ in errors] == [("args", "Invalid"), ("args.favorite_number", "Invalid")]
+    assert [(f, t) for f, t, _ in errors] == [("args.favorColor", "Invalid"), ("args.favorite_number", "Invalid")]
+    assert errors[0][2] == 'unknown field "args.favorColor"'
     assert "favorColor" in errors[0][2]
