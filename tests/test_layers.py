@@ -20,6 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kschedctl"
 LAYERS: list[set[str]] = [
     {"__main__", "cli"},
     {"render"},
+    {"sweep"},
     {"scenarios"},
     {"scheduler"},
     {"config"},
@@ -36,6 +37,8 @@ THIRD_PARTY = {
     "typer": {"cli"},
     "rich": {"cli", "render"},
     "kubernetes": set(),  # inputs/kube.py only, below
+    "matplotlib": {"render"},
+    "ray": {"sweep"},
 }
 
 

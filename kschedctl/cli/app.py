@@ -50,10 +50,12 @@ _SHORT_HELP = {
     "plugins": "Every plugin kschedctl knows: points, weights, args.",
     "test": "Run scenario files as CI checks.",
     "diff": "Which pods a profile change moves, and why.",
+    "sweep": "Compare profiles over clusters and workloads, in parallel.",
 }
 
 #: Command modules, in the order ``--help`` lists them; a module not written yet is skipped.
-_COMMAND_MODULES = ("explain", "simulate", "capacity", "validate", "defaults", "snapshot", "plugins", "test", "diff")
+_COMMAND_MODULES = ("explain", "simulate", "capacity", "validate", "defaults", "snapshot", "plugins", "test", "diff",
+                    "sweep")
 
 
 def _register_commands() -> None:

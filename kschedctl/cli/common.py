@@ -116,28 +116,10 @@ def expand_for_simulation(paths: list[str], cluster_state: Any) -> tuple[list[di
     their owners and other objects joined, and warnings about skipped objects."""
     if not paths:
         return [], cluster_state, []
-    from kschedctl.scheduler.replicas import expand_replicas
+    from kschedctl.scheduler.replicas import simulation_batch
 
     items = load_pods(paths, cluster_state)
-    batch: list[dict] = []
-    joined: list[dict] = []
-    nodes = list(cluster_state.nodes)
-    first_seen: dict[str, Any] = {}
-    for item in items:
-        pods, objects = expand_replicas(item, nodes)
-        for pod in pods:
-            meta = pod.get("metadata") or {}
-            key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
-            if key in first_seen:
-                from kschedctl.errors import InputError
-
-                raise InputError(f"pod {key} is given twice (first at {first_seen[key].where})",
-                                 item.source.file, item.source.line)
-            first_seen[key] = item.source
-        batch.extend(pods)
-        joined.extend(item.owners + objects)
-    if joined:
-        cluster_state = cluster_state.with_objects(joined)
+    batch, cluster_state = simulation_batch(items, cluster_state)
     return batch, cluster_state, list(items.warnings)
 
 

@@ -200,11 +200,13 @@ def _is_null(node: yaml.Node) -> bool:
 # ------------------------------------------------------------------------------ checks
 
 
-def schema_findings(doc: dict[str, Any], lines: dict[str, int], file: str, doc_line: int | None) -> list[Finding]:
-    """What the JSON Schema finds wrong in ``doc``, one clear sentence each, in file order."""
+def schema_findings(doc: dict[str, Any], lines: dict[str, int], file: str, doc_line: int | None,
+                    validator: Any = None, what: str = "the scenario") -> list[Finding]:
+    """What the JSON Schema (the scenario schema unless ``validator`` is given) finds wrong in
+    ``doc``, one clear sentence each, in file order; ``what`` names the document as a whole."""
     out: dict[tuple[int, str], Finding] = {}
-    for error in _validator().iter_errors(doc):
-        for finding in _describe(error, lines, file, doc_line):
+    for error in (validator or _validator()).iter_errors(doc):
+        for finding in _describe(error, lines, file, doc_line, what):
             # ``required`` is reported once per missing field, each naming them all.
             out.setdefault((finding.line or 0, finding.message), finding)
     return [out[k] for k in sorted(out)]
@@ -222,10 +224,11 @@ def _line(lines: dict[str, int], path: str, default: int | None) -> int | None:
     return default if line is None else line
 
 
-def _describe(error: Any, lines: dict[str, int], file: str, doc_line: int | None) -> list[Finding]:
+def _describe(error: Any, lines: dict[str, int], file: str, doc_line: int | None,
+              what: str = "the scenario") -> list[Finding]:
     path = _path(error.absolute_path)
     where = _line(lines, path, doc_line)
-    label = path or "the scenario"
+    label = path or what
     kind = error.validator
     instance = error.instance
     if kind == "additionalProperties" and isinstance(instance, dict):

@@ -9,6 +9,30 @@ from typing import Any, Iterable
 
 from kschedctl.errors import InputError
 
+def simulation_batch(items: Iterable[Any], cluster_state: Any) -> tuple[list[dict], Any]:
+    """The pods of ``items`` (pods and workloads read from files) with workloads expanded to
+    their replicas, in order, and the cluster state with their owners and other objects joined.
+    A pod given twice is an input error naming where it was first given."""
+    batch: list[dict] = []
+    joined: list[dict] = []
+    nodes = list(cluster_state.nodes)
+    first_seen: dict[str, Any] = {}
+    for item in items:
+        pods, objects = expand_replicas(item, nodes)
+        for pod in pods:
+            meta = pod.get("metadata") or {}
+            key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+            if key in first_seen:
+                raise InputError(f"pod {key} is given twice (first at {first_seen[key].where})",
+                                 item.source.file, item.source.line)
+            first_seen[key] = item.source
+        batch.extend(pods)
+        joined.extend(item.owners + objects)
+    if joined:
+        cluster_state = cluster_state.with_objects(joined)
+    return batch, cluster_state
+
+
 def expand_replicas(item: Any, nodes: Iterable[dict] = ()) -> tuple[list[dict], list[dict]]:
     """The pods a workload's controller would create, and the extra objects (PVCs) they need.
 

@@ -1,0 +1,165 @@
+"""Output of ``kschedctl sweep``: the ranked table, CSV, and charts (one per metric).
+
+Renders ``SweepResult`` objects only. The charts use matplotlib (the ``plot`` extra): one box
+plot per metric of the values each configuration reached over the clusters, workloads and
+repetitions, as PNG or SVG (all charts in one figure) or as an HTML page (one SVG per chart).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from kschedctl.errors import InputError
+from kschedctl.k8s.quantity import format_milli_cpu, humanize_bytes
+from kschedctl.sweep.metrics import METRICS
+
+#: Metrics the table shows, in order (the CSV and JSON carry them all).
+_TABLE = ("scheduled", "unschedulable", "preemptions", "victims", "nodesUsed", "cpuUtilisation",
+          "memoryUtilisation", "cpuSpreadNodes", "largestFreeCpu", "largestFreeMemory", "seconds")
+#: Metrics charted by --plot.
+PLOTTED = ("scheduled", "unschedulable", "preemptions", "nodesUsed", "cpuUtilisation", "memoryUtilisation",
+           "cpuSpreadNodes", "cpuSpreadZones", "largestFreeCpu", "seconds")
+
+
+def _cell_text(metric: str, value: Any) -> str:
+    if value is None:
+        return "-"
+    if metric == "largestFreeCpu":
+        return format_milli_cpu(int(value))
+    if metric == "largestFreeMemory":
+        return humanize_bytes(int(value))
+    if isinstance(value, float):
+        return f"{value:.1f}" if metric != "seconds" else f"{value:.2f}"
+    return str(value)
+
+
+def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
+    ranked = result.ranked()
+    title = Text(f"Sweep {result.sweep.name}: {len(result.cells)} cells, ranked by {result.rank_by}")
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+    table.add_column("#", justify="right")
+    for col in ("config", "cluster", "workload"):
+        table.add_column(col)
+    if result.sweep.repetitions > 1:
+        table.add_column("seed", justify="right")
+    shown = [m for m in _TABLE if timings or m != "seconds"]
+    for metric in shown:
+        style = "bold" if metric == result.rank_by else None
+        table.add_column(METRICS[metric][0], justify="right", style=style)
+    for i, cell in enumerate(ranked, 1):
+        # names are text, not markup: "bin-packing[percentageOfNodesToScore=50]" has brackets
+        row: list[Any] = [str(i), Text(cell.config), Text(cell.cluster), Text(cell.workload)]
+        if result.sweep.repetitions > 1:
+            row.append(str(cell.seed))
+        if cell.error:
+            row.append(Text("failed", style="red"))
+            row.extend("" for _ in shown[1:])
+        else:
+            row.extend(_cell_text(m, cell.metrics.get(m)) for m in shown)
+        table.add_row(*row)
+    console.print(table)
+    reasons: dict[str, int] = {}
+    for cell in result.cells:
+        for reason, n in (cell.metrics.get("unschedulableReasons") or {}).items():
+            reasons[reason] = reasons.get(reason, 0) + n
+    if reasons:
+        console.print("Why pods stayed unschedulable (pods, over all cells):")
+        for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:10]:
+            console.print(f"  {n:>6}  {reason}", markup=False, highlight=False)
+    failed: dict[str, list[int]] = {}
+    for i, cell in enumerate(ranked, 1):
+        if cell.error:
+            failed.setdefault(cell.error, []).append(i)
+    if failed:
+        count = sum(len(v) for v in failed.values())
+        console.print(Text(f"{count} of {len(result.cells)} cells failed:", style="red"))
+        for error, rows in failed.items():
+            console.print(Text(f"  #{', #'.join(map(str, rows))}: {error}"), highlight=False)
+
+
+def sweep_csv(result: Any, timings: bool = True) -> str:
+    """One row per cell (matrix order), every metric a column; reasons as "reason=count; ..."."""
+    metrics = [m for m in METRICS if timings or m != "seconds"]
+    extra = ["pods", "gated", "rejected", "errors", "preempted"]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["rank", "index", "config", "cluster", "workload", "repetition", "seed", *metrics, *extra,
+                     "unschedulableReasons", "error"])
+    order = {c.index: i + 1 for i, c in enumerate(result.ranked())}
+    for c in result.cells:
+        m = c.metrics
+        reasons = "; ".join(f"{k}={v}" for k, v in (m.get("unschedulableReasons") or {}).items())
+        writer.writerow([order[c.index], c.index, c.config, c.cluster, c.workload, c.repetition, c.seed,
+                         *("" if m.get(k) is None else m.get(k) for k in metrics),
+                         *("" if m.get(k) is None else m.get(k) for k in extra), reasons, c.error or ""])
+    return buf.getvalue()
+
+
+def write_plot(result: Any, path: str) -> None:
+    """Charts of the metrics per configuration into ``path`` (.png, .svg or .html)."""
+    lower = path.lower()
+    if not lower.endswith((".png", ".svg", ".html", ".htm")):
+        raise InputError(f"--plot {path}: the file must end in .png, .svg or .html")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise InputError("--plot needs matplotlib: pip install 'kschedctl[plot]'") from None
+    configs = [c.name for c in result.sweep.configs]
+    ok = [c for c in result.cells if not c.error]
+
+    def draw(ax: Any, metric: str) -> None:
+        series = [[float(c.metrics[metric]) for c in ok if c.config == name and c.metrics.get(metric) is not None]
+                  for name in configs]
+        ax.boxplot([s if s else [float("nan")] for s in series], showmeans=True)
+        for i, values in enumerate(series, 1):  # every cell as a dot over its box
+            ax.plot([i] * len(values), values, "o", alpha=0.5, markersize=4)
+        ax.set_xticks(range(1, len(configs) + 1), configs, rotation=20, ha="right", fontsize=8)
+        better = "higher is better" if METRICS[metric][1] else "lower is better"
+        ax.set_title(f"{METRICS[metric][0]} ({better})", fontsize=10)
+
+    if lower.endswith((".html", ".htm")):
+        parts = [f"<!doctype html><meta charset='utf-8'><title>kschedctl sweep {_esc(result.sweep.name)}</title>",
+                 f"<h1>Sweep {_esc(result.sweep.name)}</h1><p>{len(result.cells)} cells; each box is one "
+                 f"configuration over clusters, workloads and repetitions.</p>"]
+        for metric in PLOTTED:
+            fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(configs) + 2), 3.6))
+            draw(ax, metric)
+            fig.tight_layout()
+            svg = io.StringIO()
+            fig.savefig(svg, format="svg")
+            plt.close(fig)
+            parts.append(f"<section><h2>{_esc(METRICS[metric][0])}</h2>{_svg_body(svg.getvalue())}</section>")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(parts) + "\n")
+        return
+    cols = 2
+    rows = (len(PLOTTED) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(max(10, 2.4 * len(configs) + 4), 3.2 * rows))
+    for ax, metric in zip(axes.flat, PLOTTED):
+        draw(ax, metric)
+    for ax in list(axes.flat)[len(PLOTTED):]:
+        ax.set_visible(False)
+    fig.suptitle(f"Sweep {result.sweep.name}")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _svg_body(svg: str) -> str:
+    """The <svg> element of a matplotlib SVG file (without its XML prologue and doctype)."""
+    start = svg.find("<svg")
+    return svg[start:] if start >= 0 else svg

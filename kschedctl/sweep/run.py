@@ -1,0 +1,269 @@
+"""Running a sweep's cells: one after another, in a local process pool, or as Ray tasks.
+
+A cell is a pure function of its inputs (files, settings, seed), so the results do not depend
+on how many workers run them or where: they are collected by cell index. Each worker process
+keeps what it loaded (configurations, cluster states) for the cells it runs next. A cell that
+fails (bad input, a plugin error) gets its error in its row; the others run on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from kschedctl.errors import InputError, KschedctlError
+from kschedctl.sweep.metrics import cell_metrics
+from kschedctl.sweep.model import Cell, ClusterSource, ConfigSource, Sweep, apply_settings
+
+
+@dataclass
+class CellResult:
+    """The metrics of one cell, or why it failed."""
+
+    index: int
+    config: str
+    cluster: str
+    workload: str
+    repetition: int
+    seed: int
+    metrics: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    def to_dict(self, timings: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {"index": self.index, "config": self.config, "cluster": self.cluster,
+                               "workload": self.workload, "repetition": self.repetition, "seed": self.seed}
+        metrics = dict(self.metrics)
+        if not timings:
+            metrics.pop("seconds", None)
+        out["metrics"] = metrics
+        out["error"] = self.error
+        return out
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What every cell is run with (picklable, for workers)."""
+
+    extenders: bool = True
+    plugins: tuple[str, ...] = ()
+
+
+# -- one cell -------------------------------------------------------------------------------------
+
+_configs: dict[str, Any] = {}
+_clusters: dict[Any, Any] = {}
+_registries: dict[tuple[str, ...], Any] = {}
+
+
+def _registry(plugins: tuple[str, ...]) -> tuple[Any, dict[str, tuple[str, ...]] | None]:
+    if plugins not in _registries:
+        from kschedctl.plugins.loader import registry_with
+
+        registry, extra = registry_with(list(plugins))
+        _registries[plugins] = (registry, extra or None)
+    return _registries[plugins]
+
+
+def load_cell_config(source: ConfigSource, extra_plugins: dict[str, tuple[str, ...]] | None = None) -> Any:
+    """The configuration of ``source``: its file (or the built-in default) with its settings."""
+    key = json.dumps([source.file, source.settings], default=str)
+    if key not in _configs:
+        from kschedctl.config import load_config
+
+        if not source.settings:
+            _configs[key] = load_config(source.file, extra_plugins=extra_plugins)
+        else:
+            from kschedctl.config.api import ConfigInvalidError, raw_config, validate_text
+
+            try:
+                doc = apply_settings(raw_config(source.file), source.settings)
+            except ValueError as exc:
+                raise InputError(str(exc), source.file) from None
+            name = f"{source.file or '(built-in default)'} {source.name}"
+            result = validate_text(json.dumps(doc), name, extra_plugins=extra_plugins)
+            if result.errors or result.config is None:
+                raise ConfigInvalidError(name, result.errors)
+            _configs[key] = result.config
+    return _configs[key]
+
+
+def load_cell_cluster(source: ClusterSource) -> Any:
+    """The cluster state of ``source`` (with its load metrics), loaded once per process."""
+    key = (source.files, source.metrics)
+    if key not in _clusters:
+        from kschedctl.inputs.cluster import load_cluster
+
+        state = load_cluster(list(source.files))
+        if source.metrics:
+            from kschedctl.inputs.metrics import load_metrics
+
+            state = state.copy()
+            state.metrics = load_metrics(source.metrics)
+        _clusters[key] = state
+    return _clusters[key]
+
+
+def run_cell(cell: Cell, options: RunOptions = RunOptions(), cluster_state: Any = None) -> CellResult:
+    """Simulate one cell; its metrics, or the error that stopped it."""
+    out = CellResult(cell.index, cell.config.name, cell.cluster.name, cell.workload.name, cell.repetition, cell.seed)
+    started = time.perf_counter()
+    try:
+        from kschedctl.inputs.workloads import load_pods
+        from kschedctl.scheduler.replicas import simulation_batch
+        from kschedctl.scheduler.simulate import Simulator
+
+        registry, extra = _registry(options.plugins)
+        cfg = load_cell_config(cell.config, extra)
+        state = cluster_state if cluster_state is not None else load_cell_cluster(cell.cluster)
+        batch, state = simulation_batch(load_pods(list(cell.workload.files), state), state)
+        sim = Simulator(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)
+        result = sim.run(batch, cell.config.profile, include_cluster_pending=cell.include_cluster_pending)
+        out.metrics = cell_metrics(result)
+    except KschedctlError as exc:
+        out.error = str(exc)
+    except Exception as exc:  # a plugin's own failure: this cell's row says so, the others run on
+        out.error = f"{type(exc).__name__}: {exc}"
+    out.metrics["seconds"] = round(time.perf_counter() - started, 3)
+    return out
+
+
+# -- many cells -----------------------------------------------------------------------------------
+
+
+def run_cells(cells: list[Cell], workers: int = 1, options: RunOptions = RunOptions(),
+              progress: Callable[[int], None] | None = None) -> list[CellResult]:
+    """Every cell, in ``workers`` local processes (1: in this process); results in cell order."""
+    results: list[CellResult | None] = [None] * len(cells)
+    if workers <= 1 or len(cells) <= 1:
+        for cell in cells:
+            results[cell.index] = run_cell(cell, options)
+            if progress:
+                progress(1)
+        return [r for r in results if r is not None]
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(cells)), initializer=_ignore_sigint)
+    try:
+        futures = {pool.submit(run_cell, cell, options): cell for cell in cells}
+        for future in as_completed(futures):
+            cell = futures[future]
+            try:
+                results[cell.index] = future.result()
+            except Exception as exc:  # the worker died (out of memory, killed)
+                results[cell.index] = CellResult(cell.index, cell.config.name, cell.cluster.name, cell.workload.name,
+                                                 cell.repetition, cell.seed, error=f"worker failed: {exc}")
+            if progress:
+                progress(1)
+    except BaseException:
+        # Ctrl-C (or anything else): drop what has not started and stop the running cells now
+        # (the workers ignore SIGINT, so that only this process reports the interruption)
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return [r for r in results if r is not None]
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def run_cells_on_ray(cells: list[Cell], address: str, options: RunOptions = RunOptions(),
+                     progress: Callable[[int], None] | None = None) -> list[CellResult]:
+    """Every cell as a Ray task on the cluster at ``address`` ("local": a local Ray); each cluster
+    state is loaded here once and shipped once, through Ray's object store."""
+    try:
+        import ray
+    except ImportError:
+        raise InputError("--ray-address needs Ray: pip install 'kschedctl[ray]'") from None
+    ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, include_dashboard=False)
+    remote = ray.remote(run_cell)
+    refs: dict[ClusterSource, Any] = {}
+    failed: dict[ClusterSource, str] = {}
+    for source in dict.fromkeys(c.cluster for c in cells):
+        try:
+            refs[source] = ray.put(load_cell_cluster(source))
+        except KschedctlError as exc:
+            failed[source] = str(exc)
+    results: list[CellResult | None] = [None] * len(cells)
+    pending: dict[Any, Cell] = {}
+    for cell in cells:
+        if cell.cluster in failed:
+            results[cell.index] = CellResult(cell.index, cell.config.name, cell.cluster.name, cell.workload.name,
+                                             cell.repetition, cell.seed, error=failed[cell.cluster])
+            if progress:
+                progress(1)
+            continue
+        pending[remote.remote(cell, options, refs[cell.cluster])] = cell
+    waiting = list(pending)
+    while waiting:
+        done, waiting = ray.wait(waiting, num_returns=1)
+        for ref in done:
+            cell = pending[ref]
+            try:
+                results[cell.index] = ray.get(ref)
+            except Exception as exc:
+                results[cell.index] = CellResult(cell.index, cell.config.name, cell.cluster.name, cell.workload.name,
+                                                 cell.repetition, cell.seed, error=f"Ray task failed: {exc}")
+            if progress:
+                progress(1)
+    return [r for r in results if r is not None]
+
+
+@dataclass
+class SweepResult:
+    """The answer (``kind: SweepResult``): every cell's metrics, in matrix order, and the ranking."""
+
+    sweep: Sweep
+    cells: list[CellResult]
+    rank_by: str
+    workers: int
+    seconds: float = 0.0
+
+    def ranked(self) -> list[CellResult]:
+        from kschedctl.sweep.metrics import rank
+
+        return rank(self.cells, self.rank_by)
+
+    def to_dict(self, timings: bool = True) -> dict[str, Any]:
+        order = {c.index: i + 1 for i, c in enumerate(self.ranked())}
+        out: dict[str, Any] = {
+            "kind": "SweepResult",
+            "name": self.sweep.name,
+            "rankBy": self.rank_by,
+            "cells": [{**c.to_dict(timings), "rank": order[c.index]} for c in self.cells],
+            "summary": {"cells": len(self.cells), "failed": sum(1 for c in self.cells if c.error),
+                        "configs": [c.name for c in self.sweep.configs],
+                        "clusters": [c.name for c in self.sweep.clusters],
+                        "workloads": [w.name for w in self.sweep.workloads],
+                        "repetitions": self.sweep.repetitions},
+        }
+        if timings:
+            out["summary"]["seconds"] = round(self.seconds, 3)
+            out["summary"]["workers"] = self.workers
+        return out
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def run_sweep(sweep: Sweep, rank_by: str, workers: int | None = None, ray_address: str | None = None,
+              options: RunOptions = RunOptions(), progress: Callable[[int], None] | None = None,
+              cells: Iterable[Cell] | None = None) -> SweepResult:
+    """Run every cell of ``sweep`` locally (``workers`` processes, default: the cores) or on Ray."""
+    todo = list(cells) if cells is not None else sweep.cells()
+    started = time.perf_counter()
+    if ray_address:
+        results = run_cells_on_ray(todo, ray_address, options, progress)
+        used = 0
+    else:
+        used = workers or default_workers()
+        results = run_cells(todo, used, options, progress)
+    return SweepResult(sweep, results, rank_by, used, time.perf_counter() - started)
