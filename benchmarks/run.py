@@ -3,6 +3,7 @@
     python3 -m benchmarks.run                 # 500, 5,000 and 15,000 nodes, 10 pods per node
     python3 -m benchmarks.run --nodes 5000 --yaml
     python3 -m benchmarks.run --nodes 5000 --whole-process   # kschedctl explain vs json.load, same file
+                                                             # (and capacity vs explain, peak RSS)
 
 "load" builds what every explain needs once per cluster: a PodInfo per pod and the snapshot
 (NodeInfos in node-tree order, image summaries). With ``--yaml`` it also includes writing the
@@ -13,7 +14,9 @@ cluster as one YAML file and reading it back through ``kschedctl.inputs`` (when 
 ``--whole-process`` answers what a user waits for: the cluster written as one JSON snapshot (and
 as YAML), then ``kschedctl explain`` run as a separate process on it (every node evaluated, table
 output), next to Python's ``json.load`` of the same file (the floor of any JSON reader), with the
-goal of the performance issue: at most 2x json.load from JSON, and YAML at most 3x JSON.
+goal of the performance issue: at most 2x json.load from JSON, and YAML at most 3x JSON; then
+``kschedctl capacity`` of the same pod (default profile, default ``--max``) next to the explain,
+and the explain's peak RSS.
 """
 
 from __future__ import annotations
@@ -96,9 +99,9 @@ def whole_process(n: int, pods_per_node: int, repeat: int = 3) -> dict[str, floa
         config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
                           "percentageOfNodesToScore: 100\n", encoding="utf-8")
 
-        def timed(fn: object) -> float:
+        def timed(fn: object, times: int = repeat) -> float:
             runs = []
-            for _ in range(repeat):
+            for _ in range(times):
                 t0 = time.perf_counter()
                 fn()  # type: ignore[operator]
                 runs.append(time.perf_counter() - t0)
@@ -108,12 +111,24 @@ def whole_process(n: int, pods_per_node: int, repeat: int = 3) -> dict[str, floa
             subprocess.run([sys.executable, "-m", "kschedctl", "explain", "--cluster", str(path), str(pod),
                             "-c", str(config)], check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
+        def capacity() -> None:
+            # the default profile (adaptive sampling), at most 10,000 copies (the default --max)
+            subprocess.run([sys.executable, "-m", "kschedctl", "capacity", "--cluster", str(snap_json), str(pod)],
+                           check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
         def load() -> None:
             with open(snap_json, encoding="utf-8") as fh:
                 json.load(fh)
 
-        return {"nodes": n, "pods": len(pods), "mb": snap_json.stat().st_size / 1e6, "json_load_s": timed(load),
-                "explain_json_s": timed(lambda: explain(snap_json)), "explain_yaml_s": timed(lambda: explain(snap_yaml))}
+        import resource
+
+        out = {"nodes": n, "pods": len(pods), "mb": snap_json.stat().st_size / 1e6, "json_load_s": timed(load),
+               "explain_json_s": timed(lambda: explain(snap_json))}
+        # ru_maxrss of children: the largest child so far (KiB on Linux), here an explain from JSON
+        out["explain_rss_mib"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        out["explain_yaml_s"] = timed(lambda: explain(snap_yaml))
+        out["capacity_s"] = timed(capacity, 1)
+        return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,14 +142,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.whole_process:
         import os
 
-        print(f"{os.cpu_count()} cores; goals: explain <= 2x json.load (JSON), YAML <= 3x JSON")
+        print(f"{os.cpu_count()} cores; goals: explain <= 2x json.load (JSON), YAML <= 3x JSON, "
+              f"capacity <= 3x explain (JSON), peak RSS <= 1.5 GiB at 15,000 nodes")
         print(f"{'nodes':>7} {'pods':>7} {'MB':>6} {'json.load s':>12} {'explain JSON s':>15} {'ratio':>6} "
-              f"{'explain YAML s':>15} {'YAML/JSON':>10}")
+              f"{'explain YAML s':>15} {'YAML/JSON':>10} {'capacity s':>11} {'cap/explain':>12} {'RSS MiB':>8}")
         for n in args.nodes or [5000]:
             r = whole_process(n, args.pods_per_node)
             print(f"{r['nodes']:>7} {r['pods']:>7} {r['mb']:>6.1f} {r['json_load_s']:>12.2f} "
                   f"{r['explain_json_s']:>15.2f} {r['explain_json_s'] / r['json_load_s']:>6.1f} "
-                  f"{r['explain_yaml_s']:>15.2f} {r['explain_yaml_s'] / r['explain_json_s']:>10.1f}")
+                  f"{r['explain_yaml_s']:>15.2f} {r['explain_yaml_s'] / r['explain_json_s']:>10.1f} "
+                  f"{r['capacity_s']:>11.2f} {r['capacity_s'] / r['explain_json_s']:>12.1f} "
+                  f"{r['explain_rss_mib']:>8.0f}")
             sys.stdout.flush()
         return 0
     sizes = args.nodes or [500, 5000, 15000]
