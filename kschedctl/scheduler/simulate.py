@@ -781,11 +781,14 @@ def simulate(
 
 def _mark_bound(pod: dict, now: float) -> None:
     """What the API server writes when the pod is bound: ``PodScheduled=True`` at the (virtual)
-    time of binding, which plugins that look at when a pod was scheduled read."""
-    status = pod.setdefault("status", {})
-    if not isinstance(status, dict):
+    time of binding, which plugins that look at when a pod was scheduled read. The pod gets a
+    new status dict: the old one may be shared with pods still pending (replicas built by copying
+    a template shallowly), which must not look bound."""
+    status = pod.get("status")
+    if status is not None and not isinstance(status, dict):
         return
+    status = status or {}
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(now)))
     condition = {"type": "PodScheduled", "status": "True", "lastTransitionTime": stamp}
     conditions = [c for c in status.get("conditions") or () if not (isinstance(c, dict) and c.get("type") == "PodScheduled")]
-    status["conditions"] = [*conditions, condition]
+    pod["status"] = {**status, "conditions": [*conditions, condition]}

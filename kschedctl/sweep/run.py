@@ -182,7 +182,10 @@ def run_cells_on_ray(cells: list[Cell], address: str, options: RunOptions = RunO
         import ray
     except ImportError:
         raise InputError("--ray-address needs Ray: pip install 'kschedctl[ray]'") from None
-    ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, include_dashboard=False)
+    import logging
+
+    ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, include_dashboard=False,
+             logging_level=logging.ERROR)
     remote = ray.remote(run_cell)
     refs: dict[ClusterSource, Any] = {}
     failed: dict[ClusterSource, str] = {}
