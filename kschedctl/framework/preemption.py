@@ -704,8 +704,9 @@ def pick_one_node_for_preemption(
                 selected = []
             if score == best:
                 selected.append(node)
+        kept = set(selected)
         for node in names:
-            if node not in selected:
+            if node not in kept:
                 decisions[node] = label
         if len(selected) == 1:
             decisions[selected[0]] = label
