@@ -206,7 +206,9 @@ def run(workload: Workload, config: Any, measure: int | None = None, nodes: int 
         profiler.disable()
         profiler.dump_stats(profile_out)
     counts = result.counts()
-    return {"workload": workload.name, "nodes": n, "init": len(init_pods), "pods": len(batch), "load_s": load,
+    # the label names the size measured ("DeploymentRollout/15000Nodes" with --nodes 15000)
+    label = workload.name if n == workload.nodes else f"{workload.name.split('/')[0]}/{n}Nodes"
+    return {"workload": label, "nodes": n, "init": len(init_pods), "pods": len(batch), "load_s": load,
             "run_s": took, "pods_per_s": len(batch) / took if took else 0.0, "scheduled": counts.get("Scheduled", 0),
             "preemptions": len(result.preemptions), "cycles": result.cycles, "counts": counts,
             "not_implemented": result.not_implemented}
