@@ -70,10 +70,11 @@ class NodeToStatus:
             if not self._statuses:
                 return list(all_nodes)
             return [n for n in all_nodes if self.get(n.name).code == code]
+        get = getattr(snapshot, "get_or_none", None) or snapshot.get
         out = []
         for name, status in self._statuses.items():
             if status.code == code:
-                node_info = snapshot.get_or_none(name) if hasattr(snapshot, "get_or_none") else snapshot.get(name)
+                node_info = get(name)
                 if node_info is not None:
                     out.append(node_info)
         return out

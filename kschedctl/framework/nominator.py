@@ -31,5 +31,10 @@ class PodNominator:
     def nominated_pods_for_node(self, node_name: str) -> list["PodInfo"]:
         return self._by_node.get(node_name, [])
 
+    @property
+    def by_node(self) -> dict[str, list["PodInfo"]]:
+        """node name -> the pods nominated there (read-only use; hot loops look nodes up here)."""
+        return self._by_node
+
     def __bool__(self) -> bool:
         return any(self._by_node.values())

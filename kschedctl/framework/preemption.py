@@ -570,7 +570,9 @@ class Evaluator:
         best, decisions = self.select_candidate(run.candidates, times)
         if best is None or not best.name:
             return None, Status(Code.Unschedulable, MSG_NO_CANDIDATE_NODE, details=details)
-        details["candidates"] = [_candidate_details(c, decisions, best) for c in run.candidates]
+        trace = getattr(getattr(self.handle, "framework", None), "trace", None)
+        if trace is None or trace.filters is not None:  # a batch's lean trace keeps no per-node records
+            details["candidates"] = [_candidate_details(c, decisions, best) for c in run.candidates]
         details["nominatedNode"] = best.name
         # 5) Nothing is evicted in a what-if run: the result names the node and the victims.
         return PostFilterResult(best.name, [v.key for v in best.victims]), Status(Code.Success, details=details)

@@ -309,6 +309,10 @@ class Scheduler:
         run = fwk.run_filter_plugins_with_nominated_pods
         if not fwk.handle.nominator:
             run = fwk.run_filter_plugins  # nobody is nominated: the single pass is all there is
+        scanner = getattr(fwk, "filter_scanner", None)
+        scan = scanner(state, pod_info) if scanner is not None and filters is None else None
+        if scan is not None:
+            return self._scan_nodes(fwk, scan, diagnosis, nodes, start, num_to_find, outcome, from_start)
         node_to_status = diagnosis.node_to_status
         feasible: list["NodeInfo"] = []
         visited: list[str] = []
@@ -334,6 +338,42 @@ class Scheduler:
         self._last_feasible = feasible
         if outcome is not None and from_start:
             outcome.visit_order = visited
+        if error is not None:
+            raise SchedulingError(error)
+        return feasible
+
+    def _scan_nodes(self, fwk: Framework, scan: Any, diagnosis: Diagnosis, nodes: list["NodeInfo"], start: int,
+                    num_to_find: int, outcome: CycleOutcome | None, from_start: bool) -> list["NodeInfo"]:
+        """The loop of find_nodes_that_pass_filters for a batch, where ``scan(node)`` is the
+        framework's memoized answer: the same nodes in the same order, the same statuses and
+        diagnosis, with per-node work kept to the verdict lookup."""
+        set_status = diagnosis.node_to_status.set
+        add_plugin_status = diagnosis.add_plugin_status
+        seen: set = set()
+        feasible: list["NodeInfo"] = []
+        visited: list[str] | None = [] if outcome is not None and from_start else None
+        error: Status | None = None
+        order = nodes[start:] + nodes[:start] if start else nodes
+        for node_info in order:
+            status = scan(node_info)
+            if visited is not None:
+                visited.append(node_info.name)
+            if status is None or status.code == _SUCCESS:
+                feasible.append(node_info)
+                if len(feasible) >= num_to_find:
+                    break
+            elif status.code == Code.Error:
+                error = status
+                break
+            else:
+                set_status(node_info.name, status)
+                tag = (status.plugin, status.code)
+                if tag not in seen:  # AddPluginStatus only depends on the plugin and the code
+                    seen.add(tag)
+                    add_plugin_status(status)
+        self._last_feasible = feasible
+        if outcome is not None and from_start:
+            outcome.visit_order = visited  # type: ignore[assignment]
         if error is not None:
             raise SchedulingError(error)
         return feasible
