@@ -44,19 +44,19 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: Sequence[N
     With ``reverse`` each score becomes ``max_priority - score``; when every score is 0 they all
     become ``max_priority`` under ``reverse`` and stay 0 otherwise. Scores are assumed non-negative.
     """
-    max_count = 0
-    for s in scores:
-        if s.score > max_count:
-            max_count = s.score
-    if max_count == 0:
-        if reverse:
-            for s in scores:
-                s.score = max_priority
-        return None
-    for s in scores:
-        score = go_div(max_priority * s.score, max_count)
-        s.score = max_priority - score if reverse else score
+    for s, value in zip(scores, default_normalize_values(max_priority, reverse, [s.score for s in scores])):
+        s.score = value
     return None
+
+
+def default_normalize_values(max_priority: int, reverse: bool, values: Sequence[int]) -> list[int]:
+    """``default_normalize_score`` on a list of raw scores: the new scores."""
+    max_count = max(values, default=0)
+    if max_count <= 0:
+        return [max_priority] * len(values) if reverse else list(values)
+    if reverse:
+        return [max_priority - go_div(max_priority * v, max_count) for v in values]
+    return [go_div(max_priority * v, max_count) for v in values]
 
 
 class FunctionShapePoint:

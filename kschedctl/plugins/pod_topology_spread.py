@@ -53,6 +53,8 @@ from kschedctl.plugins.pod_topology_spread_scoring import (
     normalize_scores,
     score_node,
 )
+from kschedctl.plugins.pod_topology_spread_scoring import normalize_values as normalize_values_batch
+from kschedctl.plugins.pod_topology_spread_scoring import score_nodes as score_nodes_batch
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -218,6 +220,22 @@ class PodTopologySpread(Plugin):
         if status is not None:
             return 0, status
         return score_node(s, pod_info, node_info), None
+
+    def score_nodes(self, state: "CycleState", pod_info: "PodInfo",
+                    nodes: list["NodeInfo"]) -> tuple[list[int] | None, Status | None]:
+        """Score for many nodes at once (kschedctl's batch form, used by simulate's runtime)."""
+        s, status = _read_pre_score_state(state)
+        if status is not None:
+            return None, status
+        return score_nodes_batch(s, pod_info, nodes), None
+
+    def normalize_values(self, state: "CycleState", pod_info: "PodInfo", names: list[str],
+                         values: list[int]) -> tuple[list[int] | None, Status | None]:
+        """NormalizeScore on plain lists (kschedctl's batch form, used by simulate's runtime)."""
+        s, status = _read_pre_score_state(state)
+        if status is not None:
+            return None, status
+        return normalize_values_batch(s, names, values), None
 
     def normalize_score(self, state: "CycleState", pod_info: "PodInfo", scores: list[NodeScore]) -> Status | None:
         s, status = _read_pre_score_state(state)

@@ -249,6 +249,12 @@ _NODE_COUNTS: dict[tuple, int] = {}
 _NODE_COUNTS_MAX = 500_000
 
 
+def node_counts_memo() -> dict[tuple, int]:
+    """The memo of ``count_node_pods_match_selector``, keyed ``(node generation, selector key,
+    namespace)``, for loops that look counts up without a call per node."""
+    return _NODE_COUNTS
+
+
 def count_node_pods_match_selector(node_info: "NodeInfo", c: Constraint, namespace: str) -> int:
     """``count_pods_match_selector`` over the pods of ``node_info``, memoized by its generation."""
     pods = node_info.pods

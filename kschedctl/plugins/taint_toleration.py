@@ -21,7 +21,7 @@ from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore, Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.tolerations import find_matching_untolerated_taint, taint_to_string, tolerates
 from kschedctl.plugins import names
-from kschedctl.plugins.helper import default_normalize_score, do_not_schedule_taints_filter
+from kschedctl.plugins.helper import default_normalize_score, default_normalize_values, do_not_schedule_taints_filter
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -66,6 +66,11 @@ class TaintToleration(Plugin):
 
     def normalize_score(self, state: "CycleState", pod_info: "PodInfo", scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+    def normalize_values(self, state: "CycleState", pod_info: "PodInfo", names: list[str],
+                         values: list[int]) -> tuple[list[int] | None, Status | None]:
+        """NormalizeScore on plain lists (kschedctl's batch form, used by simulate's runtime)."""
+        return default_normalize_values(MAX_NODE_SCORE, True, values), None
 
 
 def count_intolerable_taints_prefer_no_schedule(taints: list[dict], tolerations: list[dict]) -> int:

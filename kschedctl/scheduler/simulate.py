@@ -34,6 +34,7 @@ import gc
 import json
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Callable, Iterable
 
 from kschedctl.errors import UsageError
@@ -336,6 +337,18 @@ class _LeanFramework(Framework):
         for pl in plugins:
             name = pl.name
             values = columns.get(name)
+            batch = getattr(pl, "score_nodes", None) if values is None else None
+            if batch is not None:
+                # the plugin's batch form (same answers, per-cycle lookups made once)
+                try:
+                    values, st = batch(state, pod_info, nodes)
+                except Exception as exc:
+                    return None, self._score_failed(
+                        f'running Score plugins: plugin "{name}" failed with: '
+                        f'{_raised(name, "Score", exc).message()}', exc)
+                if st is not None and st.code != Code.Success:
+                    return None, self._score_failed(
+                        f'running Score plugins: plugin "{name}" failed with: {st.message()}', st.as_error())
             if values is None:
                 fn = pl.score
                 values = []
@@ -365,6 +378,19 @@ class _LeanFramework(Framework):
             if not callable(normalize):
                 normalized_per_plugin.append(values)
                 continue
+            batch_normalize = getattr(pl, "normalize_values", None)
+            if batch_normalize is not None:
+                # the plugin's batch form: the same scores, without a NodeScore per node
+                try:
+                    out, st = batch_normalize(state, pod_info, names, values)
+                except Exception as exc:
+                    out, st = None, _raised(pl.name, "NormalizeScore", exc)
+                if st is not None and st.code != Code.Success:
+                    return None, self._score_failed(
+                        f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {st.message()}',
+                        st.as_error())
+                normalized_per_plugin.append(out)  # type: ignore[arg-type]
+                continue
             scores = [NodeScore(n, v) for n, v in zip(names, values)]
             try:
                 st = normalize(state, pod_info, scores)
@@ -392,9 +418,23 @@ class _LeanFramework(Framework):
         if not weighted_columns:
             return [NodePluginScores(n, [], 0) for n in names], None
         per_node = list(zip(*weighted_columns))
-        result = [NodePluginScores(n, list(zip(plugin_names, row)), total)
-                  for n, row, total in zip(names, per_node, map(sum, per_node))]
+        result = [_BulkScores(n, plugin_names, row, total) for n, row, total in zip(names, per_node, map(sum, per_node))]
         return result, None
+
+
+class _BulkScores(NodePluginScores):
+    """A node's scores as the lean runtime builds them for hundreds of nodes per cycle: the
+    (plugin, score) list, which selectHost does not read, is made on first use only."""
+
+    def __init__(self, name: str, plugins: list[str], row: tuple[int, ...], total: int) -> None:
+        self.name = name
+        self.total_score = total
+        self._plugins = plugins
+        self._row = row
+
+    @cached_property
+    def scores(self) -> list[tuple[str, int]]:  # type: ignore[override]
+        return list(zip(self._plugins, self._row))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -176,10 +176,21 @@ def run_scores(
         score, status = plugin.score(state, pod, ni)
         assert status is None or status.is_success(), f"score failed on {ni.name}: {status!r}"
         raw[ni.name] = score
+    # A plugin's batch forms (simulate's runtime uses them) must answer exactly as the per-node ones.
+    batch = getattr(plugin, "score_nodes", None)
+    if callable(batch):
+        values, status = batch(state, pod, node_infos)
+        assert status is None or status.is_success(), f"score_nodes failed: {status!r}"
+        assert dict(zip([ni.name for ni in node_infos], values)) == raw, "score_nodes disagrees with score"
     scores = [NodeScore(name, value) for name, value in raw.items()]
     if callable(getattr(plugin, "normalize_score", None)):
         status = plugin.normalize_score(state, pod, scores)
         assert status is None or status.is_success(), f"normalize_score failed: {status!r}"
+        batch_normalize = getattr(plugin, "normalize_values", None)
+        if callable(batch_normalize):
+            values, status = batch_normalize(state, pod, list(raw), list(raw.values()))
+            assert status is None or status.is_success(), f"normalize_values failed: {status!r}"
+            assert values == [s.score for s in scores], "normalize_values disagrees with normalize_score"
     return raw, {s.name: s.score for s in scores}
 
 
