@@ -311,48 +311,30 @@ class Scheduler:
             run = fwk.run_filter_plugins  # nobody is nominated: the single pass is all there is
         scanner = getattr(fwk, "filter_scanner", None)
         scan = scanner(state, pod_info) if scanner is not None and filters is None else None
-        if scan is not None:
-            return self._scan_nodes(fwk, scan, diagnosis, nodes, start, num_to_find, outcome, from_start)
-        node_to_status = diagnosis.node_to_status
-        feasible: list["NodeInfo"] = []
-        visited: list[str] = []
-        error: Status | None = None
-        for i in range(num_all):
-            node_info = nodes[(start + i) % num_all]
-            name = node_info.name
-            record: list | None = [] if filters is not None else None
-            status = run(state, pod_info, node_info, record)
-            if filters is not None:
-                filters[name] = record  # type: ignore[assignment]
-            visited.append(name)
-            if status is None or status.code == _SUCCESS:
-                feasible.append(node_info)
-                if len(feasible) >= num_to_find:
-                    break
-            elif status.code == Code.Error:
-                error = status
-                break
+        if scan is None:
+            if filters is None:
+                def scan(node_info: "NodeInfo") -> Status | None:
+                    return run(state, pod_info, node_info, None)
             else:
-                node_to_status.set(name, status)
-                diagnosis.add_plugin_status(status)
-        self._last_feasible = feasible
-        if outcome is not None and from_start:
-            outcome.visit_order = visited
-        if error is not None:
-            raise SchedulingError(error)
-        return feasible
+                def scan(node_info: "NodeInfo") -> Status | None:
+                    record: list = []
+                    status = run(state, pod_info, node_info, record)
+                    filters[node_info.name] = record  # type: ignore[index]
+                    return status
+        return self._scan_nodes(scan, diagnosis, nodes, start, num_to_find, outcome, from_start)
 
-    def _scan_nodes(self, fwk: Framework, scan: Any, diagnosis: Diagnosis, nodes: list["NodeInfo"], start: int,
+    def _scan_nodes(self, scan: Any, diagnosis: Diagnosis, nodes: list["NodeInfo"], start: int,
                     num_to_find: int, outcome: CycleOutcome | None, from_start: bool) -> list["NodeInfo"]:
-        """The loop of find_nodes_that_pass_filters for a batch, where ``scan(node)`` is the
-        framework's memoized answer: the same nodes in the same order, the same statuses and
-        diagnosis, with per-node work kept to the verdict lookup."""
+        """The loop of find_nodes_that_pass_filters: the nodes in order from ``start`` until
+        ``num_to_find`` pass, ``scan(node)`` giving each verdict (the runtime's two passes, or
+        for a batch the framework's memoized answer); every rejection recorded in the diagnosis."""
         set_status = diagnosis.node_to_status.set
         add_plugin_status = diagnosis.add_plugin_status
         seen: set = set()
         feasible: list["NodeInfo"] = []
         visited: list[str] | None = [] if outcome is not None and from_start else None
         error: Status | None = None
+        start = start % len(nodes) if nodes else 0
         order = nodes[start:] + nodes[:start] if start else nodes
         for node_info in order:
             status = scan(node_info)
