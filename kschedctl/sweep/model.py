@@ -236,9 +236,12 @@ def _build(data: dict[str, Any], file: str, base: str, lines: dict[str, int]) ->
             configs.append(ConfigSource(name, path, spec.get("profile")))
             continue
         keys = list(vary)
+        # names show each path's last key, or the whole paths when two end alike
+        short = [k.rsplit(".", 1)[-1] for k in keys]
+        shown = short if len(set(short)) == len(short) else keys
         for values in itertools.product(*(vary[k] for k in keys)):
             settings = tuple(zip(keys, values))
-            label = ",".join(f"{k.rsplit('.', 1)[-1]}={_show(v)}" for k, v in settings)
+            label = ",".join(f"{k}={_show(v)}" for k, v in zip(shown, values))
             configs.append(ConfigSource(f"{name}[{label}]", path, spec.get("profile"), settings))
     clusters = [ClusterSource(spec.get("name") or _stem(_paths(spec["files"])[0]),
                               tuple(_resolve(base, p) for p in _paths(spec["files"])),

@@ -105,3 +105,18 @@ def test_a_matrix_too_big_to_run_is_refused_before_it_is_built() -> None:
     assert [(f.line, f.message) for f in findings] == [
         (4, "the matrix has 1,000,000 cells (1,000,000 configurations x 1 clusters x 1 workloads x 1 repetitions); "
             "at most 100,000 are run")]
+
+
+def test_variations_ending_alike_are_named_by_their_whole_paths() -> None:
+    sweep, findings = parse("""
+        configs:
+          - vary:
+              profiles[a].plugins.score.enabled[ImageLocality].weight: [1]
+              profiles[a].plugins.score.enabled[TaintToleration].weight: [2]
+        clusters: [a.yaml]
+        workloads: [w.yaml]
+        """)
+    assert findings == []
+    assert [c.name for c in sweep.configs] == [
+        "default[profiles[a].plugins.score.enabled[ImageLocality].weight=1,"
+        "profiles[a].plugins.score.enabled[TaintToleration].weight=2]"]
