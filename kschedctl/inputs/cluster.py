@@ -75,6 +75,11 @@ KIND_COLLECTIONS: dict[str, tuple[str, bool, tuple[str, ...]]] = {
     "NodeResourceTopology": ("node_resource_topologies", False, ("topology.node.k8s.io",)),
     "AppGroup": ("app_groups", True, ("appgroup.diktyo.x-k8s.io",)),
     "NetworkTopology": ("network_topologies", True, ("networktopology.diktyo.x-k8s.io",)),
+    # Dynamic Resource Allocation (kept as resource.k8s.io/v1, see kschedctl.k8s.dra)
+    "ResourceClaim": ("resource_claims", True, ("resource.k8s.io",)),
+    "ResourceClaimTemplate": ("resource_claim_templates", True, ("resource.k8s.io",)),
+    "DeviceClass": ("device_classes", False, ("resource.k8s.io",)),
+    "ResourceSlice": ("resource_slices", False, ("resource.k8s.io",)),
 }
 
 #: Kinds a workload file may bring along as owners; they join quietly (never "ignored").
@@ -124,6 +129,10 @@ class ClusterState:
         self.node_resource_topologies: dict[str, dict] = {}
         self.app_groups: dict[str, dict] = {}
         self.network_topologies: dict[str, dict] = {}
+        self.resource_claims: dict[str, dict] = {}
+        self.resource_claim_templates: dict[str, dict] = {}
+        self.device_classes: dict[str, dict] = {}
+        self.resource_slices: dict[str, dict] = {}
         #: The load watcher's answer (``--metrics``) the Trimaran plugins score on, if given.
         self.metrics: Any = None
         #: Owner objects of explained workloads (Deployment, Job, ...) by "Kind/ns/name".
@@ -686,6 +695,16 @@ def _rc_defaults(rc: dict, doc: Document | None) -> None:
             spec["selector"] = dict(labels)
 
 
+def _dra_to_v1(obj: dict, doc: Document | None) -> None:
+    """resource.k8s.io objects are kept as v1, as the v1.34 API server serves them."""
+    from kschedctl.k8s.dra import to_v1
+
+    try:
+        to_v1(obj)
+    except InputError as exc:
+        raise _err(doc, f"{obj.get('kind')} {obj['metadata'].get('name')}: {exc.message}") from None
+
+
 _DEFAULTERS = {
     "Pod": _pod_defaults,
     "Node": _node_defaults,
@@ -696,4 +715,8 @@ _DEFAULTERS = {
     "CSIDriver": _csidriver_defaults,
     "PriorityClass": _priority_class_defaults,
     "ReplicationController": _rc_defaults,
+    "ResourceClaim": _dra_to_v1,
+    "ResourceClaimTemplate": _dra_to_v1,
+    "DeviceClass": _dra_to_v1,
+    "ResourceSlice": _dra_to_v1,
 }

@@ -168,6 +168,14 @@ KINDS: tuple[Kind, ...] = (
          affects="TopologicalSort and NetworkOverhead see no application groups"),
     Kind("NetworkTopology", "networktopology.diktyo.x-k8s.io", "v1alpha1", "networktopologies", True, crd=True,
          affects="NetworkOverhead sees no network costs"),
+    Kind("DeviceClass", "resource.k8s.io", "v1", "deviceclasses", False,
+         affects="pods with resource claims cannot be judged (device classes unknown)"),
+    Kind("ResourceSlice", "resource.k8s.io", "v1", "resourceslices", False,
+         affects="pods with resource claims cannot be judged (the devices of the nodes unknown)"),
+    Kind("ResourceClaimTemplate", "resource.k8s.io", "v1", "resourceclaimtemplates", True,
+         affects="pods with resource claim templates cannot be judged"),
+    Kind("ResourceClaim", "resource.k8s.io", "v1", "resourceclaims", True,
+         affects="pods with resource claims cannot be judged, and devices in use are not known"),
     Kind("Pod", "", "v1", "pods", True, required=True),
 )
 KIND_BY_NAME: dict[str, Kind] = {k.kind: k for k in KINDS}

@@ -150,3 +150,50 @@ def test_joining_owners_replaces_an_object_of_the_same_name() -> None:
     assert state.replica_sets["default/rs"] is new_rs
     state.add_object({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}})
     assert state.warnings == [] and "Deployment/default/d" in state.owners
+
+
+def test_dra_objects_are_kept_as_v1_whatever_the_version_written(tmp_path: Path) -> None:
+    path = tmp_path / "dra.yaml"
+    path.write_text("""\
+apiVersion: resource.k8s.io/v1beta1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec: {selectors: [{cel: {expression: "device.driver == 'gpu.example.com'"}}]}
+---
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata: {name: node-1-gpu}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0, basic: {attributes: {model: {string: a100}}}}]
+---
+apiVersion: resource.k8s.io/v1beta2
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: ml}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: shared-gpu}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+""")
+    state = load_cluster([str(path)])
+    assert state.warnings == []
+    assert list(state.device_classes) == ["gpu.example.com"]
+    assert state.resource_slices["node-1-gpu"]["spec"]["devices"] == [{"name": "gpu-0", "attributes": {"model": {"string": "a100"}}}]
+    assert list(state.resource_claim_templates) == ["ml/one-gpu"]
+    assert list(state.resource_claims) == ["default/shared-gpu"]
+    assert {o["apiVersion"] for c in (state.device_classes, state.resource_slices, state.resource_claim_templates,
+                                      state.resource_claims) for o in c.values()} == {"resource.k8s.io/v1"}
+
+
+def test_a_dra_version_v1_34_does_not_serve_is_an_error_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "old.yaml"
+    path.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n---\n"
+                    "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\nmetadata: {name: c}\n")
+    with pytest.raises(InputError) as err:
+        load_cluster([str(path)])
+    assert str(err.value) == (f"{path}:5: ResourceClaim c: resource.k8s.io/v1alpha3 ResourceClaim is not served by "
+                              "Kubernetes v1.34 (use resource.k8s.io/v1, v1beta2 or v1beta1)")

@@ -56,6 +56,10 @@ RESOURCES: dict[str, tuple[str, str, str, bool]] = {
     "Deployment": ("apps", "v1", "deployments", True),
     "PodGroup": ("scheduling.x-k8s.io", "v1alpha1", "podgroups", True),
     "ElasticQuota": ("scheduling.x-k8s.io", "v1alpha1", "elasticquotas", True),
+    "ResourceClaim": ("resource.k8s.io", "v1", "resourceclaims", True),
+    "ResourceClaimTemplate": ("resource.k8s.io", "v1", "resourceclaimtemplates", True),
+    "DeviceClass": ("resource.k8s.io", "v1", "deviceclasses", False),
+    "ResourceSlice": ("resource.k8s.io", "v1", "resourceslices", False),
 }
 CRD_KINDS = frozenset({"PodGroup", "ElasticQuota"})
 
