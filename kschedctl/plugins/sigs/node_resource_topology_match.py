@@ -42,6 +42,8 @@ LeastNUMANodes' container scope (upstream indexes a slice by NUMA id), and a zon
 from __future__ import annotations
 
 import math
+import struct
+from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
@@ -89,6 +91,23 @@ MAX_DISTANCE = 255
 _GO_INT64_OF_NAN = -(1 << 63)
 
 _BIT_LIMIT = 64  # the kubelet bitmask: NUMA ids 0..63
+
+
+@dataclass
+class _PodFacts:
+    """What Filter and Score read of the pod, the same on every node: computed once per pod."""
+
+    qos: str
+    include_non_native: bool
+    effective: dict[str, int]
+    init: list[dict[str, int]]
+    app: list[dict[str, int]]
+
+    @classmethod
+    def of(cls, pod: Any) -> "_PodFacts":
+        return cls(qos_class(pod), include_non_native(pod), effective_request(pod),
+                   [r for _, r in container_requests(pod, init=True)],
+                   [r for _, r in container_requests(pod, init=False)])
 
 
 class _Panic(Exception):
@@ -150,6 +169,7 @@ class NodeResourceTopologyMatch(Plugin):
         objects = getattr(cluster, "node_resource_topologies", None) or {}
         _check_objects(cluster, objects)
         self.cache = NRTCache(objects, mode)
+        self._facts: tuple[Any, _PodFacts] | None = None
         self._strategy: Callable[[dict[str, int], dict[str, int]], int] | None = {
             MOST_ALLOCATED: self._most_allocated,
             LEAST_ALLOCATED: self._least_allocated,
@@ -188,13 +208,19 @@ class NodeResourceTopologyMatch(Plugin):
             return [("scoringStrategy.type", "Invalid", f'Invalid value: "{kind}": invalid ScoringStrategyType')]
         return []
 
+    def _pod_facts(self, pod_info: "PodInfo") -> _PodFacts:
+        cached = self._facts
+        if cached is None or cached[0] is not pod_info:
+            cached = self._facts = (pod_info, _PodFacts.of(pod_info.pod))
+        return cached[1]
+
     # -- Filter -----------------------------------------------------------------------------
     def filter(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> Status | None:
         if node_info.node is None:
             return Status(Code.Error, "node not found")
-        pod = pod_info.pod
-        qos = qos_class(pod)
-        if qos == "BestEffort" and not include_non_native(pod):
+        facts = self._pod_facts(pod_info)
+        qos = facts.qos
+        if qos == "BestEffort" and not facts.include_non_native:
             return None
         zones, nrt, fresh = self.cache.get(node_info.name)
         if not fresh:
@@ -210,13 +236,13 @@ class NodeResourceTopologyMatch(Plugin):
             return Status(Code.Error, str(err))
         node_resources = node_resource_names(node_info.allocatable)
         if conf.scope == POD_SCOPE:
-            if _align(effective_request(pod), numa_nodes, node_resources, qos) is None:
+            if _align(facts.effective, numa_nodes, node_resources, qos) is None:
                 return Status(Code.Unschedulable, "cannot align pod")
             return None
-        for _, requests in container_requests(pod, init=True):
+        for requests in facts.init:
             if _align(requests, numa_nodes, node_resources, qos) is None:
                 return Status(Code.Unschedulable, "cannot align init container")
-        for _, requests in container_requests(pod, init=False):
+        for requests in facts.app:
             numa_id = _align(requests, numa_nodes, node_resources, qos)
             if numa_id is None:
                 return Status(Code.Unschedulable, "cannot align container")
@@ -227,8 +253,8 @@ class NodeResourceTopologyMatch(Plugin):
 
     # -- Score ------------------------------------------------------------------------------
     def score(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status | None]:
-        pod = pod_info.pod
-        qos = qos_class(pod)
+        facts = self._pod_facts(pod_info)
+        qos = facts.qos
         if qos != "Guaranteed":
             return MAX_NODE_SCORE, None
         zones, nrt, fresh = self.cache.get(node_info.name)
@@ -239,14 +265,13 @@ class NodeResourceTopologyMatch(Plugin):
             numa_nodes = _numa_nodes(zones)
             if self.strategy_type == LEAST_NUMA_NODES:
                 if conf.scope == POD_SCOPE:
-                    return _least_numa_pod_scope(pod, numa_nodes, qos, conf.max_numa_nodes), None
-                return _least_numa_container_scope(pod, numa_nodes, qos, conf.max_numa_nodes), None
+                    return _least_numa_pod_scope(facts, numa_nodes, conf.max_numa_nodes), None
+                return _least_numa_container_scope(facts, numa_nodes, conf.max_numa_nodes), None
             if conf.policy != SINGLE_NUMA_NODE_POLICY or self._strategy is None:
                 return 0, None
             if conf.scope == POD_SCOPE:
-                return self._score_cells(effective_request(pod), numa_nodes), None
-            scores = [self._score_cells(requests, numa_nodes)
-                      for init in (True, False) for _, requests in container_requests(pod, init)]
+                return self._score_cells(facts.effective, numa_nodes), None
+            scores = [self._score_cells(requests, numa_nodes) for requests in facts.init + facts.app]
             return _go_int64(sum(scores) / len(scores)) if scores else _GO_INT64_OF_NAN, None
         except _Panic as err:
             return 0, Status(Code.Error, str(err))
@@ -418,7 +443,6 @@ def _normalize(count: int, min_distance: bool, max_numa_nodes: int) -> int:
 
 
 def _float32(x: float) -> float:
-    import struct
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
@@ -476,29 +500,28 @@ def _bits(mask: int) -> list[int]:
     return [i for i in range(mask.bit_length()) if mask >> i & 1]
 
 
-def _least_numa_pod_scope(pod: Any, numa_nodes: list[NUMANode], qos: str, max_numa_nodes: int) -> int:
-    requests = effective_request(pod)
+def _least_numa_pod_scope(facts: _PodFacts, numa_nodes: list[NUMANode], max_numa_nodes: int) -> int:
+    requests = facts.effective
     if _only_non_numa_resources(numa_nodes, requests):
         return MAX_NODE_SCORE
-    mask, min_distance = _numa_nodes_required(qos, numa_nodes, requests)
+    mask, min_distance = _numa_nodes_required(facts.qos, numa_nodes, requests)
     if mask is None:
         return MIN_NODE_SCORE
     return _normalize(len(_bits(mask)), min_distance, max_numa_nodes)
 
 
-def _least_numa_container_scope(pod: Any, numa_nodes: list[NUMANode], qos: str, max_numa_nodes: int) -> int:
+def _least_numa_container_scope(facts: _PodFacts, numa_nodes: list[NUMANode], max_numa_nodes: int) -> int:
     max_count = 0
     all_min_distance = True
-    for init in (True, False):
-        for _, requests in container_requests(pod, init):
-            if _only_non_numa_resources(numa_nodes, requests):
-                continue
-            mask, min_distance = _numa_nodes_required(qos, numa_nodes, requests)
-            if mask is None:
-                return MIN_NODE_SCORE
-            all_min_distance = all_min_distance and min_distance
-            max_count = max(max_count, len(_bits(mask)))
-            _subtract_from_numas(requests, numa_nodes, _bits(mask))
+    for requests in facts.init + facts.app:
+        if _only_non_numa_resources(numa_nodes, requests):
+            continue
+        mask, min_distance = _numa_nodes_required(facts.qos, numa_nodes, requests)
+        if mask is None:
+            return MIN_NODE_SCORE
+        all_min_distance = all_min_distance and min_distance
+        max_count = max(max_count, len(_bits(mask)))
+        _subtract_from_numas(requests, numa_nodes, _bits(mask))
     if max_count == 0:
         return MAX_NODE_SCORE
     return _normalize(max_count, all_min_distance, max_numa_nodes)
