@@ -131,19 +131,18 @@ class NetworkOverhead(Plugin):
         if topology is None:
             return None, self._missing("NetworkTopology", self.topology_name)
         snapshot = self.handle.snapshot()
+        nodes = snapshot.node_infos()
+        try:
+            matches = _matched_dependencies(snapshot, scheduled, dependencies) if nodes else []
+        except NodeNotFound as err:
+            return None, Status(Code.Error, f"pod hostname not found: {err}")
         new = _PreFilterState(score_equally=False)
-        for node_info in snapshot.node_infos():
+        for node_info in nodes:
+            name = node_info.name
             region, zone = node_info.labels.get(REGION_LABEL, ""), node_info.labels.get(ZONE_LABEL, "")
             costs = _cost_map(weights, region, zone)
-            try:
-                satisfied, violated = _check_max_network_cost(
-                    snapshot, node_info.name, region, zone, costs, scheduled, dependencies)
-            except NodeNotFound as err:
-                return None, Status(Code.Error, f"pod hostname not found: {err}")
-            new.satisfied[node_info.name] = satisfied
-            new.violated[node_info.name] = violated
-            new.final_cost[node_info.name] = _accumulated_cost(
-                snapshot, node_info.name, region, zone, costs, scheduled, dependencies)
+            new.satisfied[name], new.violated[name] = _check_max_network_cost(name, region, zone, costs, matches)
+            new.final_cost[name] = _accumulated_cost(name, region, zone, costs, matches)
         state.write(STATE_KEY, new)
         return None, Status(Code.Success, "PreFilter State updated")
 
@@ -242,55 +241,54 @@ def _cost_map(weights: list[list[Any]], region: str, zone: str) -> dict[tuple[st
     return costs
 
 
-def _location(snapshot: Any, host: str) -> tuple[str, str]:
-    labels = snapshot.get(host).labels
-    return labels.get(REGION_LABEL, ""), labels.get(ZONE_LABEL, "")
-
-
-def _check_max_network_cost(snapshot: Any, node_name: str, region: str, zone: str,
-                            costs: dict[tuple[str, str], int], scheduled: list[tuple[str, str]],
-                            dependencies: list[Any]) -> tuple[int, int]:
-    satisfied = violated = 0
+def _matched_dependencies(snapshot: Any, scheduled: list[tuple[str, str]],
+                          dependencies: list[Any]) -> list[tuple[str, str, str, int]]:
+    """Every (bound pod, dependency) pair whose selectors match, in upstream's loop order, as
+    (host, its region, its zone, maxNetworkCost): what the per-node counts and costs read, looked
+    up once per cycle. A host missing from the snapshot raises NodeNotFound, as upstream's first
+    node does."""
+    out = []
     for selector, host in scheduled:
         for dep in dependencies:
             if selector != str((dep.get("workload") or {}).get("selector") or ""):
                 continue
-            if host == node_name:
+            labels = snapshot.get(host).labels
+            out.append((host, labels.get(REGION_LABEL, ""), labels.get(ZONE_LABEL, ""),
+                        int(dep.get("maxNetworkCost") or 0)))
+    return out
+
+
+def _check_max_network_cost(node_name: str, region: str, zone: str, costs: dict[tuple[str, str], int],
+                            matches: list[tuple[str, str, str, int]]) -> tuple[int, int]:
+    satisfied = violated = 0
+    for host, pod_region, pod_zone, max_cost in matches:
+        if host == node_name:
+            satisfied += 1
+            continue
+        if not pod_region and not pod_zone:
+            violated += 1
+            continue
+        key = (zone, pod_zone) if region == pod_region else (region, pod_region)
+        if region == pod_region and zone == pod_zone:
+            satisfied += 1
+        elif key in costs:
+            if costs[key] <= max_cost:
                 satisfied += 1
-                continue
-            pod_region, pod_zone = _location(snapshot, host)
-            max_cost = int(dep.get("maxNetworkCost") or 0)
-            if not pod_region and not pod_zone:
+            else:
                 violated += 1
-                continue
-            key = (zone, pod_zone) if region == pod_region else (region, pod_region)
-            if region == pod_region and zone == pod_zone:
-                satisfied += 1
-            elif key in costs:
-                if costs[key] <= max_cost:
-                    satisfied += 1
-                else:
-                    violated += 1
     return satisfied, violated
 
 
-def _accumulated_cost(snapshot: Any, node_name: str, region: str, zone: str,
-                      costs: dict[tuple[str, str], int], scheduled: list[tuple[str, str]],
-                      dependencies: list[Any]) -> int:
+def _accumulated_cost(node_name: str, region: str, zone: str, costs: dict[tuple[str, str], int],
+                      matches: list[tuple[str, str, str, int]]) -> int:
     total = 0
-    for selector, host in scheduled:
-        for dep in dependencies:
-            if selector != str((dep.get("workload") or {}).get("selector") or ""):
-                continue
-            if host == node_name:
-                total += SAME_HOSTNAME
-                continue
-            pod_region, pod_zone = _location(snapshot, host)
-            if not pod_region and not pod_zone:
-                total += MAX_COST
-            elif region == pod_region:
-                total += SAME_ZONE if zone == pod_zone else costs.get((zone, pod_zone), MAX_COST)
-            else:
-                total += costs.get((region, pod_region), MAX_COST)
+    for host, pod_region, pod_zone, _ in matches:
+        if host == node_name:
+            total += SAME_HOSTNAME
+        elif not pod_region and not pod_zone:
+            total += MAX_COST
+        elif region == pod_region:
+            total += SAME_ZONE if zone == pod_zone else costs.get((zone, pod_zone), MAX_COST)
+        else:
+            total += costs.get((region, pod_region), MAX_COST)
     return total
-
