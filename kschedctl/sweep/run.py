@@ -32,6 +32,12 @@ class CellResult:
     metrics: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
 
+    @classmethod
+    def of(cls, cell: Cell, error: str | None = None) -> "CellResult":
+        """The (empty, or failed with ``error``) result row of ``cell``."""
+        return cls(cell.index, cell.config.name, cell.cluster.name, cell.workload.name, cell.repetition, cell.seed,
+                   error=error)
+
     def to_dict(self, timings: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"index": self.index, "config": self.config, "cluster": self.cluster,
                                "workload": self.workload, "repetition": self.repetition, "seed": self.seed}
@@ -108,7 +114,7 @@ def load_cell_cluster(source: ClusterSource) -> Any:
 
 def run_cell(cell: Cell, options: RunOptions = RunOptions(), cluster_state: Any = None) -> CellResult:
     """Simulate one cell; its metrics, or the error that stopped it."""
-    out = CellResult(cell.index, cell.config.name, cell.cluster.name, cell.workload.name, cell.repetition, cell.seed)
+    out = CellResult.of(cell)
     started = time.perf_counter()
     try:
         from kschedctl.inputs.workloads import load_pods
@@ -153,8 +159,7 @@ def run_cells(cells: list[Cell], workers: int = 1, options: RunOptions = RunOpti
             try:
                 results[cell.index] = future.result()
             except Exception as exc:  # the worker died (out of memory, killed)
-                results[cell.index] = CellResult(cell.index, cell.config.name, cell.cluster.name, cell.workload.name,
-                                                 cell.repetition, cell.seed, error=f"worker failed: {exc}")
+                results[cell.index] = CellResult.of(cell, f"worker failed: {exc}")
             if progress:
                 progress(1)
     except BaseException:
@@ -198,8 +203,7 @@ def run_cells_on_ray(cells: list[Cell], address: str, options: RunOptions = RunO
     pending: dict[Any, Cell] = {}
     for cell in cells:
         if cell.cluster in failed:
-            results[cell.index] = CellResult(cell.index, cell.config.name, cell.cluster.name, cell.workload.name,
-                                             cell.repetition, cell.seed, error=failed[cell.cluster])
+            results[cell.index] = CellResult.of(cell, failed[cell.cluster])
             if progress:
                 progress(1)
             continue
@@ -212,8 +216,7 @@ def run_cells_on_ray(cells: list[Cell], address: str, options: RunOptions = RunO
             try:
                 results[cell.index] = ray.get(ref)
             except Exception as exc:
-                results[cell.index] = CellResult(cell.index, cell.config.name, cell.cluster.name, cell.workload.name,
-                                                 cell.repetition, cell.seed, error=f"Ray task failed: {exc}")
+                results[cell.index] = CellResult.of(cell, f"Ray task failed: {exc}")
             if progress:
                 progress(1)
     return [r for r in results if r is not None]
