@@ -476,7 +476,8 @@ class Framework:
                 if first is None:
                     first = status
             elif record is not None:
-                record.append((name, None))
+                # a Success with details (e.g. the devices a node would give) is kept for reports
+                record.append((name, status if status is not None and status.details else None))
         return first
 
     def run_filter_plugins_with_nominated_pods(

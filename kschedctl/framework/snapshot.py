@@ -18,7 +18,7 @@ the cache does when ``simulate`` places pods one after another).
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from kschedctl.framework.types import ImageStateSummary, NodeInfo, PodInfo
 
@@ -158,6 +158,9 @@ class Snapshot:
             self._count_pvcs(pod_info, 1)
         self._images: dict[str, _ImageState] = {}
         self._fill_image_states(nodes)
+        #: State plugins keep for the whole run next to the snapshot, by key (upstream: caches
+        #: shared through the framework handle, e.g. the DRA manager's claims and devices in use).
+        self.shared: dict[str, Any] = {}
         self._list: list[NodeInfo] = [by_name[n] for n in self._tree.list() if n in by_name]
         self._rebuild_affinity_lists()
 

@@ -1,26 +1,53 @@
-"""DynamicResources: kschedctl runs it for pods without resource claims, and refuses the others.
+"""DynamicResources: the pod's ResourceClaims must get devices from the node's ResourceSlices.
 
-Upstream: pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go (release-1.34),
-enabled in the default profile because DynamicResourceAllocation is GA in v1.34.
+Upstream: pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go (release-1.34,
+v1.34.x: imports ``fwk "k8s.io/kube-scheduler/framework"`` and ``resource/v1``), with its
+dra_manager.go and allocateddevices.go; the allocator is ``kschedctl.plugins.dra.allocator``.
+Feature gates are v1.34's defaults (``kschedctl.plugins.dra.features``): prioritized lists and
+admin access on; partitionable devices, device taints, consumable capacity, binding conditions
+and extended resources backed by DRA off.
 
-For a pod without ``spec.resourceClaims`` upstream's plugin has nothing to do, and kschedctl
-reproduces exactly that: PreEnqueue admits the pod, PreFilter answers Skip (so its Filter does
-not run), PostFilter takes release-1.34's fast path for a pod whose cycle state holds no claims
-and answers Unschedulable with the reason ``no new claims to deallocate`` (which is why every
-default-profile event of a v1.34 cluster carries that text before ``preemption: ...``), and
-Reserve and PreBind do nothing. Read: release-1.34 ``dynamicresources.go`` (v1.34.x, imports
-``fwk "k8s.io/kube-scheduler/framework"``); earlier copies of the file returned no reason. Allocating devices from ResourceSlices is not implemented: a pod
-that has resource claims gets an ``Error`` at PreEnqueue naming this plugin, so its outcome is
-``Error``, never a guess.
+- PreEnqueue: every claim of the pod must exist, not be being deleted, and (when generated from
+  a template) be owned by the pod; otherwise UnschedulableAndUnresolvable with upstream's error
+  text (``pod "ns/name": ResourceClaim not created yet``, ``could not find ResourceClaim
+  "ns/name"``, ``resourceclaim "name" is being deleted``, ``ResourceClaim ns/c was not created for
+  pod ns/p (pod is not owner)``).
+- PreFilter: Skip without claims. An allocated claim's ``allocation.nodeSelector`` restricts the
+  nodes; an unallocated one must not be in flight for another pod (``resource claim ns/name is
+  in the process of being allocated``) and its DeviceClasses must exist (``request r: device
+  class c does not exist``; an empty class name is an Error ``request r: unsupported request
+  type``). The claims are recorded only when PreFilter succeeds, as upstream.
+- Filter: ``resourceclaim not available on the node`` for an allocated claim whose node selector
+  does not match; ``cannot allocate all claims`` when the allocator finds no devices; an allocator
+  error (CEL, a missing class, an incomplete pool for ``All``) is an Error with its text. A
+  node's Success carries the allocation in ``details``; a failure carries the device counts per
+  request (kschedctl's explanation, computed only when a report reads it).
+- PostFilter: ``no new claims to deallocate`` without recorded claims; otherwise the first
+  (lowest-index) allocated claim that was unavailable on some node and is reserved by nobody else
+  is deallocated (``deallocation of ResourceClaim completed``), else ``still not schedulable``.
+- Reserve records each new allocation as in flight (its devices count as in use); Unreserve
+  forgets it and removes the pod from claims reserved for it; PreBind writes the allocation and
+  the reservation into the claim (kschedctl's run state, never the cluster).
+
+Differences: DRASchedulerFilterTimeout's ``filterTimeout`` (10s) is not applied, kschedctl's
+allocator has no wall clock; PostFilter upstream picks among the unavailable claims in Go map
+order, kschedctl in index order.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
+from kschedctl.k8s.node_selectors import NodeSelector
 from kschedctl.plugins import names
+from kschedctl.plugins.dra.allocator import AllocationError, Allocator, claim_ref
+from kschedctl.plugins.dra.claims import ClaimLookupError, DraState, in_flight_key, is_reserved_for_pod
+from kschedctl.plugins.dra.diagnosis import DeviceGap
+from kschedctl.plugins.dra.features import DEFAULT_FEATURES
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -28,60 +55,349 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.types import NodeInfo, PodInfo
 
 NAME = names.DYNAMIC_RESOURCES
+STATE_KEY = NAME
 
-#: PostFilter's reason for a pod without claims, word for word as release-1.34.
+#: Reasons, word for word as release-1.34.
+ERR_NOT_AVAILABLE = "resourceclaim not available on the node"
+ERR_CANNOT_ALLOCATE = "cannot allocate all claims"
 NO_NEW_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
+DEALLOCATION_COMPLETED = "deallocation of ResourceClaim completed"
+STILL_NOT_SCHEDULABLE = "still not schedulable"
+CLAIM_ALLOCATION_NOT_FOUND = "claim allocation not found for node"
+#: getStateData returns the cycle state's ErrNotFound unwrapped: its text is the whole message.
+ERR_STATE_NOT_FOUND = "not found"
+#: Finalizer the scheduler puts on a claim it allocates.
+DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
+#: ResourceClaimReservedForMaxSize, enforced by the API server's validation.
+RESERVED_FOR_MAX_SIZE = 256
+#: Allocation answers kept per run before the memo starts over (bounds memory).
+_MEMO_LIMIT = 200_000
+#: Where the plugins of one run find the shared DRA state (Snapshot.shared).
+SHARED_KEY = "dra"
 
-#: kschedctl's own message for what it cannot evaluate (not an upstream reason).
-NOT_SUPPORTED = (
-    "pod has resource claims (spec.resourceClaims): dynamic resource allocation is not supported "
-    "by kschedctl yet"
-)
 
-
-def _claims(pod_info: "PodInfo") -> list[Any]:
+def _claims_of(pod_info: "PodInfo") -> list:
     return (pod_info.pod.get("spec") or {}).get("resourceClaims") or []
 
 
+class _StateData:
+    """What PreFilter found; Filter, Reserve and PreBind add to it (never copied, as upstream)."""
+
+    __slots__ = ("claims", "available_on", "allocator", "to_allocate", "unavailable", "node_allocations",
+                 "allocations", "allocated", "signature")
+
+    def __init__(self) -> None:
+        self.claims: list[dict] = []
+        self.available_on: list[NodeSelector | None] = []
+        self.allocator: Allocator | None = None
+        self.to_allocate: list[int] = []
+        self.unavailable: set[int] = set()
+        self.node_allocations: dict[str, list[dict]] = {}
+        self.allocations: list[dict | None] = []
+        self.allocated: Any = None
+        #: The specs of the claims to allocate (the allocation memo's key with the node).
+        self.signature = ""
+
+    def clone(self) -> "_StateData":
+        return self
+
+
 class DynamicResources(Plugin):
-    """No-op for pods without resource claims, exactly as upstream; Error for pods with claims."""
+    """PreEnqueue, PreFilter, Filter, PostFilter, Reserve/Unreserve and PreBind on ResourceClaims."""
 
     name = NAME
 
-    def pre_enqueue(self, pod_info: "PodInfo") -> Status | None:
-        claims = _claims(pod_info)
-        if not claims:
-            return None
-        return Status(
-            Code.Error,
-            NOT_SUPPORTED,
-            details={"resourceClaims": [(c or {}).get("name", "") for c in claims]},
-        )
+    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+        super().__init__(args, handle)
+        self.features = DEFAULT_FEATURES
 
+    def dra(self) -> DraState:
+        """The run's shared DRA state (claims, classes, slices, devices in use)."""
+        snapshot = self.handle.snapshot() if self.handle is not None else None
+        shared = getattr(snapshot, "shared", None)
+        if shared is None:
+            shared = {}
+        state = shared.get(SHARED_KEY)
+        if state is None:
+            cluster = self.handle.cluster() if self.handle is not None else None
+            state = shared[SHARED_KEY] = DraState(cluster, self.features)
+        return state
+
+    # ------------------------------------------------------------------ PreEnqueue
+    def pre_enqueue(self, pod_info: "PodInfo") -> Status | None:
+        if not _claims_of(pod_info):
+            return None
+        try:
+            self.dra().pod_claims(pod_info.pod)
+        except ClaimLookupError as err:
+            return Status(Code.UnschedulableAndUnresolvable, str(err))
+        return None
+
+    # ------------------------------------------------------------------ PreFilter
     def pre_filter(
         self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]
     ) -> "tuple[PreFilterResult | None, Status | None]":
-        if not _claims(pod_info):
+        data = _StateData()
+        state.write(STATE_KEY, data)
+        if not _claims_of(pod_info):
             return None, Status(Code.Skip)
-        return None, Status(Code.Error, NOT_SUPPORTED)
+        dra = self.dra()
+        try:
+            claims = [claim for _, claim in dra.pod_claims(pod_info.pod)]
+        except ClaimLookupError as err:
+            return None, Status(Code.UnschedulableAndUnresolvable, str(err))
+        if not claims:
+            return None, Status(Code.Skip)
+        available_on: list[NodeSelector | None] = []
+        to_allocate: list[int] = []
+        for index, claim in enumerate(claims):
+            allocation = (claim.get("status") or {}).get("allocation")
+            # upstream tests the pointer: an empty allocation ({}) is still an allocated claim
+            if allocation is not None:
+                selector = None
+                if allocation.get("nodeSelector") is not None:
+                    selector = NodeSelector((allocation.get("nodeSelector") or {}).get("nodeSelectorTerms"))
+                    if selector.errors:
+                        return None, Status(Code.Error, selector.error or "")
+                available_on.append(selector)
+                continue
+            available_on.append(None)
+            to_allocate.append(index)
+            if dra.has_pending_allocation(in_flight_key(claim)):
+                return None, Status(Code.UnschedulableAndUnresolvable,
+                                    f"resource claim {claim_ref(claim)} is in the process of being allocated")
+            status = self._validate_requests(dra, claim)
+            if status is not None:
+                return None, status
+        if to_allocate:
+            allocated = dra.allocated_devices()
+            data.allocator = Allocator([claims[i] for i in to_allocate], allocated, dra.device_class, dra.slices,
+                                       dra.cel, self.features)
+            data.allocated = allocated
+            data.signature = json.dumps([claims[i].get("spec") for i in to_allocate], sort_keys=True,
+                                        separators=(",", ":"), default=str)
+        data.to_allocate = to_allocate
+        data.available_on = available_on
+        data.allocations = [None] * len(claims)
+        data.claims = claims
+        return None, None
 
+    def _validate_requests(self, dra: DraState, claim: dict) -> Status | None:
+        for request in (((claim.get("spec") or {}).get("devices") or {}).get("requests") or ()):
+            name = str(request.get("name") or "")
+            if request.get("exactly") is not None:
+                status = _validate_class(dra, (request.get("exactly") or {}).get("deviceClassName"), name)
+            elif request.get("firstAvailable"):
+                if not self.features.prioritized_list:
+                    return Status(Code.UnschedulableAndUnresolvable,
+                                  f"resource claim {claim_ref(claim)}, request {name}: has subrequests, but the "
+                                  f"DRAPrioritizedList feature is disabled")
+                status = None
+                for sub in request["firstAvailable"]:
+                    status = _validate_class(dra, (sub or {}).get("deviceClassName"), f"{name}/{sub.get('name', '')}")
+                    if status is not None:
+                        break
+            else:
+                status = Status(Code.UnschedulableAndUnresolvable,
+                                f"resource claim {claim_ref(claim)}, request {name}: unknown request type")
+            if status is not None:
+                return status
+        return None
+
+    # ------------------------------------------------------------------ Filter
     def filter(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> Status | None:
-        # Only reached for a pod with claims whose PreFilter did not run (upstream errors too:
-        # its state is missing); a pod without claims never gets here because of Skip.
-        return None if not _claims(pod_info) else Status(Code.Error, NOT_SUPPORTED)
+        data = _state(state)
+        if data is None:
+            return Status(Code.Error, ERR_STATE_NOT_FOUND)
+        if not data.claims:
+            return None
+        node = node_info.node
+        unavailable = [i for i, selector in enumerate(data.available_on)
+                       if selector is not None and not selector.match(node)]
+        allocator = data.allocator
+        results = None
+        if allocator is not None:
+            # The allocator's answer is a function of the claims and of the node's pools and their
+            # devices in use: replicas asking the same get it from the memo while no device of
+            # the node's pools was allocated or freed since.
+            dra = self.dra()
+            versions = dra.node_pool_versions(node)
+            key = (data.signature, node_info.name)
+            known = dra.allocation_memo.get(key) if versions is not None else None
+            if known is not None and known[0] == versions:
+                results = known[1]
+            else:
+                try:
+                    results = allocator.allocate(node)
+                except AllocationError as err:
+                    return Status(Code.Error, str(err))
+                if versions is not None:
+                    memo = dra.allocation_memo
+                    if len(memo) >= _MEMO_LIMIT:
+                        memo.clear()
+                    memo[key] = (versions, results)
+            if results is None or len(results) != len(data.to_allocate):
+                to_allocate = [data.claims[i] for i in data.to_allocate]
+                return Status(Code.UnschedulableAndUnresolvable, ERR_CANNOT_ALLOCATE,
+                              details={"devices": DeviceGap(self.dra(), to_allocate, node, data.allocated)})
+        if unavailable:
+            data.unavailable.update(unavailable)
+            return Status(Code.UnschedulableAndUnresolvable, ERR_NOT_AVAILABLE,
+                          details={"claims": [claim_ref(data.claims[i]) for i in unavailable]})
+        if results is not None:
+            data.node_allocations[node_info.name] = results
+            return Status(Code.Success, details={"allocations": _Described(data, results)})
+        return None
 
+    # ------------------------------------------------------------------ PostFilter
     def post_filter(
         self, state: "CycleState", pod_info: "PodInfo", filtered_node_status: Any
     ) -> "tuple[PostFilterResult | None, Status | None]":
-        if not _claims(pod_info):
+        data = _state(state)
+        if data is None:
+            return None, Status(Code.Error, ERR_STATE_NOT_FOUND)
+        if not data.claims:
             return None, Status(Code.Unschedulable, NO_NEW_CLAIMS_TO_DEALLOCATE)
-        return None, Status(Code.Error, NOT_SUPPORTED)
+        dra = self.dra()
+        uid = pod_info.uid
+        for index in sorted(data.unavailable):
+            claim = data.claims[index]
+            reserved = (claim.get("status") or {}).get("reservedFor") or []
+            if len(reserved) == 0 or (len(reserved) == 1 and (reserved[0] or {}).get("uid") == uid):
+                deallocated = copy.copy(claim)
+                status = {k: v for k, v in (claim.get("status") or {}).items()
+                          if k not in ("reservedFor", "allocation", "devices")}
+                deallocated["status"] = status
+                dra.update(deallocated)
+                return None, Status(Code.Unschedulable, DEALLOCATION_COMPLETED,
+                                    details={"claim": claim_ref(claim)})
+        return None, Status(Code.Unschedulable, STILL_NOT_SCHEDULABLE)
 
+    # ------------------------------------------------------------------ Reserve
     def reserve(self, state: "CycleState", pod_info: "PodInfo", node_name: str) -> Status | None:
-        return None
+        data = _state(state)
+        if data is None:
+            return Status(Code.Error, ERR_STATE_NOT_FOUND)
+        if not data.claims or not data.to_allocate:
+            return None
+        results = data.node_allocations.get(node_name)
+        if not results:
+            return Status(Code.Error, CLAIM_ALLOCATION_NOT_FOUND)
+        if len(results) != len(data.to_allocate):
+            return Status(Code.Error, f"internal error, have {len(results)} allocations, {len(data.to_allocate)} "
+                                      f"claims to allocate, want {len(data.to_allocate)} claims")
+        dra = self.dra()
+        for index, allocation in zip(data.to_allocate, results):
+            allocation = copy.deepcopy(allocation)  # the memo may hand the same answer to the next pod
+            data.allocations[index] = allocation
+            claim = copy.copy(data.claims[index])
+            meta = dict(claim.get("metadata") or {})
+            finalizers = list(meta.get("finalizers") or ())
+            if DELETE_PROTECTION_FINALIZER not in finalizers:
+                meta["finalizers"] = finalizers + [DELETE_PROTECTION_FINALIZER]
+            claim["metadata"] = meta
+            claim["status"] = {**(claim.get("status") or {}), "allocation": allocation}
+            dra.signal_pending_allocation(claim)
+        return Status(Code.Success, details={"allocations": _described(data, results)})
 
     def unreserve(self, state: "CycleState", pod_info: "PodInfo", node_name: str) -> None:
+        data = _state(state)
+        if data is None or not data.claims:
+            return
+        dra = self.dra()
+        for claim in data.claims:
+            dra.remove_pending_allocation(in_flight_key(claim))
+            allocated = (claim.get("status") or {}).get("allocation") is not None
+            if allocated and is_reserved_for_pod(pod_info.pod, claim):
+                latest = dra.get((claim.get("metadata") or {}).get("namespace") or "",
+                                 (claim.get("metadata") or {}).get("name") or "") or claim
+                updated = copy.copy(latest)
+                status = dict(latest.get("status") or {})
+                status["reservedFor"] = [r for r in status.get("reservedFor") or () if (r or {}).get("uid") != pod_info.uid]
+                updated["status"] = status
+                dra.update(updated)
+
+    # ------------------------------------------------------------------ PreBind
+    def pre_bind(self, state: "CycleState", pod_info: "PodInfo", node_name: str) -> Status | None:
+        data = _state(state)
+        if data is None:
+            return Status(Code.Error, ERR_STATE_NOT_FOUND)
+        if not data.claims:
+            return None
+        dra = self.dra()
+        bound = []
+        for index, claim in enumerate(data.claims):
+            if is_reserved_for_pod(pod_info.pod, claim):
+                continue
+            allocation = data.allocations[index]
+            meta = claim.get("metadata") or {}
+            latest = dra.get(meta.get("namespace") or "", meta.get("name") or "") or claim
+            updated = copy.copy(latest)
+            status = dict(latest.get("status") or {})
+            if allocation is not None:
+                if status.get("allocation") is not None:
+                    dra.remove_pending_allocation(in_flight_key(claim))
+                    return Status(Code.Error, f"claim {claim_ref(claim)} got allocated elsewhere in the meantime")
+                new_meta = dict(latest.get("metadata") or {})
+                finalizers = list(new_meta.get("finalizers") or ())
+                if DELETE_PROTECTION_FINALIZER not in finalizers:
+                    new_meta["finalizers"] = finalizers + [DELETE_PROTECTION_FINALIZER]
+                updated["metadata"] = new_meta
+                status["allocation"] = allocation
+            reserved = list(status.get("reservedFor") or ())
+            reserved.append({"resource": "pods", "name": pod_info.name, "uid": pod_info.uid})
+            if len(reserved) > RESERVED_FOR_MAX_SIZE:
+                what = "add allocation and reservation to claim" if allocation is not None else "add reservation to claim"
+                if allocation is not None:
+                    dra.remove_pending_allocation(in_flight_key(claim))
+                return Status(Code.Error, f'{what} {claim_ref(claim)}: ResourceClaim.resource.k8s.io '
+                                          f'"{meta.get("name", "")}" is invalid: status.reservedFor: Too many: '
+                                          f'{len(reserved)}: must have at most {RESERVED_FOR_MAX_SIZE} items')
+            status["reservedFor"] = reserved
+            updated["status"] = status
+            dra.update(updated)
+            if allocation is not None:
+                dra.remove_pending_allocation(in_flight_key(claim))
+            data.claims[index] = updated
+            bound.append(claim_ref(updated))
+        return Status(Code.Success, details={"reservedFor": bound}) if bound else None
+
+
+def _state(state: "CycleState") -> _StateData | None:
+    try:
+        return state.read(STATE_KEY)
+    except KeyError:
         return None
 
-    def pre_bind(self, state: "CycleState", pod_info: "PodInfo", node_name: str) -> Status | None:
-        return None
+
+def _validate_class(dra: DraState, class_name: Any, request_name: str) -> Status | None:
+    if not class_name:
+        return Status(Code.Error, f"request {request_name}: unsupported request type")
+    if dra.device_class(str(class_name)) is None:
+        return Status(Code.UnschedulableAndUnresolvable,
+                      f"request {request_name}: device class {class_name} does not exist")
+    return None
+
+
+class _Described:
+    """``_described`` computed only when a report reads it (``jsonable`` calls ``to_dict``)."""
+
+    __slots__ = ("data", "results")
+
+    def __init__(self, data: _StateData, results: list[dict]) -> None:
+        self.data = data
+        self.results = results
+
+    def to_dict(self) -> list[dict]:
+        return _described(self.data, self.results)
+
+
+def _described(data: _StateData, results: list[dict]) -> list[dict]:
+    """The devices a node would give each claim (for reports)."""
+    out = []
+    for index, allocation in zip(data.to_allocate, results):
+        devices = (allocation.get("devices") or {}).get("results") or []
+        out.append({"claim": claim_ref(data.claims[index]),
+                    "devices": [{k: r[k] for k in ("request", "driver", "pool", "device", "adminAccess") if k in r}
+                                for r in devices]})
+    return out
