@@ -119,6 +119,9 @@ def explain_renderables(result: ExplainResult, wide: bool = False, node: str | N
     if result.scoring_skipped_upstream:
         parts.append(Text("Only one node was feasible: upstream picks it without running PreScore/Score; "
                           "the scores above are shown for information only.", style="dim"))
+    devices = _devices(result)
+    if devices is not None:
+        parts.append(devices)
     if result.preemption is not None:
         parts.append(_preemption(result))
     if result.outcome == "Unschedulable" and (result.hints or result.pod_hints):
@@ -249,7 +252,29 @@ def _why(f: Any) -> Text:
     return text
 
 
+def _devices(r: ExplainResult) -> Table | None:
+    """The devices DynamicResources gives the pod's claims on the selected node (or, when no node
+    was selected, on the best feasible one)."""
+    node = next((n for n in r.nodes if n.name == r.selected_node), None)
+    if node is None:
+        node = next((n for n in r.nodes if n.feasible and n.allocations()), None)
+    allocations = node.allocations() if node is not None else []
+    if not allocations:
+        return None
+    t = Table(title=f"Devices allocated on {node.name}", title_justify="left", box=box.SIMPLE_HEAD)
+    for col in ("Claim", "Request", "Driver", "Pool", "Device"):
+        t.add_column(col, overflow="fold")
+    for claim in allocations:
+        for d in claim.get("devices") or ():
+            device = d.get("device", "") + (" (admin access)" if d.get("adminAccess") else "")
+            t.add_row(claim.get("claim", ""), d.get("request", ""), d.get("driver", ""), d.get("pool", ""), device)
+    return t
+
+
 def _details_text(details: dict) -> str:
+    gap = details.get("devices")
+    if hasattr(gap, "texts"):  # DynamicResources: per request, the devices of the node that match
+        return "\n".join(gap.texts())
     short = details.get("insufficient")
     if isinstance(short, list):  # NodeResourcesFit: what the pod asks for and what the node has
         return "; ".join(
@@ -488,7 +513,11 @@ def _names(names: list[str], limit: int = 8) -> str:
 def _short(d: dict) -> str:
     parts = []
     for k, v in d.items():
-        if k == "binding" and isinstance(v, dict):
+        if k == "allocations" and isinstance(v, list):
+            parts.extend(f"{a.get('claim')}: " + ", ".join(
+                f"{d.get('request')} → {d.get('driver')}/{d.get('pool')}/{d.get('device')}" for d in a.get("devices") or ())
+                for a in v if isinstance(a, dict))
+        elif k == "binding" and isinstance(v, dict):
             meta, target = v.get("metadata") or {}, v.get("target") or {}
             parts.append(f"Binding {meta.get('namespace')}/{meta.get('name')} → {target.get('kind')} {target.get('name')}")
         else:

@@ -17,7 +17,7 @@ DEFAULT_NAMESPACE = "default"
 
 #: Expectation keys that look at one pod's explain result.
 POD_CHECKS = ("outcome", "node", "nodeIn", "notNode", "messageContains", "rank", "filter", "victims",
-              "nominatedNode")
+              "nominatedNode", "devices")
 
 
 @dataclass

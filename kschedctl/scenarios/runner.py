@@ -276,7 +276,8 @@ class ScenarioRunner:
             check.actual["preemption"] = result.preemption.to_dict()
         failures: list[str] = []
         details: list[str] = []
-        for check_fn in (_check_outcome, _check_node, _check_message, _check_rank, _check_filter, _check_victims):
+        for check_fn in (_check_outcome, _check_node, _check_message, _check_rank, _check_filter, _check_victims,
+                         _check_devices):
             check_fn(exp.spec, result, ctx.scenario.seed, failures, details)
         if failures:
             check.status = FAILED
@@ -463,6 +464,20 @@ def _check_filter(spec: dict, r: Any, seed: int | None, failures: list[str], det
         details.append(f"{f.plugin} on {name}: {f.code}" + (f": {reasons}" if reasons else ""))
 
 
+def _check_devices(spec: dict, r: Any, seed: int | None, failures: list[str], details: list[str]) -> None:
+    want = spec.get("devices")
+    if want is None:
+        return
+    node = r.node(r.selected_node) if r.selected_node else None
+    got = sorted(f"{d.get('driver')}/{d.get('pool')}/{d.get('device')}"
+                 for claim in (node.allocations() if node is not None else ()) for d in claim.get("devices") or ())
+    if sorted(want) == got:
+        return
+    failures.append(f"devices: expected [{', '.join(sorted(want))}], got [{', '.join(got)}]")
+    if node is None:
+        details.append(f"the pod was not scheduled ({r.outcome})" + (f": {r.message}" if r.message else ""))
+
+
 def _check_victims(spec: dict, r: Any, seed: int | None, failures: list[str], details: list[str]) -> None:
     victims, nominated = spec.get("victims"), spec.get("nominatedNode")
     if victims is None and nominated is None:
@@ -530,6 +545,17 @@ def simulate_failures(spec: dict, result: Any) -> tuple[list[str], list[str]]:
                                 f"{got or p.outcome}")
                 if p.message:
                     details.append(f"{p.pod} {p.outcome}: {p.message}")
+    devices = spec.get("devices")
+    if devices:
+        by_pod = {p.pod: p for p in result.placements}
+        for pod, want_devices in devices.items():
+            p = by_pod.get(pod_key(pod))
+            if p is None:
+                failures.append(f"devices: no pod {pod_key(pod)} in the run")
+                continue
+            if sorted(want_devices) != sorted(p.devices):
+                failures.append(f"devices: {p.pod} expected [{', '.join(sorted(want_devices))}], got "
+                                f"[{', '.join(sorted(p.devices))}]")
     preempted = spec.get("preempted")
     if preempted is not None:
         got = sorted({v for rec in result.preemptions for v in rec.victims})

@@ -75,7 +75,9 @@ def _clone(pod: dict, index: int) -> dict:
     clone = dict(pod)
     clone["metadata"] = meta
     clone["spec"] = dict(pod.get("spec") or {})
-    clone["status"] = {k: v for k, v in (pod.get("status") or {}).items() if k != "nominatedNodeName"}
+    # each copy gets its own claims from the pod's ResourceClaimTemplates (the controller's work)
+    clone["status"] = {k: v for k, v in (pod.get("status") or {}).items()
+                       if k not in ("nominatedNodeName", "resourceClaimStatuses")}
     return clone
 
 

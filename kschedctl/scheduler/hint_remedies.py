@@ -512,6 +512,38 @@ def _volume_binding(engine: HintEngine, scen: Scenario, status: Status) -> Step 
                 reasons=list(status.reasons))
 
 
+def _dynamic_resources(engine: HintEngine, scen: Scenario, status: Status) -> Step | None:
+    d = status.details or {}
+    if d.get("claims"):
+        # Advice only: an allocated claim's devices are where they are.
+        return Step(f"cannot use claim {', '.join(d['claims'])} here: it is allocated to devices whose node "
+                    f"selector excludes this node", [], {"claims": list(d["claims"])}, shortfall=1.0,
+                    reasons=list(status.reasons))
+    gap = d.get("devices")
+    if not hasattr(gap, "requests"):
+        return None
+    requests = gap.requests()
+    short = []
+    missing = needed_total = 0
+    for r in requests:
+        needed = r["needed"]
+        if needed == "All":
+            continue
+        needed_total += needed
+        if r["free"] < needed:
+            missing += needed - r["free"]
+            short.append(f"{r['request']} needs {needed} free device{'s' if needed != 1 else ''} of class "
+                         f"{r['deviceClass']}" + (" matching its selectors" if r["matching"] != r["ofClass"] else "")
+                         + f", has {r['free']} ({r['matching']} match, {r['matching'] - r['free']} in use)")
+    if short:
+        text = "needs more devices: " + "; ".join(short)
+    else:
+        text = ("no combination of the node's free matching devices satisfies the claims (constraints such as "
+                "matchAttribute, an All request, or requests competing for the same devices)")
+    return Step(text, [], {"requests": [{k: v for k, v in r.items() if k != "text"} for r in requests]},
+                shortfall=missing / max(needed_total, 1) if short else 1.0, reasons=list(status.reasons))
+
+
 def _impossible(text: str, status: Status) -> Step:
     return Step(text, [], {}, shortfall=1.0, reasons=list(status.reasons))
 
@@ -530,6 +562,7 @@ REMEDIES: dict[str, Callable[[HintEngine, Scenario, Status], Step | None]] = {
     "VolumeRestrictions": _volume_restrictions,
     "NodeVolumeLimits": _node_volume_limits,
     "VolumeBinding": _volume_binding,
+    "DynamicResources": _dynamic_resources,
 }
 
 

@@ -226,6 +226,32 @@ def _spread_after_change(pod_info: Any, other: Any, cluster: Any) -> str:
     return QUEUE_SKIP
 
 
+def _claim_names(pod_info: Any) -> set[str]:
+    pod = pod_info.pod
+    names = set()
+    statuses = {s.get("name"): s.get("resourceClaimName") for s in ((pod.get("status") or {}).get("resourceClaimStatuses") or ())
+                if isinstance(s, dict)}
+    for claim in ((pod.get("spec") or {}).get("resourceClaims") or ()):
+        name = (claim or {}).get("resourceClaimName") or statuses.get((claim or {}).get("name"))
+        if name:
+            names.add(name)
+    return names
+
+
+def _claims_after_add(pod_info: Any, other: Any, cluster: Any) -> str:
+    # dynamicresources isSchedulableAfterClaimChange: placing a pod updates its claims (allocation,
+    # reservedFor), which only matters to a pod using one of them.
+    if other.namespace != pod_info.namespace:
+        return QUEUE_SKIP
+    return QUEUE if _claim_names(pod_info) & _claim_names(other) else QUEUE_SKIP
+
+
+def _claims_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
+    # a deleted pod's claims are deallocated (or deleted): a claim going from allocated to
+    # deallocated is Queue for every pod with claims.
+    return QUEUE if (other.pod.get("spec") or {}).get("resourceClaims") else QUEUE_SKIP
+
+
 #: plugin -> event -> hint function (v1.34 EventsToRegister restricted to pod events).
 _HINTS: dict[str, dict[str, Callable[[Any, Any, Any], str]]] = {
     "NodeResourcesFit": {ASSIGNED_POD_DELETE: _fit_after_delete},
@@ -234,7 +260,7 @@ _HINTS: dict[str, dict[str, Callable[[Any, Any, Any], str]]] = {
     "PodTopologySpread": {ASSIGNED_POD_ADD: _spread_after_change, ASSIGNED_POD_DELETE: _spread_after_change},
     "VolumeRestrictions": {ASSIGNED_POD_DELETE: _always},
     "NodeVolumeLimits": {ASSIGNED_POD_DELETE: _always},
-    "DynamicResources": {},
+    "DynamicResources": {ASSIGNED_POD_ADD: _claims_after_add, ASSIGNED_POD_DELETE: _claims_after_delete},
     # Only node events (or updates of the pod itself) can help these; a batch has none.
     "NodeUnschedulable": {},
     "NodeName": {},

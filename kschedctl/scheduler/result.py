@@ -4,7 +4,8 @@ Fields the contract fixes: kind, pod, profile, outcome, selectedNode, message, e
 feasibleNodes, stages, nodes (name, evaluated, feasible, filters, scores, totalScore) and
 preemption. kschedctl adds (the contract allows new fields): tiedNodes, numNodesToFind,
 scoringSkippedUpstream, notImplemented, provisionalNode, seed, and per node rank, tied,
-nominatedPodsConsidered; with extenders configured, ``extenders`` (each extender's settings,
+nominatedPodsConsidered, and ``allocations`` (the devices DynamicResources would allocate to the
+pod's ResourceClaims on the node: per claim, its request, driver, pool and device); with extenders configured, ``extenders`` (each extender's settings,
 whether it was interested in the pod, its calls and notes such as "bindVerb is never called")
 and ``warnings``. For an Unschedulable pod, "what would make it fit" (kschedctl.scheduler.hints):
 per node ``hints`` (one per blocking filter plugin: text, changes, details, verified), a ranked
@@ -198,7 +199,19 @@ class NodeResult:
             out["nominatedPodsConsidered"] = True
         if self.hints:
             out["hints"] = [h.to_dict() for h in self.hints]
+        allocations = self.allocations()
+        if allocations:
+            out["allocations"] = allocations
         return out
+
+    def allocations(self) -> list[dict]:
+        """The devices a filter plugin would give the pod's ResourceClaims on this node
+        (DynamicResources' Success details), one entry per claim."""
+        for f in self.filters:
+            status = f.status
+            if status is not None and status.details and "allocations" in status.details:
+                return list(jsonable(status.details["allocations"]))
+        return []
 
 
 @dataclass

@@ -51,6 +51,7 @@ from kschedctl.framework.runtime import (
 )
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import PodInfo
+from kschedctl.plugins.dynamic_resources import SHARED_KEY as DRA_SHARED_KEY
 from kschedctl.scheduler.queue import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
@@ -99,13 +100,17 @@ def _builtin(plugin: Any) -> bool:
 
 
 def pod_signature(pod: dict) -> str:
-    """What node-local plugins can see of a pod: everything but its name, uid, owner and the
-    node fields the scheduler itself writes. Replicas of one workload share it."""
+    """What node-local plugins can see of a pod: everything but its name, uid, owner, the node
+    fields the scheduler itself writes and its generated claims' names. Replicas of one workload
+    share it."""
     meta = pod.get("metadata") or {}
     spec = dict(pod.get("spec") or {})
     spec.pop("nodeName", None)
     status = dict(pod.get("status") or {})
     status.pop("nominatedNodeName", None)
+    # the names of the pod's generated ResourceClaims differ per replica; only DynamicResources,
+    # which is never memoized, reads them
+    status.pop("resourceClaimStatuses", None)
     return json.dumps([meta.get("namespace"), meta.get("labels"), meta.get("annotations"), spec, status],
                       sort_keys=True, separators=(",", ":"), default=str)
 
@@ -629,7 +634,8 @@ class Simulator(SchedulingSetup):
                 pod=pi.key, outcome=rec.outcome, node=rec.node if rec.outcome in ("Scheduled", PREEMPTED) else None,
                 message=rec.message, profile=rec.qp.profile if rec.qp else "", attempts=rec.qp.attempts if rec.qp else 0,
                 nominated_node=pi.nominated_node_name or None if rec.outcome != "Scheduled" else None,
-                source=rec.source, order=rec.order, preempted_by=rec.preempted_by, priority=pi.priority))
+                source=rec.source, order=rec.order, preempted_by=rec.preempted_by, priority=pi.priority,
+                devices=self._devices_of(pi) if rec.outcome == "Scheduled" else []))
         placed: dict[str, int] = {}
         for rec in records.values():
             if rec.outcome == "Scheduled" and rec.node:
@@ -760,6 +766,30 @@ class Simulator(SchedulingSetup):
                 status.pop("nominatedNodeName", None)
         self.snapshot.assume_pod(pod_info, node)
 
+    def _devices_of(self, pod_info: PodInfo) -> list[str]:
+        """The devices (driver/pool/device) allocated to the pod's ResourceClaims in this run."""
+        dra = self.snapshot.shared.get(DRA_SHARED_KEY)
+        if dra is None or not (pod_info.pod.get("spec") or {}).get("resourceClaims"):
+            return []
+        pod = pod_info.pod
+        made = {st.get("name"): st.get("resourceClaimName")
+                for st in ((pod.get("status") or {}).get("resourceClaimStatuses") or ()) if isinstance(st, dict)}
+        out = []
+        for pod_claim in (pod.get("spec") or {}).get("resourceClaims") or ():
+            name = (pod_claim or {}).get("resourceClaimName") or made.get((pod_claim or {}).get("name"))
+            claim = dra.get(pod_info.namespace, name) if name else None
+            allocation = ((claim or {}).get("status") or {}).get("allocation") or {}
+            out.extend(f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}"
+                       for r in ((allocation.get("devices") or {}).get("results") or ()))
+        return out
+
+    def _release_claims(self, victim: PodInfo) -> None:
+        """A deleted pod's ResourceClaims: the resourceclaim controller drops its reservations and
+        deallocates what nobody reserves, the garbage collector deletes the claims made for it."""
+        dra = self.snapshot.shared.get(DRA_SHARED_KEY)
+        if dra is not None and (victim.pod.get("spec") or {}).get("resourceClaims"):
+            dra.pod_removed(victim.pod)
+
     @staticmethod
     def _clear_node(pod_info: PodInfo) -> None:
         """A forgotten assumed pod is pending again: no node name."""
@@ -796,6 +826,7 @@ class Simulator(SchedulingSetup):
                 waiting.reject(PREEMPTION_PLUGIN, "preempted")
                 continue
             self.snapshot.forget_pod(victim, node)
+            self._release_claims(victim)
             rec = records.get(key)
             if rec is not None:
                 rec.outcome = PREEMPTED

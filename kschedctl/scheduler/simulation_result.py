@@ -27,11 +27,15 @@ class Placement:
     order: int | None = None
     preempted_by: str | None = None
     priority: int = 0
+    #: kschedctl addition: the devices (driver/pool/device) DynamicResources allocated to the pod's claims.
+    devices: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"pod": self.pod, "outcome": self.outcome, "node": self.node, "message": self.message,
                                "profile": self.profile, "priority": self.priority, "attempts": self.attempts,
                                "source": self.source}
+        if self.devices:
+            out["devices"] = list(self.devices)
         if self.nominated_node:
             out["nominatedNode"] = self.nominated_node
         if self.preempted_by:

@@ -1,0 +1,99 @@
+"""Dynamic Resource Allocation across a run: devices taken by one pod are gone for the next
+(simulate, capacity), a deleted pod's claims are released, and explain reports the devices.
+
+The cluster is the bundled GPU fixture (profiles/scenarios/cluster/dra-gpus.yaml): a100-1 and
+a100-2 with four 40Gi a100 each (a100-1's gpu-0 held by the running pod trainer-0), h100-1 with
+two 80Gi h100, cpu-1 without devices.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from kschedctl.inputs.cluster import load_cluster
+from kschedctl.inputs.loader import load_documents
+from kschedctl.scheduler.capacity import capacity
+from kschedctl.scheduler.explain import explain as explain_pod
+from kschedctl.scheduler.simulate import Simulator
+
+ROOT = Path(__file__).resolve().parents[2] / "profiles" / "scenarios"
+CLUSTER = str(ROOT / "cluster" / "dra-gpus.yaml")
+
+
+def _pod(name: str) -> dict:
+    return load_documents([str(ROOT / "pods" / f"dra-{name}.yaml")])[0].obj
+
+
+def _renamed(pod: dict, name: str) -> dict:
+    pod = copy.deepcopy(pod)
+    pod["metadata"]["name"] = name
+    return pod
+
+
+@pytest.fixture()
+def cluster():
+    return load_cluster([CLUSTER])
+
+
+def test_simulate_takes_each_pods_devices_from_the_pool(cluster) -> None:
+    pods = [_renamed(_pod("big-gpu"), f"big-{i}") for i in range(3)]
+    result = Simulator(cluster, seed=1).run(pods)
+    by_pod = {p.pod: p for p in result.placements}
+    assert by_pod["default/big-0"].devices == ["gpu.example.com/h100-1/gpu-0"]
+    assert by_pod["default/big-1"].devices == ["gpu.example.com/h100-1/gpu-1"]
+    assert by_pod["default/big-2"].outcome == "Unschedulable"
+    assert by_pod["default/big-2"].message == (
+        "0/4 nodes are available: 4 cannot allocate all claims. still not schedulable, preemption: 0/4 nodes are "
+        "available: 4 Preemption is not helpful for scheduling.")
+
+
+def test_capacity_counts_the_free_devices(cluster) -> None:
+    result = capacity(_pod("one-gpu"), cluster, seed=1)
+    # 3 free a100 on a100-1 (gpu-0 is held), 4 on a100-2, 2 h100
+    assert result.count == 9
+    assert result.per_node == {"a100-1": 3, "a100-2": 4, "h100-1": 2}
+    assert "cannot allocate all claims" in result.stop_reason
+
+
+def test_explain_reports_the_devices_and_the_gap(cluster) -> None:
+    result = explain_pod(_pod("big-gpu"), cluster, seed=1)
+    assert result.selected_node == "h100-1"
+    node = result.node("h100-1")
+    assert node.allocations() == [{"claim": node.allocations()[0]["claim"], "devices": [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "h100-1", "device": "gpu-0"}]}]
+    assert node.allocations()[0]["claim"].startswith("default/big-model-gpu-")
+    rejected = result.node("a100-2").verdict()
+    assert rejected.plugin == "DynamicResources" and rejected.reasons == ["cannot allocate all claims"]
+    gap = rejected.to_dict()["details"]["devices"]["requests"]
+    assert [(r["request"], r["ofClass"], r["matching"], r["free"], r["needed"]) for r in gap] == [("gpu", 4, 0, 0, 1)]
+
+
+def test_a_missing_template_leaves_the_pod_waiting_for_its_claim(cluster) -> None:
+    pod = _pod("one-gpu")
+    pod["spec"]["resourceClaims"][0]["resourceClaimTemplateName"] = "no-such-template"
+    result = explain_pod(pod, cluster)
+    assert result.outcome == "Gated"
+    assert result.message == 'pod "default/inference": ResourceClaim not created yet'
+
+
+def test_a_deleted_pods_claims_release_their_devices(cluster) -> None:
+    """trainer-0 is preempted (for cpu): its generated claim is deleted with it, so a100-1's gpu-0
+    is free for the pods after it."""
+    from kschedctl.plugins.dynamic_resources import SHARED_KEY
+
+    sim = Simulator(cluster, seed=1)
+    trainer = next(pi for pi in sim.cluster_pod_infos if pi.name == "trainer-0")
+    dra_pod = _pod("all-gpus")
+    dra_pod["spec"]["nodeSelector"] = {"kubernetes.io/hostname": "a100-1"}
+    before = sim.run([_renamed(dra_pod, "before")])
+    assert before.placements[0].outcome == "Unschedulable"
+    dra = sim.snapshot.shared[SHARED_KEY]
+    sim.snapshot.forget_pod(trainer, "a100-1")
+    sim._release_claims(trainer)
+    assert not any(c["metadata"]["name"] == "trainer-0-gpu-x7k2p" for c in dra.claims.values())
+    after = sim.run([_renamed(dra_pod, "after")])
+    assert after.placements[0].outcome == "Scheduled"
+    assert sorted(after.placements[0].devices) == [f"gpu.example.com/a100-1/gpu-{i}" for i in range(4)]
