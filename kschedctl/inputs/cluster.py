@@ -142,6 +142,8 @@ class ClusterState:
         #: Namespaces made up because pods live in them but the input has no such object.
         self.implied_namespaces: list[str] = []
         self.warnings: list[str] = []
+        #: What reading the objects changed and the user should know (e.g. fields dropped).
+        self._input_notes: list[str] = []
         self._pod_keys: dict[str, Document | None] = {}
         self._sources: dict[tuple[str, str], Document] = {}
 
@@ -247,7 +249,9 @@ class ClusterState:
             key = name
         defaulter = _DEFAULTERS.get(kind)
         if defaulter is not None:
-            defaulter(obj, doc)
+            notes = defaulter(obj, doc)
+            if notes:
+                self._input_notes.extend(notes)
         if kind == "Pod":
             if key in self._pod_keys:
                 if not replace:
@@ -294,7 +298,7 @@ class ClusterState:
         self.warnings = self._make_warnings()
 
     def _make_warnings(self) -> list[str]:
-        out = []
+        out = list(self._input_notes)
         for kind, count in sorted(self.ignored_kinds.items()):
             out.append(f"ignored {count} {kind} object(s) (kind not used by the scheduler)")
         missing: dict[str, int] = {}
@@ -695,14 +699,20 @@ def _rc_defaults(rc: dict, doc: Document | None) -> None:
             spec["selector"] = dict(labels)
 
 
-def _dra_to_v1(obj: dict, doc: Document | None) -> None:
-    """resource.k8s.io objects are kept as v1, as the v1.34 API server serves them."""
-    from kschedctl.k8s.dra import to_v1
+def _dra_to_v1(obj: dict, doc: Document | None) -> list[str]:
+    """resource.k8s.io objects are kept as v1, as the v1.34 API server serves them; each field of
+    a DRA feature that is off by default in v1.34 is a warning naming its gate and what the
+    scheduler does with it."""
+    from kschedctl.k8s.dra import gated_fields, to_v1
 
+    name = f"{obj.get('kind')} {obj['metadata'].get('name')}"
     try:
         to_v1(obj)
     except InputError as exc:
-        raise _err(doc, f"{obj.get('kind')} {obj['metadata'].get('name')}: {exc.message}") from None
+        raise _err(doc, f"{name}: {exc.message}") from None
+    where = f"{doc.file}:{doc.line}: " if doc is not None else ""
+    return [f"{where}{name}: {field} needs the feature gate {gate} (alpha, off by default in v1.34): {effect}"
+            for field, gate, effect in gated_fields(obj)]
 
 
 _DEFAULTERS = {

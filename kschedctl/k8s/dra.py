@@ -25,7 +25,7 @@ from typing import Any
 
 from kschedctl.errors import InputError
 
-__all__ = ["GROUP", "KINDS", "to_v1", "request_fields_v1beta1"]
+__all__ = ["GROUP", "KINDS", "to_v1", "request_fields_v1beta1", "gated_fields"]
 
 GROUP = "resource.k8s.io"
 V1 = f"{GROUP}/v1"
@@ -106,3 +106,66 @@ def _slice(obj: dict) -> None:
             annotations = meta.setdefault("annotations", {})
             if isinstance(annotations, dict):
                 annotations[BASIC_DEVICE_NAMES_ANNOTATION] = ",".join(basic_names)
+
+
+#: Fields of DRA features that are off by default in v1.34: where they sit, their gate, and what
+#: kube-scheduler v1.34 with its default gates does with a stored one (an API server with the gate
+#: off refuses to set them on create, but keeps them on objects stored while it was on).
+_IGNORED = "ignored"
+_NEVER = "the device is never allocated"
+_SLICE_SPEC_FIELDS = (("sharedCounters", "DRAPartitionableDevices", _IGNORED),
+                      ("perDeviceNodeSelection", "DRAPartitionableDevices", "the whole slice is ignored"))
+_DEVICE_FIELDS = (("consumesCounters", "DRAPartitionableDevices", _NEVER),
+                  ("nodeName", "DRAPartitionableDevices", _IGNORED),
+                  ("nodeSelector", "DRAPartitionableDevices", _IGNORED),
+                  ("allNodes", "DRAPartitionableDevices", _IGNORED),
+                  ("taints", "DRADeviceTaints", "ignored: the device is allocated as if it had no taints"),
+                  ("bindingConditions", "DRADeviceBindingConditions", _NEVER),
+                  ("bindingFailureConditions", "DRADeviceBindingConditions", _IGNORED),
+                  ("bindsToNode", "DRADeviceBindingConditions", _IGNORED),
+                  ("allowMultipleAllocations", "DRAConsumableCapacity",
+                   "ignored: the device goes to one claim at a time"))
+_REQUEST_FIELDS = (("tolerations", "DRADeviceTaints", _IGNORED),
+                   ("capacity", "DRAConsumableCapacity",
+                    "the allocator fails: has capacity requests, but the DRAConsumableCapacity feature is disabled"))
+_CLASS_FIELDS = (("extendedResourceName", "DRAExtendedResource", _IGNORED),)
+_DISTINCT = (("distinctAttribute", "DRAConsumableCapacity",
+              "only devices with the attribute are allocated; their values are not compared (release-1.34)"),)
+
+
+def gated_fields(obj: dict) -> list[tuple[str, str, str]]:
+    """The fields of ``obj`` (v1 shape) that belong to a DRA feature gate off by default in v1.34:
+    (field path, gate, what the v1.34 scheduler does with it). The object is not changed."""
+    found: list[tuple[str, str, str]] = []
+
+    def look(container: Any, fields: tuple, path: str) -> None:
+        if isinstance(container, dict):
+            found.extend((f"{path}.{field}", gate, effect) for field, gate, effect in fields if field in container)
+
+    kind = obj.get("kind")
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return found
+    if kind == "ResourceSlice":
+        look(spec, _SLICE_SPEC_FIELDS, "spec")
+        for i, device in enumerate(spec.get("devices") or ()):
+            look(device, _DEVICE_FIELDS, f"spec.devices[{i}]")
+            if isinstance(device, dict) and isinstance(device.get("capacity"), dict):
+                for name, cap in device["capacity"].items():
+                    look(cap, (("requestPolicy", "DRAConsumableCapacity", _IGNORED),),
+                         f"spec.devices[{i}].capacity[{name}]")
+    elif kind == "DeviceClass":
+        look(spec, _CLASS_FIELDS, "spec")
+    elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        claim_spec, path = (spec.get("spec"), "spec.spec") if kind == "ResourceClaimTemplate" else (spec, "spec")
+        devices = (claim_spec or {}).get("devices") if isinstance(claim_spec, dict) else None
+        if isinstance(devices, dict):
+            for i, request in enumerate(devices.get("requests") or ()):
+                if not isinstance(request, dict):
+                    continue
+                look(request.get("exactly"), _REQUEST_FIELDS, f"{path}.devices.requests[{i}].exactly")
+                for j, sub in enumerate(request.get("firstAvailable") or ()):
+                    look(sub, _REQUEST_FIELDS, f"{path}.devices.requests[{i}].firstAvailable[{j}]")
+            for i, constraint in enumerate(devices.get("constraints") or ()):
+                look(constraint, _DISTINCT, f"{path}.devices.constraints[{i}]")
+    return found
