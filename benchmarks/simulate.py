@@ -28,6 +28,12 @@ with 10 running pods each:
 - DeploymentZoneSpread: 1,000 replicas with a zone spread constraint (maxSkew 5, DoNotSchedule).
 - DeploymentAntiAffinity: 1,000 replicas with required anti-affinity on the hostname.
 - DeploymentPreemption: 5,000 nodes filled by low-priority pods, then 500 high-priority replicas.
+
+Dynamic Resource Allocation, after scheduler_perf's SchedulingWithResourceClaimTemplate:
+- SchedulingWithResourceClaimTemplate/1000Nodes: 1,000 nodes with 8 devices each (one
+  ResourceSlice per node), 1,000 running pods holding one allocated device each, then 1,000 pods
+  each with a claim from a ResourceClaimTemplate (one device of the class, with a CEL selector
+  on the device's memory).
 """
 
 from __future__ import annotations
@@ -151,6 +157,69 @@ def deployment_preemption(n: int, init: int, measure: int):
     return nodes, init_pods, pods, {**classes, "__replica_sets__": [rs]}
 
 
+#: The DRA workload's driver and devices per node (scheduler_perf's SchedulingWithResourceClaimTemplate
+#: shape: a made-up driver publishing one ResourceSlice per node, one claim template per pod).
+DRA_DRIVER = "test-driver.cdi.k8s.io"
+DRA_DEVICES_PER_NODE = 8
+
+
+def _dra_objects(n: int) -> dict:
+    slices = {}
+    for i in range(n):
+        name = f"node-{i:05d}"
+        slices[f"{name}-slice"] = {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{name}-slice"},
+            "spec": {"driver": DRA_DRIVER, "nodeName": name,
+                     "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": f"device-{d}", "attributes": {"index": {"int": d}},
+                                  "capacity": {"memory": {"value": "40Gi"}}} for d in range(DRA_DEVICES_PER_NODE)]}}
+    device_class = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "test-class"},
+                    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]}}
+    template = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": "test-claim-template", "namespace": "default"},
+                "spec": {"spec": {"devices": {"requests": [{"name": "req-0", "exactly": {
+                    "deviceClassName": "test-class",
+                    "selectors": [{"cel": {"expression":
+                                           f'device.capacity["{DRA_DRIVER}"].memory.compareTo(quantity("16Gi")) >= 0'}}]}}]}}}}
+    return {"resource_slices": slices, "device_classes": {"test-class": device_class},
+            "resource_claim_templates": {"default/test-claim-template": template}}
+
+
+def _with_claim(pod: dict, index: int) -> dict:
+    pod["spec"]["resourceClaims"] = [{"name": "resource", "resourceClaimTemplateName": "test-claim-template"}]
+    pod["spec"]["containers"][0].setdefault("resources", {})["claims"] = [{"name": "resource"}]
+    return pod
+
+
+def resource_claim_template(n: int, init: int, measure: int):
+    """Pods with one claim from a template each; the initial pods are bound with allocated claims."""
+    nodes = [node(i) for i in range(n)]
+    names = [x["metadata"]["name"] for x in nodes]
+    objects = _dra_objects(n)
+    claims = {}
+    init_pods = []
+    for i in range(min(init, n * DRA_DEVICES_PER_NODE)):
+        host, device = names[i % n], f"device-{(i // n) % DRA_DEVICES_PER_NODE}"
+        pod = _with_claim(perf_pod(f"init-{i:06d}", node_name=host), i)
+        uid = f"uid-init-{i:06d}"
+        pod["metadata"]["uid"] = uid
+        claim_name = f"init-{i:06d}-resource"
+        pod["status"] = {"resourceClaimStatuses": [{"name": "resource", "resourceClaimName": claim_name}]}
+        claims[f"default/{claim_name}"] = {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": claim_name, "namespace": "default", "uid": f"uid-claim-{i:06d}",
+                         "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod["metadata"]["name"],
+                                              "uid": uid, "controller": True}]},
+            "spec": {"devices": {"requests": [{"name": "req-0", "exactly": {"deviceClassName": "test-class"}}]}},
+            "status": {"allocation": {"devices": {"results": [
+                {"request": "req-0", "driver": DRA_DRIVER, "pool": host, "device": device}]}},
+                "reservedFor": [{"resource": "pods", "name": pod["metadata"]["name"], "uid": uid}]}}
+        init_pods.append(pod)
+    pods = [_with_claim(perf_pod(f"claim-pod-{i:06d}"), i) for i in range(measure)]
+    objects["resource_claims"] = claims
+    return nodes, init_pods, pods, {"__objects__": objects}
+
+
 WORKLOADS = {
     "SchedulingBasic": Workload("SchedulingBasic/5000Nodes", 5000, scheduling_basic, 1000, 1000),
     "TopologySpreading": Workload("TopologySpreading/5000Nodes", 5000, topology_spreading, 5000, 1000),
@@ -161,6 +230,8 @@ WORKLOADS = {
     "DeploymentAntiAffinity": Workload("DeploymentAntiAffinity/5000Nodes", 5000, deployment_anti_affinity, 50000,
                                        1000),
     "DeploymentPreemption": Workload("DeploymentPreemption/5000Nodes", 5000, deployment_preemption, 20000, 500),
+    "SchedulingWithResourceClaimTemplate": Workload("SchedulingWithResourceClaimTemplate/1000Nodes", 1000,
+                                                    resource_claim_template, 1000, 1000),
 }
 
 
@@ -169,6 +240,7 @@ def _cluster(nodes: list[dict], pods: list[dict], classes: dict) -> Any:
 
     classes = dict(classes)
     replica_sets = classes.pop("__replica_sets__", [])
+    objects = classes.pop("__objects__", {})
     for p in pods:
         if p["spec"].get("priorityClassName"):
             admit_pod(p, SimpleNamespace(priority_classes=classes), existing=True)
@@ -176,7 +248,7 @@ def _cluster(nodes: list[dict], pods: list[dict], classes: dict) -> Any:
             p["spec"].setdefault("priority", 0)
     return SimpleNamespace(nodes=nodes, pods=pods, priority_classes=classes, namespaces={}, warnings=[],
                            replica_sets=replica_sets, services=[], replication_controllers=[], stateful_sets=[],
-                           namespace_labels=lambda ns: {"kubernetes.io/metadata.name": ns})
+                           namespace_labels=lambda ns: {"kubernetes.io/metadata.name": ns}, **objects)
 
 
 def run(workload: Workload, config: Any, measure: int | None = None, nodes: int | None = None,
