@@ -75,9 +75,18 @@ _REJECTED = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Co
 
 
 def informer_pods(cluster: Any, snapshot: Any, unscheduled: Iterable["PodInfo"] = ()) -> Iterator[dict]:
-    """Every pod the scheduler's pod informer would list: the cluster state's pods (not
-    finished), pods on snapshot nodes that the cluster state lacks (placed by a simulation), and
-    ``unscheduled`` (a simulated batch's pending pods); each once, by ``namespace/name``."""
+    """Every pod the scheduler's pod informer would list, each once by ``namespace/name``, in
+    its latest version: as placed on a snapshot node, else as pending in a simulated batch, else
+    as the cluster state holds it (a simulation works on its own copies of the cluster's pending
+    pods). Cluster state pods come first (not finished ones), then the other placed pods, then the
+    other pending ones."""
+    latest: dict[str, dict] = {}
+    if snapshot is not None:
+        for node_info in snapshot.node_infos():
+            for pi in node_info.pods:
+                latest.setdefault(pi.key, pi.pod)
+    for pi in unscheduled:
+        latest.setdefault(pi.key, pi.pod)
     seen: set[str] = set()
     for pod in getattr(cluster, "pods", None) or ():
         if ((pod.get("status") or {}).get("phase") or "") in _FINISHED_PHASES:
@@ -86,17 +95,11 @@ def informer_pods(cluster: Any, snapshot: Any, unscheduled: Iterable["PodInfo"] 
         key = f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
         if key not in seen:
             seen.add(key)
+            yield latest.get(key, pod)
+    for key, pod in latest.items():
+        if key not in seen:
+            seen.add(key)
             yield pod
-    if snapshot is not None:
-        for node_info in snapshot.node_infos():
-            for pi in node_info.pods:
-                if pi.key not in seen:
-                    seen.add(pi.key)
-                    yield pi.pod
-    for pi in unscheduled:
-        if pi.key not in seen:
-            seen.add(pi.key)
-            yield pi.pod
 
 
 class FrameworkHandle:

@@ -54,6 +54,8 @@ DEFAULT_MAX_ATTEMPTS = 10
 #: Cluster events a what-if batch produces (upstream framework.EventAssignedPodAdd/Delete).
 ASSIGNED_POD_ADD = "AssignedPodAdd"
 ASSIGNED_POD_DELETE = "AssignedPodDelete"
+#: DynamicResources' PostFilter deallocated a claim (upstream: a ResourceClaim Update event).
+RESOURCE_CLAIM_DEALLOCATED = "ResourceClaimDeallocated"
 
 # Where a queued pod is.
 ACTIVE = "activeQ"
@@ -246,6 +248,12 @@ def _claims_after_add(pod_info: Any, other: Any, cluster: Any) -> str:
     return QUEUE if _claim_names(pod_info) & _claim_names(other) else QUEUE_SKIP
 
 
+def _has_claims(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterClaimChange: a claim going from allocated to deallocated is Queue for a
+    # pod whose claims can be looked up, whichever claim it was.
+    return QUEUE if (pod_info.pod.get("spec") or {}).get("resourceClaims") else QUEUE_SKIP
+
+
 def _claims_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
     # a deleted pod's claims are deallocated (or deleted): a claim going from allocated to
     # deallocated is Queue for every pod with claims.
@@ -260,7 +268,8 @@ _HINTS: dict[str, dict[str, Callable[[Any, Any, Any], str]]] = {
     "PodTopologySpread": {ASSIGNED_POD_ADD: _spread_after_change, ASSIGNED_POD_DELETE: _spread_after_change},
     "VolumeRestrictions": {ASSIGNED_POD_DELETE: _always},
     "NodeVolumeLimits": {ASSIGNED_POD_DELETE: _always},
-    "DynamicResources": {ASSIGNED_POD_ADD: _claims_after_add, ASSIGNED_POD_DELETE: _claims_after_delete},
+    "DynamicResources": {ASSIGNED_POD_ADD: _claims_after_add, ASSIGNED_POD_DELETE: _claims_after_delete,
+                         RESOURCE_CLAIM_DEALLOCATED: _has_claims},
     # Only node events (or updates of the pod itself) can help these; a batch has none.
     "NodeUnschedulable": {},
     "NodeName": {},

@@ -51,11 +51,14 @@ from kschedctl.framework.runtime import (
 )
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import PodInfo
+from kschedctl.plugins.dynamic_resources import DEALLOCATION_COMPLETED as DRA_DEALLOCATION_COMPLETED
+from kschedctl.plugins.dynamic_resources import NAME as DRA_NAME
 from kschedctl.plugins.dynamic_resources import SHARED_KEY as DRA_SHARED_KEY
 from kschedctl.scheduler.queue import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
     DEFAULT_MAX_ATTEMPTS,
+    RESOURCE_CLAIM_DEALLOCATED,
     QueuedPod,
     SchedulingQueue,
 )
@@ -97,6 +100,15 @@ _MISSING = object()
 
 def _builtin(plugin: Any) -> bool:
     return type(plugin).__module__.startswith("kschedctl.plugins.")
+
+
+def _deallocated_a_claim(out: CycleOutcome) -> bool:
+    """Whether DynamicResources' PostFilter deallocated a claim in this cycle."""
+    trace = out.trace
+    if trace is None:
+        return False
+    return any(st.point == "PostFilter" and st.plugin == DRA_NAME and st.status is not None
+               and DRA_DEALLOCATION_COMPLETED in st.status.reasons for st in trace.stages)
 
 
 def pod_signature(pod: dict) -> str:
@@ -479,6 +491,10 @@ class Simulator(SchedulingSetup):
         extenders: bool = True,
     ) -> None:
         super().__init__(cluster, config, registry, seed=seed, pod_infos=pod_infos, extenders=extenders)
+        # A run places, nominates and marks the cluster's pending pods: it gets its own copies, so
+        # that the cluster state (shared by diff's two sides, a sweep's cells) stays as it was read.
+        self.cluster_pod_infos = [pi if pi.node_name else PodInfo(_run_copy(pi.pod))
+                                  for pi in self.cluster_pod_infos]
         self.max_attempts = max_attempts
         #: Reuse node-local plugin answers across pods with the same spec (see _LeanFramework).
         self.memoize = memoize
@@ -669,6 +685,9 @@ class Simulator(SchedulingSetup):
                 queue.add_unschedulable(qp, plugins, pending)
             else:
                 queue.done(qp)  # nothing any event could change (no nodes at all)
+            if _deallocated_a_claim(out):
+                # the claim's update (allocated -> deallocated) is an event for every pod with claims
+                queue.on_event(RESOURCE_CLAIM_DEALLOCATED, pod_info)
         else:
             # Error (kschedctl's plugins are deterministic: a retry would fail the same way)
             # and Gated at cycle time.
@@ -771,14 +790,13 @@ class Simulator(SchedulingSetup):
         dra = self.snapshot.shared.get(DRA_SHARED_KEY)
         if dra is None or not (pod_info.pod.get("spec") or {}).get("resourceClaims"):
             return []
-        pod = pod_info.pod
-        made = {st.get("name"): st.get("resourceClaimName")
-                for st in ((pod.get("status") or {}).get("resourceClaimStatuses") or ()) if isinstance(st, dict)}
+        try:
+            claims = dra.pod_claims(pod_info.pod)
+        except Exception:  # noqa: BLE001 - a placed pod's claims were found; nothing to report otherwise
+            return []
         out = []
-        for pod_claim in (pod.get("spec") or {}).get("resourceClaims") or ():
-            name = (pod_claim or {}).get("resourceClaimName") or made.get((pod_claim or {}).get("name"))
-            claim = dra.get(pod_info.namespace, name) if name else None
-            allocation = ((claim or {}).get("status") or {}).get("allocation") or {}
+        for _, claim in claims:
+            allocation = (claim.get("status") or {}).get("allocation") or {}
             out.extend(f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}"
                        for r in ((allocation.get("devices") or {}).get("results") or ()))
         return out
@@ -880,6 +898,15 @@ def simulate(
     """Schedule ``pods`` one after another in ``cluster`` under ``config`` (built-in default)."""
     return Simulator(cluster, config, seed=seed, max_attempts=max_attempts).run(
         pods, profile, include_cluster_pending=include_cluster_pending)
+
+
+def _run_copy(pod: dict) -> dict:
+    """A pod whose top level, spec and status a run may change without touching ``pod``."""
+    copy = dict(pod)
+    for key in ("spec", "status"):
+        if isinstance(pod.get(key), dict):
+            copy[key] = dict(pod[key])
+    return copy
 
 
 def _mark_bound(pod: dict, now: float) -> None:

@@ -97,3 +97,35 @@ def test_a_deleted_pods_claims_release_their_devices(cluster) -> None:
     after = sim.run([_renamed(dra_pod, "after")])
     assert after.placements[0].outcome == "Scheduled"
     assert sorted(after.placements[0].devices) == [f"gpu.example.com/a100-1/gpu-{i}" for i in range(4)]
+
+
+def test_a_claim_allocated_for_a_gone_node_is_deallocated_and_the_pod_retried(cluster) -> None:
+    """The claim was allocated for a node that left the cluster: every node says "resourceclaim
+    not available on the node", PostFilter deallocates it (upstream: a claim update, an event for
+    the pod), and the next attempt allocates it afresh."""
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "stale", "namespace": "default", "uid": "uid-stale"},
+             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}},
+             "status": {"allocation": {
+                 "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "gone",
+                                          "device": "gpu-0"}]},
+                 "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                     {"key": "metadata.name", "operator": "In", "values": ["gone"]}]}]}}}}
+    cluster.add_object(claim)
+    pod = _pod("one-gpu")
+    pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "stale"}]
+    result = Simulator(cluster, seed=1).run([pod])
+    placement = result.placements[0]
+    assert (placement.outcome, placement.attempts) == ("Scheduled", 2)
+    assert len(placement.devices) == 1 and placement.devices[0].startswith("gpu.example.com/")
+
+
+def test_runs_on_one_cluster_state_do_not_share_generated_claims(cluster) -> None:
+    """A pending pod of the cluster state is explained by two runs (as diff does): each run's
+    controller makes its claim; the pod object is not changed by either."""
+    pending = _pod("one-gpu")
+    cluster.add_object(pending)
+    first = Simulator(cluster, seed=1).run([], include_cluster_pending=True)
+    second = Simulator(cluster, seed=1).run([], include_cluster_pending=True)
+    assert [p.outcome for p in first.placements] == [p.outcome for p in second.placements] == ["Scheduled"]
+    assert "resourceClaimStatuses" not in (pending.get("status") or {})
