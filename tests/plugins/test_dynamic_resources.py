@@ -318,7 +318,8 @@ def test_claim_generated_from_template() -> None:
         env.snapshot.shared[SHARED_KEY] = DraState(env.handle.cluster(), plugin.features, cel=_NoCel())
     pod = pod_info(_fixture("pods", "podWithClaimTemplate"))
     assert plugin.pre_enqueue(pod) is None
-    (name,) = [s["resourceClaimName"] for s in pod.pod["status"]["resourceClaimStatuses"]]
+    assert "resourceClaimStatuses" not in (pod.pod.get("status") or {})  # the pod object is left as it is
+    (name,) = plugin.dra().made_for.values()
     assert name.startswith("my-pod-my-resource-") and len(name) == len("my-pod-my-resource-") + 5
     state = _reserve(plugin, env, pod)
     assert plugin.pre_bind(state, pod, "worker").is_success()

@@ -17,7 +17,8 @@ Cluster objects are never changed; a claim that changes is copied first.
 
 The controller acts before the scheduler sees a pod. kschedctl does its part when a pod's claim
 is first looked up: for a template reference without an entry in ``resourceClaimStatuses`` and
-an existing template it generates the claim (the random five-character suffix of the API
+an existing template it generates the claim (remembered per pod uid and pod claim name here, the
+pod object itself is left as it is) (the random five-character suffix of the API
 server becomes one derived from the pod's uid and the claim name, so runs are reproducible). A
 missing template leaves the pod waiting, as in a cluster.
 """
@@ -108,6 +109,8 @@ class DraState:
         self.in_flight: dict[str, dict] = {}
         #: claims generated in this run, "namespace/name" -> template name.
         self.generated: dict[str, str] = {}
+        #: (pod uid, pod claim name) -> the name of the claim generated for it in this run.
+        self.made_for: dict[tuple[str, str], str] = {}
         self._allocated: dict[DeviceID, int] = {}
         #: (driver, pool) -> how often a device of the pool was allocated or freed: an allocation
         #: computed for a node stays right while the versions of the node's pools are unchanged.
@@ -164,9 +167,11 @@ class DraState:
                 if (status or {}).get("name") == pod_claim.get("name"):
                     name = status.get("resourceClaimName")
                     return (None if name is None else str(name)), True
-            generated = self._generate(pod, pod_claim)
-            if generated is not None:
-                return generated, True
+            made = self.made_for.get((str(meta.get("uid") or ""), str(pod_claim.get("name") or "")))
+            if made is None:
+                made = self._generate(pod, pod_claim)
+            if made is not None:
+                return made, True
             raise ClaimLookupError(f'pod "{meta.get("namespace", "")}/{meta.get("name", "")}": '
                                    f"ResourceClaim not created yet")
         raise ClaimLookupError(f'pod "{meta.get("namespace", "")}/{meta.get("name", "")}", spec.resourceClaim '
@@ -219,8 +224,9 @@ class DraState:
         key = claim_key(namespace, name)
         self.claims[key] = claim
         self.generated[key] = str(_meta(template).get("name") or "")
-        status = pod.setdefault("status", {})
-        status.setdefault("resourceClaimStatuses", []).append({"name": pod_claim_name, "resourceClaimName": name})
+        # The controller records the name in pod.status.resourceClaimStatuses; kschedctl keeps it
+        # here instead, so that the pod object (possibly the cluster state's own) is not changed.
+        self.made_for[(str(meta.get("uid") or ""), pod_claim_name)] = name
         return name
 
     # ------------------------------------------------------------------ changes
