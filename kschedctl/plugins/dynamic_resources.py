@@ -84,7 +84,7 @@ class _StateData:
     """What PreFilter found; Filter, Reserve and PreBind add to it (never copied, as upstream)."""
 
     __slots__ = ("claims", "available_on", "allocator", "to_allocate", "unavailable", "node_allocations",
-                 "allocations", "allocated", "signature")
+                 "allocations", "allocated", "signature", "selectors", "dra")
 
     def __init__(self) -> None:
         self.claims: list[dict] = []
@@ -97,6 +97,9 @@ class _StateData:
         self.allocated: Any = None
         #: The specs of the claims to allocate (the allocation memo's key with the node).
         self.signature = ""
+        #: Whether an allocated claim restricts the nodes (``available_on`` has a selector).
+        self.selectors = False
+        self.dra: Any = None
 
     def clone(self) -> "_StateData":
         return self
@@ -178,6 +181,8 @@ class DynamicResources(Plugin):
                                         separators=(",", ":"), default=str)
         data.to_allocate = to_allocate
         data.available_on = available_on
+        data.selectors = any(selector is not None for selector in available_on)
+        data.dra = dra
         data.allocations = [None] * len(claims)
         data.claims = claims
         return None, None
@@ -213,15 +218,15 @@ class DynamicResources(Plugin):
             return None
         node = node_info.node
         unavailable = [i for i, selector in enumerate(data.available_on)
-                       if selector is not None and not selector.match(node)]
+                       if selector is not None and not selector.match(node)] if data.selectors else ()
         allocator = data.allocator
         results = None
         if allocator is not None:
             # The allocator's answer is a function of the claims and of the node's pools and their
             # devices in use: replicas asking the same get it from the memo while no device of
             # the node's pools was allocated or freed since.
-            dra = self.dra()
-            versions = dra.node_pool_versions(node)
+            dra = data.dra
+            versions = dra.node_pool_versions(node_info.name, node)
             key = (data.signature, node_info.name)
             known = dra.allocation_memo.get(key) if versions is not None else None
             if known is not None and known[0] == versions:
@@ -239,7 +244,7 @@ class DynamicResources(Plugin):
             if results is None or len(results) != len(data.to_allocate):
                 to_allocate = [data.claims[i] for i in data.to_allocate]
                 return Status(Code.UnschedulableAndUnresolvable, ERR_CANNOT_ALLOCATE,
-                              details={"devices": DeviceGap(self.dra(), to_allocate, node, data.allocated)})
+                              details={"devices": DeviceGap(dra, to_allocate, node, data.allocated)})
         if unavailable:
             data.unavailable.update(unavailable)
             return Status(Code.UnschedulableAndUnresolvable, ERR_NOT_AVAILABLE,

@@ -117,6 +117,7 @@ class DraState:
         self.pool_versions: dict[tuple[str, str], int] = {}
         #: (claims' signature, node name) -> (the node's pool versions, the allocator's answer).
         self.allocation_memo: dict[tuple[str, str], tuple[tuple[int, ...], Any]] = {}
+        self._node_pool_keys: dict[str, list[tuple[str, str]]] = {}
         for claim in self.claims.values():
             self._count(claim, 1)
 
@@ -132,14 +133,17 @@ class DraState:
             pool = (did.driver, did.pool)
             versions[pool] = versions.get(pool, 0) + 1
 
-    def node_pool_versions(self, node: dict | None) -> tuple[int, ...] | None:
+    def node_pool_versions(self, node_name: str, node: dict | None) -> tuple[int, ...] | None:
         """The versions of the pools a node sees (None when its slices cannot be gathered)."""
-        try:
-            pools = self.slices.pools_for(node)
-        except Exception:  # noqa: BLE001 - the allocator reports the error itself
-            return None
-        versions = self.pool_versions
-        return tuple(versions.get((p.driver, p.name), 0) for p in pools)
+        keys = self._node_pool_keys.get(node_name)
+        if keys is None:
+            try:
+                pools = self.slices.pools_for(node)
+            except Exception:  # noqa: BLE001 - the allocator reports the error itself
+                return None
+            keys = self._node_pool_keys[node_name] = [(p.driver, p.name) for p in pools]
+        get = self.pool_versions.get
+        return tuple([get(k, 0) for k in keys])
 
     def allocated_devices(self) -> set[DeviceID]:
         """Upstream ListAllAllocatedDevices: every device of an allocated or in-flight claim."""
