@@ -20,7 +20,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from kschedctl.errors import InputError, KschedctlError
 from kschedctl.scenarios.model import Expectation, InlinePod, Scenario, as_list, pod_key
@@ -531,31 +531,18 @@ def simulate_failures(spec: dict, result: Any) -> tuple[list[str], list[str]]:
             got = _count_outcome(result, outcome)
             if got != spec[key]:
                 failures.append(f"{key}: expected {spec[key]} pods, got {got}")
-    placements = spec.get("placements")
-    if placements:
-        by_pod = {p.pod: p for p in result.placements}
-        for pod, node in placements.items():
-            p = by_pod.get(pod_key(pod))
-            if p is None:
-                failures.append(f"placements: no pod {pod_key(pod)} in the run")
-                continue
-            got = p.node if p.outcome == "Scheduled" else None
-            if got != node:
-                failures.append(f"placements: {p.pod} expected on {node or 'no node'}, got "
-                                f"{got or p.outcome}")
-                if p.message:
-                    details.append(f"{p.pod} {p.outcome}: {p.message}")
-    devices = spec.get("devices")
-    if devices:
-        by_pod = {p.pod: p for p in result.placements}
-        for pod, want_devices in devices.items():
-            p = by_pod.get(pod_key(pod))
-            if p is None:
-                failures.append(f"devices: no pod {pod_key(pod)} in the run")
-                continue
-            if sorted(want_devices) != sorted(p.devices):
-                failures.append(f"devices: {p.pod} expected [{', '.join(sorted(want_devices))}], got "
-                                f"[{', '.join(sorted(p.devices))}]")
+    by_pod = {p.pod: p for p in result.placements}
+    for p, node in _per_pod(spec, "placements", by_pod, failures):
+        got = p.node if p.outcome == "Scheduled" else None
+        if got != node:
+            failures.append(f"placements: {p.pod} expected on {node or 'no node'}, got "
+                            f"{got or p.outcome}")
+            if p.message:
+                details.append(f"{p.pod} {p.outcome}: {p.message}")
+    for p, want_devices in _per_pod(spec, "devices", by_pod, failures):
+        if sorted(want_devices) != sorted(p.devices):
+            failures.append(f"devices: {p.pod} expected [{', '.join(sorted(want_devices))}], got "
+                            f"[{', '.join(sorted(p.devices))}]")
     preempted = spec.get("preempted")
     if preempted is not None:
         got = sorted({v for rec in result.preemptions for v in rec.victims})
@@ -569,6 +556,17 @@ def simulate_failures(spec: dict, result: Any) -> tuple[list[str], list[str]]:
         if len(stuck) > 3:
             details.append(f"... and {len(stuck) - 3} more pods not scheduled")
     return failures, _dedupe(details)
+
+
+def _per_pod(spec: dict, key: str, by_pod: dict, failures: list[str]) -> Iterator[tuple[Any, Any]]:
+    """(placement, wanted value) for each pod a per-pod simulate expectation names, in order; a
+    pod the run does not have is a failure."""
+    for pod, want in (spec.get(key) or {}).items():
+        p = by_pod.get(pod_key(pod))
+        if p is None:
+            failures.append(f"{key}: no pod {pod_key(pod)} in the run")
+        else:
+            yield p, want
 
 
 def _count_per_node(result: Any) -> dict[str, int]:

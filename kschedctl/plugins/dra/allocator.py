@@ -83,6 +83,10 @@ class _Request:
         return f"{self.parent.get('name', '')}/{self.name}" if self.parent is not None else self.name
 
 
+#: The value fields of a DeviceAttribute.
+_VALUE_KINDS = ("string", "int", "bool", "version")
+
+
 class _MatchAttribute:
     """A ``matchAttribute`` constraint: every device it covers has the same value."""
 
@@ -103,22 +107,23 @@ class _MatchAttribute:
         return base in names or f"{base}/{sub}" in names
 
     def add(self, base: str, sub: str, device: Device) -> bool:
+        """Whether the device may join (a device the constraint does not cover always may)."""
         if not self._applies(base, sub):
             return True
         value = device.attribute(self.attribute)
-        if value is None:
+        if value is None or not self._admits(base, value):
             return False
+        self.count += 1
+        return True
+
+    def _admits(self, base: str, value: dict) -> bool:
         if self.count == 0:
             self.value = value
-            self.count = 1
             return True
         kept = self.value or {}
-        for kind in ("string", "int", "bool", "version"):
-            if kind in value and value[kind] is not None:
-                if kind not in kept or kept[kind] is None or kept[kind] != value[kind]:
-                    return False
-                self.count += 1
-                return True
+        for kind in _VALUE_KINDS:
+            if value.get(kind) is not None:
+                return kept.get(kind) is not None and kept[kind] == value[kind]
         return False  # no value of a known type
 
     def remove(self, base: str, sub: str, device: Device) -> None:
@@ -138,17 +143,10 @@ class _DistinctAttribute(_MatchAttribute):
         super().__init__(request_names, attribute)
         self.values: dict[str, dict] = {}
 
-    def add(self, base: str, sub: str, device: Device) -> bool:
-        if not self._applies(base, sub):
-            return True
-        value = device.attribute(self.attribute)
-        if value is None:
-            return False
-        if self.count > 0 and self.values and not any(
-                value.get(kind) is not None for kind in ("string", "int", "bool", "version")):
+    def _admits(self, base: str, value: dict) -> bool:
+        if self.count > 0 and self.values and not any(value.get(kind) is not None for kind in _VALUE_KINDS):
             return False
         self.values[base] = value
-        self.count += 1
         return True
 
     def remove(self, base: str, sub: str, device: Device) -> None:
