@@ -80,6 +80,7 @@ Known differences from upstream
 from __future__ import annotations
 
 import math
+import operator
 import re
 import sys
 from decimal import Decimal
@@ -237,30 +238,21 @@ def _type_name(v: Any) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+#: The characters Go's %q writes as a short escape; ext strings' strings.quote uses the same ones.
+_QUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\a": "\\a",
+                  "\b": "\\b", "\f": "\\f", "\v": "\\v"}
+
+
 def _go_quote(s: str) -> str:
     """Go's ``%q`` of a string."""
     out = ['"']
     for ch in s:
+        esc = _QUOTE_ESCAPES.get(ch)
+        if esc is not None:
+            out.append(esc)
+            continue
         o = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\a":
-            out.append("\\a")
-        elif ch == "\b":
-            out.append("\\b")
-        elif ch == "\f":
-            out.append("\\f")
-        elif ch == "\v":
-            out.append("\\v")
-        elif o < 0x20 or o == 0x7F:
+        if o < 0x20 or o == 0x7F:
             out.append(f"\\x{o:02x}")
         elif ch.isprintable():
             out.append(ch)
@@ -1406,6 +1398,8 @@ class _Comp(_N):
         self.args = args
 
 
+#: The operators of CEL.g4's relation, additive and multiplicative rules, loosest first.
+_BINARY_LEVELS = (("<", "<=", ">", ">=", "==", "!=", "in"), ("+", "-"), ("*", "/", "%"))
 _BINOPS = {"==": "_==_", "!=": "_!=_", "<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "in": "@in",
            "+": "_+_", "-": "_-_", "*": "_*_", "/": "_/_", "%": "_%_"}
 _EXPR_START = ("{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
@@ -1471,7 +1465,7 @@ class _Parser:
         return e
 
     def logic(self, op: str) -> _N:
-        sub = (lambda: self.logic("&&")) if op == "||" else self.relation
+        sub = (lambda: self.logic("&&")) if op == "||" else self.binary
         first = sub()
         if self.peek().kind != op:
             return first
@@ -1482,25 +1476,16 @@ class _Parser:
             terms.append(sub())
         return _Logic(pos, op, terms)
 
-    def relation(self) -> _N:
-        e = self.additive()
-        while self.peek().kind in ("<", "<=", ">", ">=", "==", "!=", "in"):
+    def binary(self, level: int = 0) -> _N:
+        """The rules relation, additive and multiplicative (``level`` 0, 1, 2): each a
+        left-associative chain of the next rule's expressions."""
+        if level == len(_BINARY_LEVELS):
+            return self.unary()
+        ops = _BINARY_LEVELS[level]
+        e = self.binary(level + 1)
+        while self.peek().kind in ops:
             t = self.take()
-            e = _Call(t.pos, _BINOPS[t.kind], None, [e, self.additive()])
-        return e
-
-    def additive(self) -> _N:
-        e = self.multiplicative()
-        while self.peek().kind in ("+", "-"):
-            t = self.take()
-            e = _Call(t.pos, _BINOPS[t.kind], None, [e, self.multiplicative()])
-        return e
-
-    def multiplicative(self) -> _N:
-        e = self.unary()
-        while self.peek().kind in ("*", "/", "%"):
-            t = self.take()
-            e = _Call(t.pos, _BINOPS[t.kind], None, [e, self.unary()])
+            e = _Call(t.pos, _BINOPS[t.kind], None, [e, self.binary(level + 1)])
         return e
 
     def unary(self) -> _N:
@@ -1525,9 +1510,7 @@ class _Parser:
             t = self.peek()
             if t.kind == ".":
                 self.take()
-                if self.peek().kind == "?":
-                    self.errors.add(t.pos, f"unsupported syntax '.?': {_OPTIONAL_NOTE}")
-                    self.take()
+                self.optional_marker(".?", t.pos)
                 f = self.peek()
                 if f.kind == "escident":
                     self.errors.add(f.pos, "unsupported syntax: '`'")
@@ -1545,9 +1528,7 @@ class _Parser:
                     e = _Select(t.pos, e, f.text)
             elif t.kind == "[":
                 self.take()
-                if self.peek().kind == "?":
-                    self.errors.add(t.pos, f"unsupported syntax '[?': {_OPTIONAL_NOTE}")
-                    self.take()
+                self.optional_marker("[?", t.pos)
                 idx = self.expr()
                 self.expect("]", "']'")
                 e = _Call(t.pos, "_[_]", None, [e, idx])
@@ -1606,39 +1587,41 @@ class _Parser:
             return e
         if k == "[":
             self.take()
-            elems: list = []
-            while self.peek().kind != "]":
-                if self.peek().kind == "?":
-                    self.errors.add(self.peek().pos, f"unsupported syntax '?': {_OPTIONAL_NOTE}")
-                    self.take()
-                elems.append(self.expr())
-                nxt = self.peek()
-                if nxt.kind == ",":
-                    self.take()
-                elif nxt.kind != "]":
-                    self.syntax(nxt, f"mismatched input '{nxt.show()}' expecting {{']', ','}}")
-            self.take()
-            return _List(t.pos, elems)
+            return _List(t.pos, self.aggregate("]", self.expr))
         if k == "{":
             self.take()
-            entries: list = []
-            while self.peek().kind != "}":
-                if self.peek().kind == "?":
-                    self.errors.add(self.peek().pos, f"unsupported syntax '?': {_OPTIONAL_NOTE}")
-                    self.take()
-                key = self.expr()
-                self.expect(":", "':'")
-                entries.append((key, self.expr()))
-                nxt = self.peek()
-                if nxt.kind == ",":
-                    self.take()
-                elif nxt.kind != "}":
-                    self.syntax(nxt, f"mismatched input '{nxt.show()}' expecting {{'}}', ','}}")
-            self.take()
-            return _Map(t.pos, entries)
+            return _Map(t.pos, self.aggregate("}", self.map_entry))
         if k != "eof" and self.peek(1).kind in _START_KINDS:
             self.syntax(t, f"extraneous input '{t.show()}' expecting {_EXPR_START}")
         self.syntax(t, f"mismatched input '{t.show()}' expecting {_EXPR_START}")
+
+    def optional_marker(self, syntax: str, pos: int | None = None) -> None:
+        """Report and skip the '?' of optional syntax, which kschedctl does not implement; parsing
+        goes on so that later errors are reported too."""
+        q = self.peek()
+        if q.kind == "?":
+            self.errors.add(q.pos if pos is None else pos, f"unsupported syntax '{syntax}': {_OPTIONAL_NOTE}")
+            self.take()
+
+    def aggregate(self, close: str, element: Callable[[], Any]) -> list:
+        """The elements of a list or map literal, after its opening bracket through ``close``
+        (unlike call arguments, a trailing comma is allowed)."""
+        items: list = []
+        while self.peek().kind != close:
+            self.optional_marker("?")
+            items.append(element())
+            nxt = self.peek()
+            if nxt.kind == ",":
+                self.take()
+            elif nxt.kind != close:
+                self.syntax(nxt, f"mismatched input '{nxt.show()}' expecting {{'{close}', ','}}")
+        self.take()
+        return items
+
+    def map_entry(self) -> tuple[_N, _N]:
+        key = self.expr()
+        self.expect(":", "':'")
+        return key, self.expr()
 
     def skip_braces(self) -> None:
         depth = 0
@@ -2454,23 +2437,19 @@ _F_MAX_INT = 9.223372036854775808e18   # float64(math.MaxInt64) rounds up to 2^6
 _F_MAX_UINT = 1.8446744073709551616e19
 
 
-def _cmp_double_int(d: float, i: int) -> int:
-    # cel-go converts the int to a double (so 2^53+1 == 2^53.0), after range checks
-    if d < _F_MIN_INT:
+def _cmp_double(d: float, n: int) -> int:
+    """A double against an int or uint: outside the integer type's range the double wins outright;
+    inside it, cel-go converts the integer to a double (so 2^53+1 == 2^53.0)."""
+    if type(n) is _UInt:
+        lo, hi = 0, _F_MAX_UINT
+    else:
+        lo, hi = _F_MIN_INT, _F_MAX_INT
+    if d < lo:
         return -1
-    if d > _F_MAX_INT:
+    if d > hi:
         return 1
-    fi = float(i)
-    return (d > fi) - (d < fi)
-
-
-def _cmp_double_uint(d: float, u: int) -> int:
-    if d < 0:
-        return -1
-    if d > _F_MAX_UINT:
-        return 1
-    fu = float(u)
-    return (d > fu) - (d < fu)
+    fn = float(n)
+    return (d > fn) - (d < fn)
 
 
 def _num_eq(a: Any, b: Any) -> bool:
@@ -2481,11 +2460,11 @@ def _num_eq(a: Any, b: Any) -> bool:
             return False
         if tb is float:
             return a == b
-        return (_cmp_double_int(a, b) if tb is int else _cmp_double_uint(a, b)) == 0
+        return _cmp_double(a, b) == 0
     if tb is float:
         if b != b:
             return False
-        return (_cmp_double_int(b, a) if ta is int else _cmp_double_uint(b, a)) == 0
+        return _cmp_double(b, a) == 0
     return int(a) == int(b)
 
 
@@ -2594,8 +2573,8 @@ def _cmp(a: Any, b: Any) -> int:
             if (ta is float and a != a) or (tb is float and b != b):
                 raise CelError("NaN values cannot be ordered")
             if ta is float:
-                return _cmp_double_int(a, b) if tb is int else _cmp_double_uint(a, b)
-            return -(_cmp_double_int(b, a) if ta is int else _cmp_double_uint(b, a))
+                return _cmp_double(a, b)
+            return -_cmp_double(b, a)
         return (a > b) - (a < b)  # int vs uint: exact, as compareIntUint
     raise _no_overload()
 
@@ -2636,43 +2615,26 @@ def _uint_result(v: int) -> _UInt:
     raise CelError("unsigned integer overflow")
 
 
-def _add(a: Any, b: Any) -> Any:
-    ta, tb = type(a), type(b)
-    if ta is not tb:
+def _arithmetic(op: Callable[[Any, Any], Any], unchecked: tuple) -> Callable[[Any, Any], Any]:
+    """``+ - *`` on two operands of one type: int and uint results must stay in range, the
+    ``unchecked`` types' results need no check."""
+    def arithmetic(a: Any, b: Any) -> Any:
+        ta = type(a)
+        if ta is not type(b):
+            raise _no_overload()
+        if ta is int:
+            return _int_result(op(a, b))
+        if ta in unchecked:
+            return op(a, b)
+        if ta is _UInt:
+            return _uint_result(op(a, b))
         raise _no_overload()
-    if ta is int:
-        return _int_result(a + b)
-    if ta is str or ta is float or ta is bytes or ta is list:
-        return a + b
-    if ta is _UInt:
-        return _uint_result(a + b)
-    raise _no_overload()
+    return arithmetic
 
 
-def _sub(a: Any, b: Any) -> Any:
-    ta, tb = type(a), type(b)
-    if ta is not tb:
-        raise _no_overload()
-    if ta is int:
-        return _int_result(a - b)
-    if ta is float:
-        return a - b
-    if ta is _UInt:
-        return _uint_result(a - b)
-    raise _no_overload()
-
-
-def _mul(a: Any, b: Any) -> Any:
-    ta, tb = type(a), type(b)
-    if ta is not tb:
-        raise _no_overload()
-    if ta is int:
-        return _int_result(a * b)
-    if ta is float:
-        return a * b
-    if ta is _UInt:
-        return _uint_result(a * b)
-    raise _no_overload()
+_add = _arithmetic(operator.add, (str, float, bytes, list))
+_sub = _arithmetic(operator.sub, (float,))
+_mul = _arithmetic(operator.mul, (float,))
 
 
 def _go_div(a: int, b: int) -> int:
@@ -2680,45 +2642,46 @@ def _go_div(a: int, b: int) -> int:
     return q if (a < 0) == (b < 0) else -q
 
 
-def _div(a: Any, b: Any) -> Any:
-    ta, tb = type(a), type(b)
-    if ta is not tb:
-        raise _no_overload()
-    if ta is int:
-        if b == 0:
-            raise CelError("division by zero")
-        if a == _MIN_INT and b == -1:
-            raise CelError("integer overflow")
-        return _go_div(a, b)
-    if ta is float:
-        if b == 0:  # IEEE: Go yields ±Inf or NaN where Python raises
-            if a == 0 or a != a:
-                return math.nan
-            return math.copysign(math.inf, a) * math.copysign(1.0, b)
-        return a / b
-    if ta is _UInt:
-        if b == 0:
-            raise CelError("division by zero")
-        return _UInt(a // b)
-    raise _no_overload()
+def _go_mod(a: int, b: int) -> int:
+    # Go's remainder takes the dividend's sign; Python's takes the divisor's
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
 
 
-def _mod(a: Any, b: Any) -> Any:
-    ta, tb = type(a), type(b)
-    if ta is not tb:
+def _float_div(a: float, b: float) -> float:
+    if b == 0:  # IEEE: Go yields ±Inf or NaN where Python raises
+        if a == 0 or a != a:
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def _division(by_zero: str, on_int: Callable[[int, int], int], on_uint: Callable[[int, int], int],
+              on_float: Callable[[float, float], float] | None) -> Callable[[Any, Any], Any]:
+    """``/`` and ``%``: a zero int or uint divisor is an error (``by_zero``), and so is MinInt64
+    by -1, which overflows int64; doubles follow IEEE (``%`` has none, ``on_float`` None)."""
+    def division(a: Any, b: Any) -> Any:
+        ta = type(a)
+        if ta is not type(b):
+            raise _no_overload()
+        if ta is int:
+            if b == 0:
+                raise CelError(by_zero)
+            if a == _MIN_INT and b == -1:
+                raise CelError("integer overflow")
+            return on_int(a, b)
+        if ta is _UInt:
+            if b == 0:
+                raise CelError(by_zero)
+            return _UInt(on_uint(a, b))
+        if ta is float and on_float is not None:
+            return on_float(a, b)
         raise _no_overload()
-    if ta is int:
-        if b == 0:
-            raise CelError("modulus by zero")
-        if a == _MIN_INT and b == -1:
-            raise CelError("integer overflow")
-        r = abs(a) % abs(b)
-        return -r if a < 0 else r
-    if ta is _UInt:
-        if b == 0:
-            raise CelError("modulus by zero")
-        return _UInt(a % b)
-    raise _no_overload()
+    return division
+
+
+_div = _division("division by zero", _go_div, operator.floordiv, _float_div)
+_mod = _division("modulus by zero", _go_mod, operator.mod, None)
 
 
 def _neg(a: Any) -> Any:
@@ -2901,13 +2864,18 @@ def _char_at(s: Any, i: Any) -> str:
     return s[i] if i < len(s) else ""
 
 
+def _list_position(lst: list, x: Any, positions: range) -> int:
+    """The k8s lists library's indexOf / lastIndexOf: the first of ``positions`` that holds x
+    (an element that cannot be compared with x does not), or -1."""
+    for i in positions:
+        if _eq_quiet(lst[i], x):
+            return i
+    return -1
+
+
 def _index_of(s: Any, sub: Any, off: Any = None) -> int:
     if type(s) is list:
-        _want("indexOf", (s,), list)
-        for i, x in enumerate(s):
-            if _eq_quiet(x, sub):
-                return i
-        return -1
+        return _list_position(s, sub, range(len(s)))
     _want("indexOf", (s, sub) + (() if off is None else (off,)), str, str, int)
     offset = 0 if off is None else off
     if sub == "":
@@ -2921,11 +2889,7 @@ def _index_of(s: Any, sub: Any, off: Any = None) -> int:
 
 def _last_index_of(s: Any, sub: Any, off: Any = None) -> int:
     if type(s) is list:
-        _want("lastIndexOf", (s,), list)
-        for i in range(len(s) - 1, -1, -1):
-            if _eq_quiet(s[i], sub):
-                return i
-        return -1
+        return _list_position(s, sub, range(len(s) - 1, -1, -1))
     _want("lastIndexOf", (s, sub) + (() if off is None else (off,)), str, str, int)
     if off is None:
         if sub == "":
@@ -3004,9 +2968,7 @@ def _join(lst: Any, sep: Any = "") -> str:
 
 def _quote(s: Any) -> str:
     _want("strings.quote", (s,), str)
-    table = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
-             "\\": "\\\\", '"': '\\"'}
-    return '"' + "".join(table.get(c, c) for c in s) + '"'
+    return '"' + "".join(_QUOTE_ESCAPES.get(c, c) for c in s) + '"'
 
 
 # -- k8s lists library
@@ -3398,15 +3360,21 @@ def _check_limit(r: _Run) -> None:
         raise _CostLimit()
 
 
-def _select(o: Any, field: str) -> Any:
-    if isinstance(o, dict):
-        try:
-            return o[field]
-        except KeyError:
-            raise CelError(f"no such key: {field}") from None
-    if type(o) is list:
-        raise CelError("unsupported index type 'string' in list")
-    raise CelError(f"no such key: {field}")
+def _string_key(op: Callable[[_Run], Any], key: str, cost: int) -> Callable[[_Run], Any]:
+    """``o.key`` and ``o["key"]`` with a constant string: upstream gives both the same lookup,
+    errors included, and this is the hot path of ``device.attributes[...]`` selectors."""
+    def lookup(r: _Run) -> Any:
+        o = op(r)
+        r.cost += cost
+        if isinstance(o, dict):
+            try:
+                return o[key]
+            except KeyError:
+                raise CelError(f"no such key: {key}") from None
+        if type(o) is list:
+            raise CelError("unsupported index type 'string' in list")
+        raise CelError(f"no such key: {key}")
+    return lookup
 
 
 def _list_index(k: Any) -> int:
@@ -3564,18 +3532,7 @@ class _Compiler:
                 r.cost += extra
                 return _has(o, field)
             return has, _NC
-        cost = 1 if self.is_attribute(e.operand) else 2
-
-        def sel(r: _Run) -> Any:
-            o = op(r)
-            r.cost += cost
-            if isinstance(o, dict):
-                try:
-                    return o[field]
-                except KeyError:
-                    raise CelError(f"no such key: {field}") from None
-            return _select(o, field)
-        return sel, _NC
+        return _string_key(op, field, 1 if self.is_attribute(e.operand) else 2), _NC
 
     # -- calls
     def call(self, e: _Call) -> tuple:
@@ -3690,23 +3647,8 @@ class _Compiler:
         kf, kc = self.compile(e.args[1])
         cost = 1 if self.is_attribute(e.args[0]) else 2
         if kc is not _NC and type(kc) is str:
-            def index_str(r: _Run) -> Any:
-                o = op(r)
-                r.cost += cost
-                if isinstance(o, dict):
-                    try:
-                        return o[kc]
-                    except KeyError:
-                        raise CelError(f"no such key: {kc}") from None
-                return _index(o, kc)
-            return index_str
-
-        def index_any(r: _Run) -> Any:
-            o = op(r)
-            k = kf(r)
-            r.cost += cost
-            return _index(o, k)
-        return index_any
+            return _string_key(op, kc, cost)
+        return self.make_call(_index, [op, kf], cost)
 
     # -- logic
     def logic(self, e: _Logic) -> Callable[[_Run], Any]:
@@ -3831,23 +3773,29 @@ class _Compiler:
         builder = getattr(self, "comp_" + k.rstrip("2"))
         return builder(rng, two, i1, i2, args)
 
-    @staticmethod
-    def bind_vars(slots: list, two: bool, i1: int, i2: int, x: Any) -> None:
-        if two:
-            slots[i1], slots[i2] = x
-        else:
-            slots[i1] = x
-
     def comp_all(self, rng: Callable, two: bool, i1: int, i2: int, args: list) -> Callable[[_Run], Any]:
-        pred = args[0]
+        # loop condition @not_strictly_false(@result): 2 per iteration
+        return self.quantifier(rng, two, i1, i2, args[0], False, 2)
 
-        def all_(r: _Run) -> Any:
+    def comp_exists(self, rng: Callable, two: bool, i1: int, i2: int, args: list) -> Callable[[_Run], Any]:
+        # loop condition @not_strictly_false(!@result): the negation costs one more
+        return self.quantifier(rng, two, i1, i2, args[0], True, 3)
+
+    @staticmethod
+    def quantifier(rng: Callable, two: bool, i1: int, i2: int, pred: Callable, stop: bool,
+                   loop_cost: int) -> Callable[[_Run], Any]:
+        """all (``stop`` False) and exists (``stop`` True): a predicate yielding ``stop`` decides
+        the result, whatever errors came before it; otherwise the first error (or non-bool) is
+        raised."""
+        go = not stop
+
+        def quantify(r: _Run) -> Any:
             items = _items(rng(r), two)
             slots = r.slots
-            acc: Any = True
+            acc: Any = go
             for x in items:
-                r.cost += 2  # loop condition: @not_strictly_false(@result)
-                if acc is False:
+                r.cost += loop_cost
+                if acc is stop:
                     break
                 r.cost += 1  # @result in the step
                 if two:
@@ -3858,9 +3806,9 @@ class _Compiler:
                     v = pred(r)
                 except CelError as err:
                     v = err
-                if v is False:
-                    acc = False
-                elif v is not True and acc is True:
+                if v is stop:
+                    acc = stop
+                elif v is not go and acc is go:
                     acc = v if isinstance(v, CelError) else CelError("no such overload")
                 if r.cost > COST_LIMIT:
                     raise _CostLimit()
@@ -3868,39 +3816,7 @@ class _Compiler:
             if acc is True or acc is False:
                 return acc
             raise acc
-        return all_
-
-    def comp_exists(self, rng: Callable, two: bool, i1: int, i2: int, args: list) -> Callable[[_Run], Any]:
-        pred = args[0]
-
-        def exists(r: _Run) -> Any:
-            items = _items(rng(r), two)
-            slots = r.slots
-            acc: Any = False
-            for x in items:
-                r.cost += 3  # loop condition: @not_strictly_false(!@result)
-                if acc is True:
-                    break
-                r.cost += 1
-                if two:
-                    slots[i1], slots[i2] = x
-                else:
-                    slots[i1] = x
-                try:
-                    v = pred(r)
-                except CelError as err:
-                    v = err
-                if v is True:
-                    acc = True
-                elif v is not False and acc is False:
-                    acc = v if isinstance(v, CelError) else CelError("no such overload")
-                if r.cost > COST_LIMIT:
-                    raise _CostLimit()
-            r.cost += 1
-            if acc is True or acc is False:
-                return acc
-            raise acc
-        return exists
+        return quantify
 
     def comp_exists_one(self, rng: Callable, two: bool, i1: int, i2: int, args: list) -> Callable[[_Run], Any]:
         pred = args[0]
@@ -3929,32 +3845,7 @@ class _Compiler:
         return exists_one
 
     def comp_map(self, rng: Callable, two: bool, i1: int, i2: int, args: list) -> Callable[[_Run], Any]:
-        filt = args[0] if len(args) == 2 else None
-        fn = args[-1]
-
-        def map_(r: _Run) -> list:
-            items = _items(rng(r), two)
-            slots = r.slots
-            out = []
-            for x in items:
-                if two:
-                    slots[i1], slots[i2] = x
-                else:
-                    slots[i1] = x
-                if filt is not None:
-                    c = filt(r)
-                    if c is False:
-                        r.cost += 1
-                        continue
-                    if c is not True:
-                        raise CelError("no such overload")
-                out.append(fn(r))
-                r.cost += 12  # @result + [value]: identifier, list literal, list concatenation
-                if r.cost > COST_LIMIT:
-                    raise _CostLimit()
-            r.cost += 1
-            return out
-        return map_
+        return self.transform(rng, two, i1, i2, args, None)
 
     comp_transformList = comp_map
 
@@ -3981,17 +3872,33 @@ class _Compiler:
             return out
         return filter_
 
-    def comp_transformMap(self, rng: Callable, two: bool, i1: int, i2: int, args: list,
-                          entry: bool = False) -> Callable[[_Run], Any]:
+    def comp_transformMap(self, rng: Callable, two: bool, i1: int, i2: int,
+                          args: list) -> Callable[[_Run], Any]:
+        return self.transform(rng, two, i1, i2, args, False)
+
+    def comp_transformMapEntry(self, rng: Callable, two: bool, i1: int, i2: int,
+                               args: list) -> Callable[[_Run], Any]:
+        return self.transform(rng, two, i1, i2, args, True)
+
+    @staticmethod
+    def transform(rng: Callable, two: bool, i1: int, i2: int, args: list,
+                  entry: bool | None) -> Callable[[_Run], Any]:
+        """map and transformList (``entry`` None: the list of results), transformMap (False: each
+        key to its result) and transformMapEntry (True: the entries of the result maps), each with
+        an optional filter as the first of two arguments."""
         filt = args[0] if len(args) == 2 else None
         fn = args[-1]
+        to_list = entry is None
 
-        def transform_map(r: _Run) -> dict:
-            items = _items(rng(r), True)
+        def transform(r: _Run) -> Any:
+            items = _items(rng(r), two)
             slots = r.slots
-            out: dict = {}
+            out: Any = [] if to_list else {}
             for x in items:
-                slots[i1], slots[i2] = x
+                if two:
+                    slots[i1], slots[i2] = x
+                else:
+                    slots[i1] = x
                 if filt is not None:
                     c = filt(r)
                     if c is False:
@@ -4000,27 +3907,27 @@ class _Compiler:
                     if c is not True:
                         raise CelError("no such overload")
                 v = fn(r)
-                if entry:
-                    if not isinstance(v, dict):
-                        raise _no_overload_sig("cel.@mapInsert", (out, v))
-                    new = v.items()
-                    r.cost += 2  # cel.@mapInsert(@result, entry)
+                if to_list:
+                    out.append(v)
+                    r.cost += 12  # @result + [value]: identifier, list literal, list concatenation
                 else:
-                    new = ((x[0], v),)
-                    r.cost += 3  # cel.@mapInsert(@result, key, value)
-                for key, val in new:
-                    if _map_find(out, key) is not _MISSING:
-                        raise CelError(f"insert failed: key {_fmt_v(key)} already exists")
-                    out[key] = val
+                    if entry:
+                        if not isinstance(v, dict):
+                            raise _no_overload_sig("cel.@mapInsert", (out, v))
+                        new = v.items()
+                        r.cost += 2  # cel.@mapInsert(@result, entry)
+                    else:
+                        new = ((x[0], v),)
+                        r.cost += 3  # cel.@mapInsert(@result, key, value)
+                    for key, val in new:
+                        if _map_find(out, key) is not _MISSING:
+                            raise CelError(f"insert failed: key {_fmt_v(key)} already exists")
+                        out[key] = val
                 if r.cost > COST_LIMIT:
                     raise _CostLimit()
             r.cost += 1
             return out
-        return transform_map
-
-    def comp_transformMapEntry(self, rng: Callable, two: bool, i1: int, i2: int,
-                               args: list) -> Callable[[_Run], Any]:
-        return self.comp_transformMap(rng, two, i1, i2, args, entry=True)
+        return transform
 
     def sort_by(self, e: _Comp, rng: Callable, i1: int, key: Callable) -> Callable[[_Run], Any]:
         def sort_by(r: _Run) -> list:
