@@ -54,7 +54,8 @@ DEFAULT_MAX_ATTEMPTS = 10
 #: Cluster events a what-if batch produces (upstream framework.EventAssignedPodAdd/Delete).
 ASSIGNED_POD_ADD = "AssignedPodAdd"
 ASSIGNED_POD_DELETE = "AssignedPodDelete"
-#: DynamicResources' PostFilter deallocated a claim (upstream: a ResourceClaim Update event).
+#: A claim went from allocated to deallocated: DynamicResources' PostFilter freed it, or its pod was
+#: deleted (upstream: a ResourceClaim Update event).
 RESOURCE_CLAIM_DEALLOCATED = "ResourceClaimDeallocated"
 
 # Where a queued pod is.
@@ -254,12 +255,6 @@ def _has_claims(pod_info: Any, other: Any, cluster: Any) -> str:
     return QUEUE if (pod_info.pod.get("spec") or {}).get("resourceClaims") else QUEUE_SKIP
 
 
-def _claims_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
-    # a deleted pod's claims are deallocated (or deleted): a claim going from allocated to
-    # deallocated is Queue for every pod with claims.
-    return QUEUE if (other.pod.get("spec") or {}).get("resourceClaims") else QUEUE_SKIP
-
-
 #: plugin -> event -> hint function (v1.34 EventsToRegister restricted to pod events).
 _HINTS: dict[str, dict[str, Callable[[Any, Any, Any], str]]] = {
     "NodeResourcesFit": {ASSIGNED_POD_DELETE: _fit_after_delete},
@@ -268,8 +263,9 @@ _HINTS: dict[str, dict[str, Callable[[Any, Any, Any], str]]] = {
     "PodTopologySpread": {ASSIGNED_POD_ADD: _spread_after_change, ASSIGNED_POD_DELETE: _spread_after_change},
     "VolumeRestrictions": {ASSIGNED_POD_DELETE: _always},
     "NodeVolumeLimits": {ASSIGNED_POD_DELETE: _always},
-    "DynamicResources": {ASSIGNED_POD_ADD: _claims_after_add, ASSIGNED_POD_DELETE: _claims_after_delete,
-                         RESOURCE_CLAIM_DEALLOCATED: _has_claims},
+    # DynamicResources registers claim (not pod deletion) events: a pod placed updates its
+    # claims; a claim deallocated (by PostFilter, or after its pod was deleted) is its own event.
+    "DynamicResources": {ASSIGNED_POD_ADD: _claims_after_add, RESOURCE_CLAIM_DEALLOCATED: _has_claims},
     # Only node events (or updates of the pod itself) can help these; a batch has none.
     "NodeUnschedulable": {},
     "NodeName": {},

@@ -801,12 +801,14 @@ class Simulator(SchedulingSetup):
                        for r in ((allocation.get("devices") or {}).get("results") or ()))
         return out
 
-    def _release_claims(self, victim: PodInfo) -> None:
+    def _release_claims(self, victim: PodInfo) -> bool:
         """A deleted pod's ResourceClaims: the resourceclaim controller drops its reservations and
-        deallocates what nobody reserves, the garbage collector deletes the claims made for it."""
+        deallocates what nobody reserves, the garbage collector deletes the claims made for it.
+        Whether a claim was deallocated."""
         dra = self.snapshot.shared.get(DRA_SHARED_KEY)
         if dra is not None and (victim.pod.get("spec") or {}).get("resourceClaims"):
-            dra.pod_removed(victim.pod)
+            return bool(dra.pod_removed(victim.pod))
+        return False
 
     @staticmethod
     def _clear_node(pod_info: PodInfo) -> None:
@@ -844,13 +846,15 @@ class Simulator(SchedulingSetup):
                 waiting.reject(PREEMPTION_PLUGIN, "preempted")
                 continue
             self.snapshot.forget_pod(victim, node)
-            self._release_claims(victim)
+            deallocated = self._release_claims(victim)
             rec = records.get(key)
             if rec is not None:
                 rec.outcome = PREEMPTED
                 rec.preempted_by = pod_info.key
                 rec.message = f"preempted by {pod_info.key} on node {node}"
             queue.on_event(ASSIGNED_POD_DELETE, victim)
+            if deallocated:
+                queue.on_event(RESOURCE_CLAIM_DEALLOCATED, victim)
         # Pods nominated to that node with a lower priority lose their nomination (upstream
         # prepareCandidate clears it) so they do not hold the room the preemptor made.
         for other in list(self.nominator.nominated_pods_for_node(node)):

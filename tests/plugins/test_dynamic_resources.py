@@ -49,7 +49,14 @@ from kschedctl.plugins.dra.claims import DraState
 from kschedctl.plugins.dra.features import DEFAULT_FEATURES
 from kschedctl.plugins.dynamic_resources import SHARED_KEY, DynamicResources
 from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
-from kschedctl.scheduler.queue import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP, queueing_hint
+from kschedctl.scheduler.queue import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    QUEUE,
+    QUEUE_SKIP,
+    RESOURCE_CLAIM_DEALLOCATED,
+    queueing_hint,
+)
 from tests.plugins.harness import CASES_DIR, build, expected_status, load_cases, pod_info, status_dict
 
 CASES = load_cases("dynamic_resources")
@@ -354,7 +361,8 @@ def test_extension_points_match_upstream() -> None:
 # reservation and are deallocated: AssignedPodDelete), so those are the rows that map:
 #   queue-on-status-change  -> a placed pod reserved a claim the waiting pod uses: Queue
 #   skip-unrelated-claim    -> a placed pod's claims are not the waiting pod's: QueueSkip
-#   claim-deallocate        -> a removed pod's claims get deallocated: Queue for any pod with claims
+#   claim-deallocate        -> a claim is deallocated (by PostFilter, or its pod was deleted): Queue for
+#                              any pod with claims; the deletion of a pod is not itself an event here
 # Not mappable: queue-on-add (claims are created by kschedctl before the pod is queued),
 # skip-adding-finalizer (no metadata-only updates happen alone), backoff-wrong-*-object (no typed
 # events), skip-deletes / skip-wrong-claim (upstream QueueSkips because the waiting pod's claim
@@ -388,8 +396,8 @@ def test_queue_hint_template_claims_by_status() -> None:
 
 
 def test_queue_hint_claim_deallocate() -> None:
-    assert _hint(ASSIGNED_POD_DELETE, _pod("my-pod", "1234", "mine"), _pod("victim", "9", "theirs")) == QUEUE
+    assert _hint(RESOURCE_CLAIM_DEALLOCATED, _pod("my-pod", "1234", "mine"), _pod("victim", "9", "theirs")) == QUEUE
 
 
-def test_queue_hint_deleted_pod_without_claims() -> None:
-    assert _hint(ASSIGNED_POD_DELETE, _pod("my-pod", "1234", "mine"), _pod("victim", "9")) == QUEUE_SKIP
+def test_queue_hint_pod_deletion_is_not_a_claim_event() -> None:
+    assert _hint(ASSIGNED_POD_DELETE, _pod("my-pod", "1234", "mine"), _pod("victim", "9", "theirs")) == QUEUE_SKIP

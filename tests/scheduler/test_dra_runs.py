@@ -129,3 +129,24 @@ def test_runs_on_one_cluster_state_do_not_share_generated_claims(cluster) -> Non
     second = Simulator(cluster, seed=1).run([], include_cluster_pending=True)
     assert [p.outcome for p in first.placements] == [p.outcome for p in second.placements] == ["Scheduled"]
     assert "resourceClaimStatuses" not in (pending.get("status") or {})
+
+
+def test_a_victims_deallocated_claim_requeues_a_pod_waiting_for_devices(cluster) -> None:
+    """all-in wants every GPU of a100-1, where trainer-0 holds gpu-0: Unschedulable. A
+    high-priority pod then preempts trainer-0 (for cpu); its claim is deleted, which upstream sees
+    as a claim update from allocated to deallocated: all-in is tried again and gets all four."""
+    for name, value in (("top", 2000), ("high", 1000)):
+        cluster.add_object({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                            "metadata": {"name": name}, "value": value})
+    waiting = _pod("all-gpus")
+    waiting["spec"]["nodeSelector"] = {"kubernetes.io/hostname": "a100-1"}
+    waiting["spec"]["priorityClassName"] = "top"  # tried first, while gpu-0 is still held
+    preemptor = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "big-cpu", "namespace": "default"},
+                 "spec": {"priorityClassName": "high", "nodeSelector": {"kubernetes.io/hostname": "a100-1"},
+                          "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "29"}}}]}}
+    result = Simulator(cluster, seed=1).run([waiting, preemptor])
+    by_pod = {p.pod: p for p in result.placements}
+    assert [r.victims for r in result.preemptions] == [["default/trainer-0"]]
+    assert by_pod["default/big-cpu"].outcome == "Scheduled"
+    assert (by_pod["default/all-in"].outcome, by_pod["default/all-in"].attempts) == ("Scheduled", 2)
+    assert sorted(by_pod["default/all-in"].devices) == [f"gpu.example.com/a100-1/gpu-{i}" for i in range(4)]

@@ -264,30 +264,34 @@ class DraState:
     def pod_removed(self, pod: dict) -> list[str]:
         """A pod is deleted (a preemption victim): the controller drops it from ``reservedFor``,
         deallocates a claim nobody reserves any more, and the garbage collector deletes the claims
-        generated for it. Returns the keys of the claims that changed."""
+        generated for it. Returns the keys of the claims that were allocated and are not any more
+        (upstream: a ResourceClaim update from allocated to deallocated)."""
         uid = _meta(pod).get("uid")
-        changed = []
+        deallocated = []
         for key, claim in list(self.claims.items()):
-            reserved = (claim.get("status") or {}).get("reservedFor") or ()
-            owned = any(o.get("uid") == uid and o.get("controller") for o in (_meta(claim).get("ownerReferences") or ()))
-            if owned:
+            status = claim.get("status") or {}
+            was_allocated = status.get("allocation") is not None
+            reserved = status.get("reservedFor") or ()
+            if any(o.get("uid") == uid and o.get("controller") for o in (_meta(claim).get("ownerReferences") or ())):
                 self._count(claim, -1)
                 del self.claims[key]
-                changed.append(key)
+                if was_allocated:
+                    deallocated.append(key)
                 continue
             if not any((r or {}).get("uid") == uid for r in reserved):
                 continue
             updated = copy.copy(claim)
-            status = dict(claim.get("status") or {})
+            status = dict(status)
             status["reservedFor"] = [r for r in reserved if (r or {}).get("uid") != uid]
             if not status["reservedFor"]:
                 status.pop("reservedFor")
                 status.pop("allocation", None)
                 status.pop("devices", None)
+                if was_allocated:
+                    deallocated.append(key)
             updated["status"] = status
             self.update(updated)
-            changed.append(key)
-        return changed
+        return deallocated
 
 
 def _controlled_by(claim: dict, pod: dict) -> bool:
