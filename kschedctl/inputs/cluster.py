@@ -33,7 +33,7 @@ import uuid
 from typing import Any, Iterable
 
 from kschedctl.errors import InputError, QuantityError
-from kschedctl.inputs.shapes import check_node, check_pod
+from kschedctl.inputs.shapes import check_dra, check_node, check_pod
 from kschedctl.inputs.loader import Document, field_line, gc_paused, load_documents
 from kschedctl.k8s.quantity import nanos
 
@@ -708,11 +708,43 @@ def _dra_to_v1(obj: dict, doc: Document | None) -> list[str]:
     name = f"{obj.get('kind')} {obj['metadata'].get('name')}"
     try:
         to_v1(obj)
+        check_dra(obj)
+        _check_dra_values(obj)
     except InputError as exc:
         raise _err(doc, f"{name}: {exc.message}") from None
     where = f"{doc.file}:{doc.line}: " if doc is not None else ""
     return [f"{where}{name}: {field} needs the feature gate {gate} (alpha, off by default in v1.34): {effect}"
             for field, gate, effect in gated_fields(obj)]
+
+
+def _check_dra_values(obj: dict) -> None:
+    """The values the API server's validation would refuse and the allocator would trip on."""
+    kind, spec = obj.get("kind"), obj.get("spec") or {}
+    if kind == "ResourceSlice":
+        count = (spec.get("pool") or {}).get("resourceSliceCount")
+        if count is not None and count < 1:
+            raise InputError(f"spec.pool.resourceSliceCount must be at least 1, not {count}")
+        for i, device in enumerate(spec.get("devices") or ()):
+            for cap_name, cap in ((device or {}).get("capacity") or {}).items():
+                try:
+                    nanos((cap or {}).get("value"))
+                except QuantityError as exc:
+                    raise InputError(f"spec.devices[{i}].capacity.{cap_name}.value: {exc}") from None
+    elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        claim_spec, path = (spec.get("spec") or {}, "spec.spec") if kind == "ResourceClaimTemplate" else (spec, "spec")
+        for i, request in enumerate(((claim_spec.get("devices") or {}).get("requests")) or ()):
+            for where, req in [(f"{path}.devices.requests[{i}].exactly", request.get("exactly"))] + [
+                    (f"{path}.devices.requests[{i}].firstAvailable[{j}]", sub)
+                    for j, sub in enumerate(request.get("firstAvailable") or ())]:
+                if not req:
+                    continue
+                mode = req.get("allocationMode")
+                if mode is not None and mode not in ("ExactCount", "All"):
+                    raise InputError(f'{where}.allocationMode: Unsupported value: "{mode}": supported values: '
+                                     f'"All", "ExactCount"')
+                count = req.get("count")
+                if count is not None and mode != "All" and count < 1:
+                    raise InputError(f"{where}.count must be greater than zero, not {count}")
 
 
 _DEFAULTERS = {

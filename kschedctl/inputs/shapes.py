@@ -82,6 +82,38 @@ NODE = {
                "images": ListOf({"names": ListOf(STR), "sizeBytes": INT})},
 }
 
+# Dynamic Resource Allocation (resource.k8s.io/v1, after conversion from older versions).
+_NODE_SELECTOR = {"nodeSelectorTerms": ListOf(NODE_SELECTOR_TERM)}
+_CEL_SELECTORS = ListOf({"cel": {"expression": STR}})
+_DEVICE_CONFIG = ListOf({"requests": ListOf(STR), "opaque": {"driver": STR, "parameters": ANY}})
+_DEVICE_REQUEST = {"deviceClassName": STR, "selectors": _CEL_SELECTORS, "allocationMode": STR, "count": INT,
+                   "adminAccess": BOOL, "tolerations": ListOf(ANY_MAP), "capacity": ANY_MAP}
+_CLAIM_SPEC = {"devices": {
+    "requests": ListOf({"name": STR, "exactly": _DEVICE_REQUEST,
+                        "firstAvailable": ListOf({"name": STR, **_DEVICE_REQUEST})}),
+    "constraints": ListOf({"requests": ListOf(STR), "matchAttribute": STR, "distinctAttribute": STR}),
+    "config": _DEVICE_CONFIG,
+}}
+_ALLOCATION = {"devices": {"results": ListOf({"request": STR, "driver": STR, "pool": STR, "device": STR,
+                                              "adminAccess": BOOL}),
+                           "config": ListOf(ANY_MAP)},
+               "nodeSelector": _NODE_SELECTOR}
+DRA_SHAPES: dict[str, Any] = {
+    "ResourceSlice": {"metadata": _OBJECT_META, "spec": {
+        "driver": STR, "pool": {"name": STR, "generation": INT, "resourceSliceCount": INT},
+        "nodeName": STR, "nodeSelector": _NODE_SELECTOR, "allNodes": BOOL, "perDeviceNodeSelection": BOOL,
+        "devices": ListOf({"name": STR,
+                           "attributes": MapOf({"int": INT, "bool": BOOL, "string": STR, "version": STR}),
+                           "capacity": MapOf({"value": ANY}), "consumesCounters": ListOf(ANY_MAP),
+                           "taints": ListOf(ANY_MAP), "bindingConditions": ListOf(STR)}),
+        "sharedCounters": ListOf(ANY_MAP)}},
+    "DeviceClass": {"metadata": _OBJECT_META, "spec": {"selectors": _CEL_SELECTORS, "config": _DEVICE_CONFIG}},
+    "ResourceClaim": {"metadata": _OBJECT_META, "spec": _CLAIM_SPEC,
+                      "status": {"allocation": _ALLOCATION,
+                                 "reservedFor": ListOf({"resource": STR, "name": STR, "uid": STR})}},
+    "ResourceClaimTemplate": {"metadata": _OBJECT_META, "spec": {"metadata": ANY_MAP, "spec": _CLAIM_SPEC}},
+}
+
 
 def _type_word(value: Any) -> str:
     if value is None:
@@ -197,6 +229,13 @@ _NODE_CHECK = _compile(NODE)
 def check_pod(pod: dict) -> None:
     """The Pod's scheduling fields have the types the API server would have decoded."""
     _run(_POD_CHECK, pod, "")
+
+
+def check_dra(obj: dict) -> None:
+    """A resource.k8s.io object (v1 shape) has the field types the API server would decode."""
+    shape = DRA_SHAPES.get(str(obj.get("kind")))
+    if shape is not None:
+        check(obj, shape)
 
 
 def check_node(node: dict) -> None:

@@ -63,7 +63,14 @@ def _never_truncate(renderable: Any) -> None:
 
 
 class OutputConsole(Console):
-    """A rich Console whose tables never truncate a cell."""
+    """A rich Console whose tables never truncate a cell, and that prints strings as they are:
+    messages from plugins and inputs (a CEL error quoting ``[eEinumkKMGTP]``, a name with
+    ``:colon:``) are never read as rich markup or emoji codes."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("markup", False)
+        kwargs.setdefault("emoji", False)
+        super().__init__(*args, **kwargs)
 
     def print(self, *objects: Any, **kwargs: Any) -> None:  # noqa: A003 - rich's name
         for renderable in objects:

@@ -1,0 +1,82 @@
+"""Pods with ResourceClaims through the CLI: the bundled GPU cluster, malformed DRA objects
+(one line naming file, line and field, exit 2), and messages printed as they are."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.cli.helpers import run_cli
+
+ROOT = Path(__file__).resolve().parents[2] / "profiles" / "scenarios"
+CLUSTER = str(ROOT / "cluster" / "dra-gpus.yaml")
+BIG_GPU = str(ROOT / "pods" / "dra-big-gpu.yaml")
+
+
+def test_explain_json_has_the_devices_per_node() -> None:
+    result = run_cli("explain", BIG_GPU, "--cluster", CLUSTER, "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    chosen = next(n for n in doc["nodes"] if n["name"] == doc["selectedNode"])
+    assert [d["device"] for d in chosen["allocations"][0]["devices"]] == ["gpu-0"]
+    assert doc["selectedNode"] == "h100-1"
+
+
+def test_explain_table_names_the_devices_and_the_gap() -> None:
+    result = run_cli("explain", BIG_GPU, "--cluster", CLUSTER)
+    assert result.exit_code == 0, result.stderr
+    assert "Devices allocated on h100-1" in result.stdout
+    assert "0 of them match" in result.stdout
+
+
+def test_simulate_yaml_lists_each_pods_devices() -> None:
+    result = run_cli("simulate", BIG_GPU, str(ROOT / "pods" / "dra-two-gpus.yaml"), "--cluster", CLUSTER, "-o", "yaml")
+    assert result.exit_code == 0, result.stderr
+    placements = {p["pod"]: p for p in yaml.safe_load(result.stdout)["placements"]}
+    assert placements["default/big-model"]["devices"] == ["gpu.example.com/h100-1/gpu-0"]
+    assert len(placements["default/finetune"]["devices"]) == 2
+
+
+def _broken_cluster(tmp_path: Path, edit) -> str:
+    docs = [d for d in yaml.safe_load_all(Path(CLUSTER).read_text(encoding="utf-8")) if d]
+    for d in docs:
+        edit(d)
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all(docs), encoding="utf-8")
+    return str(path)
+
+
+def _slice(field: str, value):
+    def edit(d: dict) -> None:
+        if d["kind"] == "ResourceSlice" and d["metadata"]["name"] == "h100-1-gpu.example.com":
+            target = d["spec"]["devices"][0] if field.startswith("device.") else d["spec"]
+            target[field.removeprefix("device.")] = value
+    return edit
+
+
+@pytest.mark.parametrize("edit, message", [
+    (_slice("devices", "x"), "ResourceSlice h100-1-gpu.example.com: spec.devices must be a list, not \"x\""),
+    (_slice("device.attributes", ["a"]), "spec.devices[0].attributes must be a mapping, not a list"),
+    (_slice("device.capacity", {"memory": {"value": "lots"}}),
+     "spec.devices[0].capacity.memory.value: invalid quantity 'lots'"),
+    (_slice("pool", {"name": "p", "resourceSliceCount": 0}), "spec.pool.resourceSliceCount must be at least 1, not 0"),
+])
+def test_malformed_dra_objects_are_input_errors(tmp_path: Path, edit, message: str) -> None:
+    result = run_cli("explain", BIG_GPU, "--cluster", _broken_cluster(tmp_path, edit))
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_messages_are_printed_as_they_are(tmp_path: Path) -> None:
+    """A CEL error quoting what looks like rich markup reaches the terminal unchanged."""
+    def edit(d: dict) -> None:
+        if d["kind"] == "DeviceClass":
+            d["spec"]["selectors"][0]["cel"]["expression"] = 'device.attributes["gpu.example.com"]["[bold]x"] == 1'
+    result = run_cli("explain", BIG_GPU, "--cluster", _broken_cluster(tmp_path, edit))
+    assert result.exit_code == 1
+    message = next(line for line in result.stdout.splitlines() if line.strip().startswith("Message"))
+    assert message.endswith("CEL runtime error: no such key: [bold]x")
