@@ -717,9 +717,22 @@ def _dra_to_v1(obj: dict, doc: Document | None) -> list[str]:
             for field, gate, effect in gated_fields(obj)]
 
 
+#: resourceapi.CELSelectorExpressionMaxLength: longer selectors are refused by the API server.
+_CEL_MAX_LENGTH = 10 * 1024
+
+
+def _check_selectors(selectors: Any, path: str) -> None:
+    for i, selector in enumerate(selectors or ()):
+        expression = ((selector or {}).get("cel") or {}).get("expression")
+        if isinstance(expression, str) and len(expression.encode("utf-8")) > _CEL_MAX_LENGTH:
+            raise InputError(f"{path}[{i}].cel.expression: Too long: may not be more than {_CEL_MAX_LENGTH} bytes")
+
+
 def _check_dra_values(obj: dict) -> None:
     """The values the API server's validation would refuse and the allocator would trip on."""
     kind, spec = obj.get("kind"), obj.get("spec") or {}
+    if kind == "DeviceClass":
+        _check_selectors(spec.get("selectors"), "spec.selectors")
     if kind == "ResourceSlice":
         count = (spec.get("pool") or {}).get("resourceSliceCount")
         if count is not None and count < 1:
@@ -738,6 +751,7 @@ def _check_dra_values(obj: dict) -> None:
                     for j, sub in enumerate(request.get("firstAvailable") or ())]:
                 if not req:
                     continue
+                _check_selectors(req.get("selectors"), f"{where}.selectors")
                 mode = req.get("allocationMode")
                 if mode is not None and mode not in ("ExactCount", "All"):
                     raise InputError(f'{where}.allocationMode: Unsupported value: "{mode}": supported values: '

@@ -63,6 +63,8 @@ def _slice(field: str, value):
     (_slice("device.capacity", {"memory": {"value": "lots"}}),
      "spec.devices[0].capacity.memory.value: invalid quantity 'lots'"),
     (_slice("pool", {"name": "p", "resourceSliceCount": 0}), "spec.pool.resourceSliceCount must be at least 1, not 0"),
+    (lambda d: d["kind"] == "DeviceClass" and d["spec"]["selectors"][0]["cel"].update(expression="true || " * 1300 + "true"),
+     "DeviceClass gpu.example.com: spec.selectors[0].cel.expression: Too long: may not be more than 10240 bytes"),
 ])
 def test_malformed_dra_objects_are_input_errors(tmp_path: Path, edit, message: str) -> None:
     result = run_cli("explain", BIG_GPU, "--cluster", _broken_cluster(tmp_path, edit))
