@@ -17,10 +17,10 @@ Cluster objects are never changed; a claim that changes is copied first.
 
 The controller acts before the scheduler sees a pod. kschedctl does its part when a pod's claim
 is first looked up: for a template reference without an entry in ``resourceClaimStatuses`` and
-an existing template it generates the claim (remembered per pod uid and pod claim name here, the
-pod object itself is left as it is) (the random five-character suffix of the API
-server becomes one derived from the pod's uid and the claim name, so runs are reproducible). A
-missing template leaves the pod waiting, as in a cluster.
+an existing template it generates the claim. The name is remembered by the run, per pod uid and
+pod claim name, instead of in the pod's status (the pod object is left as it is), and the API
+server's random five-character suffix becomes one derived from the pod's uid and the claim name,
+so that runs are reproducible. A missing template leaves the pod waiting, as in a cluster.
 """
 
 from __future__ import annotations
