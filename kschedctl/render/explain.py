@@ -515,8 +515,10 @@ def _short(d: dict) -> str:
     for k, v in d.items():
         if k == "allocations" and isinstance(v, list):
             parts.extend(f"{a.get('claim')}: " + ", ".join(
-                f"{d.get('request')} → {d.get('driver')}/{d.get('pool')}/{d.get('device')}" for d in a.get("devices") or ())
-                for a in v if isinstance(a, dict))
+                f"{dev.get('request')} → {dev.get('driver')}/{dev.get('pool')}/{dev.get('device')}"
+                for dev in a.get("devices") or ()) for a in v if isinstance(a, dict))
+        elif isinstance(v, list) and all(isinstance(x, str) for x in v):
+            parts.append(f"{k}: {', '.join(v)}")
         elif k == "binding" and isinstance(v, dict):
             meta, target = v.get("metadata") or {}, v.get("target") or {}
             parts.append(f"Binding {meta.get('namespace')}/{meta.get('name')} → {target.get('kind')} {target.get('name')}")
