@@ -266,3 +266,20 @@ def test_cluster_and_kubeconfig_together_is_a_usage_error(kubeconfig: str) -> No
     result = run_cli("explain", BUNDLED_PODS[0], "--cluster", FIXTURE_CLUSTER, "--kubeconfig", kubeconfig)
     assert result.exit_code == 2
     assert "--kubeconfig reads a live cluster; it cannot be combined with --cluster" in result.stderr
+
+
+def test_live_dra_explain_equals_the_files(tmp_path: Path) -> None:
+    """A GPU cluster served live (ResourceSlices, DeviceClass, templates, an allocated claim and
+    its pod): explain reads the resource.k8s.io objects read-only and answers as from the files."""
+    gpu_cluster = REPO / "profiles" / "scenarios" / "cluster" / "dra-gpus.yaml"
+    objects = [d for d in yaml.safe_load_all(gpu_cluster.read_text(encoding="utf-8")) if d]
+    pod = str(REPO / "profiles" / "scenarios" / "pods" / "dra-two-gpus.yaml")
+    with FakeApiServer(objects=objects) as srv:
+        config = str(srv.write_kubeconfig(tmp_path / "kubeconfig"))
+        live, live_data = explain_json(pod, "--kubeconfig", config)
+        assert_clean(srv, live)
+        assert {p.rsplit("/", 1)[-1] for p in srv.paths()} >= {"resourceslices", "deviceclasses",
+                                                                "resourceclaims", "resourceclaimtemplates"}
+    _, file_data = explain_json(pod, "--cluster", str(gpu_cluster))
+    assert live_data["selectedNode"] == file_data["selectedNode"]
+    assert [n.get("allocations") for n in live_data["nodes"]] == [n.get("allocations") for n in file_data["nodes"]]
