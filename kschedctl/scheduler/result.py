@@ -5,7 +5,8 @@ feasibleNodes, stages, nodes (name, evaluated, feasible, filters, scores, totalS
 preemption. kschedctl adds (the contract allows new fields): tiedNodes, numNodesToFind,
 scoringSkippedUpstream, notImplemented, provisionalNode, seed, and per node rank, tied,
 nominatedPodsConsidered, and ``allocations`` (the devices DynamicResources would allocate to the
-pod's ResourceClaims on the node: per claim, its request, driver, pool and device); with extenders configured, ``extenders`` (each extender's settings,
+pod's ResourceClaims on the node: per claim, its request, driver, pool and device); with
+extenders configured, ``extenders`` (each extender's settings,
 whether it was interested in the pod, its calls and notes such as "bindVerb is never called")
 and ``warnings``. For an Unschedulable pod, "what would make it fit" (kschedctl.scheduler.hints):
 per node ``hints`` (one per blocking filter plugin: text, changes, details, verified), a ranked
