@@ -31,9 +31,9 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from kschedctl.plugins.dra.features import DEFAULT_FEATURES, Features
-from kschedctl.plugins.dra.pools import Device, DeviceID, Pool, PoolError, SliceIndex
+from kschedctl.plugins.dra.pools import Device, DeviceID, Pool, PoolError, SelectorCompileError, SliceIndex
 
-__all__ = ["ALLOCATION_RESULTS_MAX_SIZE", "AllocationError", "Allocator", "claim_ref", "device_key"]
+__all__ = ["ALLOCATION_RESULTS_MAX_SIZE", "AllocationError", "Allocator", "claim_ref"]
 
 #: resourceapi.AllocationResultsMaxSize: devices one claim may get.
 ALLOCATION_RESULTS_MAX_SIZE = 32
@@ -53,10 +53,6 @@ def claim_ref(claim: dict) -> str:
     meta = claim.get("metadata") or {}
     ns, name = meta.get("namespace") or "", meta.get("name") or ""
     return f"{ns}/{name}" if ns else name
-
-
-def device_key(result: dict) -> DeviceID:
-    return DeviceID(result.get("driver", ""), result.get("pool", ""), result.get("device", ""))
 
 
 class _Request:
@@ -410,21 +406,21 @@ class _Attempt:
         cel = self.owner.cel
         for i, selector in enumerate(selectors):
             expression = str(((selector or {}).get("cel") or {}).get("expression") or "")
-            verdict = device.matches.get(expression)
-            if verdict is None:
-                program = cel.get_or_compile(expression)
-                where = (f"class {(cls.get('metadata') or {}).get('name', '')}" if cls is not None
-                         else f"claim {claim_ref(self.claims[c])}")
-                if program.error is not None:
-                    raise AllocationError(f"{where}: selector #{i}: CEL compile error: {program.error}")
-                try:
-                    verdict = program.device_matches(device)
-                except Exception as err:  # a CelError: its text is upstream's
-                    raise AllocationError(f"{where}: selector #{i}: CEL runtime error: {err}") from None
-                device.matches[expression] = verdict
-            if not verdict:
-                return False
+            try:
+                if not device.selected_by(cel, expression):
+                    return False
+            except SelectorCompileError as err:
+                raise AllocationError(f"{self._selector_owner(c, cls)}: selector #{i}: CEL compile error: {err}") \
+                    from None
+            except Exception as err:  # a CelError: its text is upstream's
+                raise AllocationError(f"{self._selector_owner(c, cls)}: selector #{i}: CEL runtime error: {err}") \
+                    from None
         return True
+
+    def _selector_owner(self, c: int, cls: dict | None) -> str:
+        if cls is not None:
+            return f"class {(cls.get('metadata') or {}).get('name', '')}"
+        return f"claim {claim_ref(self.claims[c])}"
 
     def _allocate_device(self, c: int, rd: _Request, device: Device, must: bool) -> Callable[[], None] | None:
         did = device.id

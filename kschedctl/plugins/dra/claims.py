@@ -107,8 +107,6 @@ class DraState:
         self.cel = cel
         #: in_flight_key(claim) -> the claim with the allocation Reserve chose (upstream's in-flight map).
         self.in_flight: dict[str, dict] = {}
-        #: claims generated in this run, "namespace/name" -> template name.
-        self.generated: dict[str, str] = {}
         #: (pod uid, pod claim name) -> the name of the claim generated for it in this run.
         self.made_for: dict[tuple[str, str], str] = {}
         self._allocated: dict[DeviceID, int] = {}
@@ -148,10 +146,6 @@ class DraState:
     def allocated_devices(self) -> set[DeviceID]:
         """Upstream ListAllAllocatedDevices: every device of an allocated or in-flight claim."""
         return set(self._allocated)
-
-    def allocated_set(self) -> "dict[DeviceID, int]":
-        """The same as a live mapping (membership tests only; it changes as claims do)."""
-        return self._allocated
 
     # ------------------------------------------------------------------ claims
     def device_class(self, name: str) -> dict | None:
@@ -227,7 +221,6 @@ class DraState:
                  "spec": copy.deepcopy(template_spec.get("spec") or {}), "status": {}}
         key = claim_key(namespace, name)
         self.claims[key] = claim
-        self.generated[key] = str(_meta(template).get("name") or "")
         # The controller records the name in pod.status.resourceClaimStatuses; kschedctl keeps it
         # here instead, so that the pod object (possibly the cluster state's own) is not changed.
         self.made_for[(str(meta.get("uid") or ""), pod_claim_name)] = name

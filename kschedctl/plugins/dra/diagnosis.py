@@ -84,16 +84,9 @@ def _expressions(selectors: Any) -> list[str]:
 
 def _all_match(cel: Any, expressions: list[str], device: Any) -> bool:
     for expression in expressions:
-        verdict = device.matches.get(expression)
-        if verdict is None:
-            program = cel.get_or_compile(expression)
-            if program.error is not None:
+        try:
+            if not device.selected_by(cel, expression):
                 return False
-            try:
-                verdict = program.device_matches(device)
-            except Exception:  # noqa: BLE001 - a CEL error counts as no match here
-                return False
-            device.matches[expression] = verdict
-        if not verdict:
+        except Exception:  # noqa: BLE001 - a selector that fails counts as no match here
             return False
     return True

@@ -25,7 +25,7 @@ from typing import Any, Iterable, NamedTuple
 from kschedctl.k8s.node_selectors import new_node_selector
 from kschedctl.k8s.selectors import SelectorError
 
-__all__ = ["DeviceID", "Device", "Slice", "Pool", "SliceIndex", "PoolError"]
+__all__ = ["DeviceID", "Device", "Slice", "Pool", "SliceIndex", "PoolError", "SelectorCompileError"]
 
 
 class DeviceID(NamedTuple):
@@ -39,6 +39,10 @@ class DeviceID(NamedTuple):
 
 class PoolError(Exception):
     """Gathering the pools failed (a node selector that does not parse)."""
+
+
+class SelectorCompileError(Exception):
+    """A device selector's CEL expression does not compile (the text is the compile error)."""
 
 
 class Device:
@@ -59,6 +63,18 @@ class Device:
         #: CEL expression -> its (error-free) verdict on this device: a pure function of both.
         self.matches: dict[str, bool] = {}
         self._cel: Any = None
+
+    def selected_by(self, cel: Any, expression: str) -> bool:
+        """The verdict of the CEL selector ``expression`` on this device, computed once (a pure
+        function of both). Raises SelectorCompileError with the compile error's text, or the
+        interpreter's CelError for a runtime error; errors are not cached, as upstream."""
+        verdict = self.matches.get(expression)
+        if verdict is None:
+            program = cel.get_or_compile(expression)
+            if program.error is not None:
+                raise SelectorCompileError(program.error)
+            verdict = self.matches[expression] = program.device_matches(self)
+        return verdict
 
     def cel_value(self, build: Any) -> Any:
         """The ``device`` variable CEL sees, built once by ``build(device)``."""
