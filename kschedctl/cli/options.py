@@ -54,6 +54,16 @@ OutputOption = Annotated[
 SeedOption = Annotated[
     Optional[int], typer.Option("--seed", metavar="N", help="Seed for the random tie-break among equal top scores.")
 ]
+class TieBreak(str, Enum):
+    random = "random"
+    first = "first"
+
+
+TieBreakOption = Annotated[
+    TieBreak, typer.Option("--tie-break", help="Among equal top scores: a random node, as upstream (reproducible "
+                           "with --seed), or the first node in the scheduler's visit order (what the upstream "
+                           "oracle of the differential tests takes, so runs compare pod by pod).")
+]
 AllFiltersOption = Annotated[
     bool, typer.Option("--all-filters", help="Run every filter on every node instead of stopping at the first "
                        "failing one (upstream stops).")

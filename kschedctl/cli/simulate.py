@@ -23,6 +23,8 @@ from kschedctl.cli.options import (
     QuietOption,
     RequestTimeoutOption,
     SeedOption,
+    TieBreak,
+    TieBreakOption,
     WidthOption,
 )
 
@@ -46,6 +48,7 @@ def simulate(
     profile: ProfileOption = None,
     output: OutputOption = OutputFormat.table,
     seed: SeedOption = None,
+    tie_break: TieBreakOption = TieBreak.random,
     plugin: PluginOption = None,
     wide: Annotated[bool, typer.Option("--wide", help="List every pod and every node, however many.")] = False,
     cluster_pending: Annotated[bool, typer.Option(
@@ -88,6 +91,7 @@ def simulate(
 
     sim = Simulator(cluster_state, cfg, registry=registry, seed=seed, max_attempts=max_attempts,
                     extenders=not no_extenders)
+    sim.scheduler.tie_break_first = tie_break == TieBreak.first
     total = len(batch) + (len(sim.pending_cluster_pods()) if cluster_pending else 0)
     if total == 0:
         raise UsageError("no pod to simulate: the files hold none and the cluster state has no pending pod")

@@ -546,7 +546,8 @@ class Framework:
                 return r, s
             if s.code not in _REJECTED:
                 return None, Status(Code.Error, s.message(), error=s.as_error(), plugin=name)
-            if r is not None and r.nominated_node_name:
+            if r is not None:
+                # A result is ModeOverride even with an empty node (it clears a nomination).
                 result = r
             reasons.extend(s.reasons)
             if not rejector:

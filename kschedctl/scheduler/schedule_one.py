@@ -122,6 +122,8 @@ class CycleOutcome:
     #: A pod told to Wait at Permit (outcome ``Waiting``): what finishing it later needs.
     waiting: WaitingPod | None = None
     state: CycleState | None = None
+    #: PostFilter answered with an empty nominated node, which clears the pod's nomination.
+    clears_nomination: bool = False
 
 
 def truncate_message(message: str) -> str:
@@ -153,6 +155,9 @@ class Scheduler:
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score or 0
         self.next_start_node_index = 0
         self.rng = random.Random(seed)
+        #: ``--tie-break first``: the first top-scored node in visit order instead of a random
+        #: one, a rule the upstream oracle can follow too, so two runs compare pod by pod.
+        self.tie_break_first = False
         self.all_filters = all_filters
         #: Upstream sched.Extenders, in call order (ignorable ones last, see build_extenders).
         self.extenders: list[HTTPExtender] = list(extenders or ())
@@ -499,6 +504,8 @@ class Scheduler:
         best = max(ns.total_score for ns in node_scores)
         tied = [ns.name for ns in node_scores if ns.total_score == best]
         selected = tied[0]
+        if self.tie_break_first:
+            return selected, tied
         rng = self.rng
         if _plain_randrange(rng):
             # randrange(count) spelled out (the stdlib's _randbelow_with_getrandbits): the same
@@ -554,6 +561,9 @@ class Scheduler:
                 fit_error.diagnosis.post_filter_msg = ps.message() if ps is not None else ""
                 if r is not None and r.nominated_node_name:
                     out.preemption = r
+                elif r is not None:
+                    # An empty nominated node: upstream's ModeOverride clears the pod's nomination.
+                    out.clears_nomination = True
             out.outcome = "Unschedulable"
             out.message = truncate_message(fit_error.error())
             return self._finish(out)

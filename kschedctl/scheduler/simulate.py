@@ -678,6 +678,11 @@ class Simulator(SchedulingSetup):
             diagnosis = out.diagnosis
             plugins = diagnosis.unschedulable_plugins if diagnosis is not None else set()
             pending = diagnosis.pending_plugins if diagnosis is not None else set()
+            if out.clears_nomination:
+                # PostFilter found no candidate: its empty nominated node clears the pod's
+                # nomination (upstream's AddNominatedPod in ModeOverride), so other pods stop
+                # counting the pod on that node.
+                self._forget_nomination(pod_info)
             if out.preemption is not None and out.preemption.nominated_node_name:
                 queue.add_unschedulable(qp, plugins, pending)
                 self._preempt(qp, out, loop)
@@ -771,18 +776,21 @@ class Simulator(SchedulingSetup):
             return None
         return status
 
-    def _place(self, pod_info: PodInfo, node: str) -> None:
-        """Assume the pod on ``node`` (upstream: the assumed copy has spec.nodeName set)."""
-        pod_info.node_name = node
-        spec = pod_info.pod.get("spec")
-        if isinstance(spec, dict):
-            spec["nodeName"] = node
+    def _forget_nomination(self, pod_info: PodInfo) -> None:
         if pod_info.nominated_node_name:
             self.nominator.remove(pod_info)
             pod_info.nominated_node_name = ""
             status = pod_info.pod.get("status")
             if isinstance(status, dict):
                 status.pop("nominatedNodeName", None)
+
+    def _place(self, pod_info: PodInfo, node: str) -> None:
+        """Assume the pod on ``node`` (upstream: the assumed copy has spec.nodeName set)."""
+        pod_info.node_name = node
+        spec = pod_info.pod.get("spec")
+        if isinstance(spec, dict):
+            spec["nodeName"] = node
+        self._forget_nomination(pod_info)
         self.snapshot.assume_pod(pod_info, node)
 
     def _devices_of(self, pod_info: PodInfo) -> list[str]:

@@ -16,6 +16,7 @@ from kschedctl.errors import UsageError
 from kschedctl.framework.status import Code, PostFilterResult, Status
 from kschedctl.plugins.registry import Registry, default_registry
 from kschedctl.scheduler.replicas import expand_replicas
+from kschedctl.scheduler.setup import load_default_config
 from kschedctl.scheduler.simulate import Simulator, simulate
 from tests.framework.fakes import make_node, make_pod
 
@@ -382,3 +383,34 @@ def test_snapshot_assume_pod_and_forget_pod_match_assume_and_forget() -> None:
         assert plain.forget(p, node) and fast.forget_pod(p, node)
     assert lists(plain) == lists(fast) == (["a"], ["a"], {"a": 1, "b": 0, "c": 0})
     assert not fast.forget_pod(pods[0], "c") and not fast.forget_pod(pods[0], "zz")
+
+
+# -- findings of the differential tests against the upstream oracle ----------------------------
+
+
+def test_a_nomination_that_preemption_cannot_keep_is_cleared(config) -> None:
+    """Upstream: DefaultPreemption without a candidate returns an empty nominated node, which
+    clears the pod's nomination; a later pod of lower or equal priority then no longer counts
+    the nominated pod's requests on that node (found by benchmarks.differential)."""
+    tainted = make_node("n1", cpu="2")
+    tainted["spec"] = {"taints": [{"key": "dedicated", "value": "a", "effect": "NoSchedule"}]}
+    nodes = [tainted]
+    # Tried first (higher priority); the taint stops it and preemption cannot help.
+    nominated = pod("nominated", cpu="2", priority=2000)
+    nominated["metadata"]["namespace"] = "default"
+    nominated["status"] = {"nominatedNodeName": "n1"}
+    tolerating = pod("late", cpu="1", pc="high",
+                     tolerations=[{"key": "dedicated", "operator": "Exists"}])
+    result = Simulator(cluster(nodes, [nominated]), load_default_config()).run([tolerating])
+    by_pod = {p.pod: p for p in result.placements}
+    assert by_pod["default/nominated"].outcome == "Unschedulable"
+    assert by_pod["default/late"].outcome == "Scheduled"
+    assert by_pod["default/late"].node == "n1"
+
+
+def test_tie_break_first_takes_the_first_node_visited(config) -> None:
+    nodes = [make_node(f"n{i}", cpu="4") for i in range(1, 4)]
+    sim = Simulator(cluster(nodes), config, seed=7)
+    sim.scheduler.tie_break_first = True
+    result = sim.run([pod("a", cpu="1")])
+    assert [p.node for p in result.placements] == ["n1"]
