@@ -1,8 +1,9 @@
 """Every shell example in README.md and docs/ runs as written, from a clone of the repository.
 
 Commands are the lines of ```bash blocks and the ``$ `` lines of ```console blocks. A command
-marked ``# needs a live cluster``, ``# needs kubectl``, ``# in zsh`` / ``# in fish`` or
-``# changes your shell's start-up files`` is only checked to be marked; ``# exit N`` states its
+marked ``# needs a live cluster``, ``# needs kubectl``, ``# needs Go`` (tests/oracle runs
+those), ``# in zsh`` / ``# in fish`` or ``# changes your shell's start-up files`` is only
+checked to be marked; ``# exit N`` states its
 exit code, otherwise an example must answer (exit 0 or 1), never fail on its input (exit 2).
 The examples run in a copy of the repository's fixtures, profiles and examples, with HOME in a
 temporary directory, so that what they write lands there.
@@ -21,7 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-SKIP_MARKERS = ("needs a live cluster", "needs kubectl", "# in zsh", "# in fish", "changes your shell's start-up")
+SKIP_MARKERS = ("needs a live cluster", "needs kubectl", "needs Go", "# in zsh", "# in fish", "changes your shell's start-up")
 #: Set-up lines of the README's first screen: CI itself runs them.
 SET_UP = ("pip install",)
 

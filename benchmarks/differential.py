@@ -1,0 +1,290 @@
+"""Differential tests: kschedctl beside upstream's kube-scheduler (the oracle) on random clusters.
+
+    python -m benchmarks.differential --seed S --cases N --oracle oracle/bin/kschedctl-oracle
+        [--simulate-cases M] [--keep DIR]
+
+Each case is a random but valid input (``benchmarks.diffgen``): nodes, existing pods, volumes,
+devices, a scheduler configuration and one or more pending pods, written as files that both
+engines read. Both run the same command line; their JSON is compared field by field:
+
+- explain: outcome, message, evaluated and feasible counts, the set of nodes sharing the top
+  score (selectHost picks one of them at random, so the pick itself is not compared, only that
+  it is in the set), per node feasibility, filter entries (plugin, code, reasons) and scores
+  (plugin, raw, normalized, weight, weighted, total), the preemption (nominated node, victims);
+- simulate: placement by placement (pod, outcome, node, and the order of the bindings) with
+  ``--tie-break first`` on kschedctl's side; the oracle takes the same rule (the first node in
+  visit order among the top scores), so both are deterministic.
+
+The run ends with ``N cases, M mismatches`` and the mismatches per plugin. A mismatching case
+is written under ``--keep`` as a kschedctl scenario directory (config, cluster, pods and the
+oracle's answer as the expectation) for a person to rerun.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from benchmarks import diffgen
+
+
+class Oracle:
+    """One long-lived ``kschedctl-oracle batch`` process."""
+
+    def __init__(self, path: str) -> None:
+        self.proc = subprocess.Popen([path, "batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, bufsize=1)
+        self.seconds = 0.0
+
+    def run(self, args: list[str]) -> dict[str, Any]:
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(json.dumps({"args": args}) + "\n")
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the oracle exited")
+        answer = json.loads(line)
+        self.seconds += answer.get("seconds", 0.0)
+        if "error" in answer:
+            return {"error": answer["error"]}
+        return answer["result"]
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def run_kschedctl(args: list[str]) -> dict[str, Any]:
+    """kschedctl's own command line, in this process (a new interpreter per case would
+    cost more than the case)."""
+    from kschedctl.cli.app import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            main(args)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    if code not in (0, 1):
+        return {"error": f"exit {code}: {err.getvalue().strip()[:500]}"}
+    try:
+        return json.loads(out.getvalue())
+    except json.JSONDecodeError:
+        return {"error": f"no JSON (exit {code}): {err.getvalue().strip()[:500]}"}
+
+
+# -- comparison -----------------------------------------------------------------------------
+
+def _entries(items: list[dict[str, Any]], keys: tuple[str, ...]) -> list[tuple]:
+    return [tuple(tuple(i.get(k)) if isinstance(i.get(k), list) else i.get(k) for k in keys) for i in items]
+
+
+def compare_explain(ours: dict[str, Any], theirs: dict[str, Any]) -> list[tuple[str, str]]:
+    """The differences, each as (plugin or field, description)."""
+    diffs: list[tuple[str, str]] = []
+
+    def differ(where: str, what: str, a: Any, b: Any) -> None:
+        diffs.append((where, f"{what}: kschedctl {a!r} != upstream {b!r}"))
+
+    for key in ("outcome", "message", "feasibleNodes"):
+        if ours.get(key) != theirs.get(key):
+            differ(key, key, ours.get(key), theirs.get(key))
+    if ours.get("outcome") == "Scheduled" == theirs.get("outcome"):
+        if ours.get("evaluatedNodes") != theirs.get("evaluatedNodes"):
+            differ("evaluatedNodes", "evaluatedNodes", ours.get("evaluatedNodes"), theirs.get("evaluatedNodes"))
+        top = set(theirs.get("tiedNodes") or [theirs.get("selectedNode")])
+        if ours.get("selectedNode") not in top:
+            differ("selectedNode", "selectedNode", ours.get("selectedNode"), sorted(top))
+        ours_tied = set(ours.get("tiedNodes") or [ours.get("selectedNode")])
+        if ours_tied != top:
+            differ("tiedNodes", "tiedNodes", sorted(ours_tied), sorted(top))
+    op, tp = ours.get("preemption"), theirs.get("preemption")
+    if (op is None) != (tp is None) or (op and tp and (
+            op.get("nominatedNode") != tp.get("nominatedNode")
+            or sorted(op.get("victims") or []) != sorted(tp.get("victims") or []))):
+        differ("DefaultPreemption", "preemption", op, tp)
+    if theirs.get("outcome") in ("Gated", "Error") and ours.get("outcome") == theirs.get("outcome"):
+        return diffs  # no cycle ran: kschedctl lists the nodes unvisited, upstream has none
+    our_nodes = {n["name"]: n for n in ours.get("nodes") or []}
+    their_nodes = {n["name"]: n for n in theirs.get("nodes") or []}
+    if list(our_nodes) != list(their_nodes):
+        differ("nodes", "node order", list(our_nodes)[:8], list(their_nodes)[:8])
+    for name, tn in their_nodes.items():
+        on = our_nodes.get(name)
+        if on is None:
+            continue
+        if on.get("feasible") != tn.get("feasible"):
+            differ(_first_failing(tn) or _first_failing(on) or "Filter", f"{name} feasible",
+                   on.get("feasible"), tn.get("feasible"))
+        if tn.get("evaluated"):
+            of = _entries(on.get("filters") or [], ("plugin", "code", "reasons"))
+            tf = _entries(tn.get("filters") or [], ("plugin", "code", "reasons"))
+            if of != tf:
+                plugin = _first_different(of, tf)
+                differ(plugin, f"{name} filters", of, tf)
+        if tn.get("totalScore") is not None:
+            os_ = _entries(on.get("scores") or [], ("plugin", "raw", "normalized", "weight", "weighted"))
+            ts = _entries(tn.get("scores") or [], ("plugin", "raw", "normalized", "weight", "weighted"))
+            if sorted(os_) != sorted(ts):
+                differ(_first_different(sorted(os_), sorted(ts)), f"{name} scores", os_, ts)
+            elif on.get("totalScore") != tn.get("totalScore"):
+                differ("totalScore", f"{name} totalScore", on.get("totalScore"), tn.get("totalScore"))
+    return diffs
+
+
+def _first_failing(node: dict[str, Any]) -> str | None:
+    for f in node.get("filters") or []:
+        if f.get("code") != "Success":
+            return f.get("plugin")
+    return None
+
+
+def _first_different(a: list[tuple], b: list[tuple]) -> str:
+    for x, y in zip(a, b):
+        if x != y:
+            return str(y[0] if y else x[0])
+    longer = a if len(a) > len(b) else b
+    return str(longer[min(len(a), len(b))][0]) if longer else "?"
+
+
+def compare_simulate(ours: dict[str, Any], theirs: dict[str, Any]) -> list[tuple[str, str]]:
+    diffs: list[tuple[str, str]] = []
+    op = {p["pod"]: p for p in ours.get("placements") or []}
+    tp = {p["pod"]: p for p in theirs.get("placements") or []}
+    for pod, t in tp.items():
+        o = op.get(pod)
+        if o is None:
+            diffs.append(("placements", f"{pod}: missing from kschedctl"))
+            continue
+        o_outcome = "Scheduled" if o.get("outcome") == "Scheduled" else "Unschedulable"
+        if (o_outcome, o.get("node") or "") != (t.get("outcome"), t.get("node") or ""):
+            diffs.append(("placements", f"{pod}: kschedctl {o.get('outcome')} {o.get('node')!r} != "
+                                        f"upstream {t.get('outcome')} {t.get('node')!r}"))
+    our_order = [p["pod"] for p in ours.get("placements") or [] if p.get("outcome") == "Scheduled"]
+    their_order = [p["pod"] for p in theirs.get("placements") or [] if p.get("outcome") == "Scheduled"]
+    if not diffs and our_order != their_order:
+        diffs.append(("placements", f"binding order: kschedctl {our_order} != upstream {their_order}"))
+    return diffs
+
+
+# -- running cases --------------------------------------------------------------------------
+
+def run_case(case: diffgen.Case, oracle: Oracle, workdir: Path) -> tuple[list[tuple[str, str]], dict, dict, list[str]]:
+    paths = case.write(workdir)
+    args = [case.command, *paths["pods"], "--cluster", paths["cluster"], "-o", "json"]
+    if paths.get("config"):
+        args += ["--config", paths["config"]]
+    if case.all_filters:
+        args.append("--all-filters")
+    theirs = oracle.run(args)
+    ours_args = list(args)
+    if case.command == "simulate":
+        ours_args += ["--tie-break", "first"]
+    ours = run_kschedctl(ours_args)
+    if "error" in theirs or "error" in ours:
+        if "error" in theirs and "error" in ours:
+            return [], ours, theirs, args
+        return [("error", f"kschedctl {ours.get('error')!r} / upstream {theirs.get('error')!r}")], ours, theirs, args
+    if case.command == "explain":
+        our_items = ours.get("items", [ours])
+        their_items = theirs.get("items", [theirs])
+        diffs = []
+        for o, t in zip(our_items, their_items):
+            diffs += compare_explain(o, t)
+        return diffs, ours, theirs, args
+    return compare_simulate(ours, theirs), ours, theirs, args
+
+
+def keep_case(case: diffgen.Case, keep: Path, index: int, diffs: list, theirs: dict) -> Path:
+    """A mismatch as a scenario directory a person can rerun with kschedctl test."""
+    target = keep / f"case-{case.seed}-{index:05d}"
+    if target.exists():
+        shutil.rmtree(target)
+    paths = case.write(target)
+    expect = []
+    items = theirs.get("items", [theirs]) if case.command == "explain" else theirs.get("placements", [])
+    for item in items:
+        exp: dict[str, Any] = {"pod": item.get("pod"), "outcome": item.get("outcome")}
+        node = item.get("selectedNode") if case.command == "explain" else item.get("node")
+        if case.command == "explain" and item.get("tiedNodes"):
+            exp["nodeIn"] = item["tiedNodes"]
+        elif node:
+            exp["node"] = node
+        expect.append(exp)
+    scenario = {"apiVersion": "kschedctl/v1", "kind": "Scenario",
+                "name": f"differential case {case.seed}/{index} ({case.command})",
+                "cluster": [os.path.relpath(paths["cluster"], target)],
+                "pods": [os.path.relpath(p, target) for p in paths["pods"]],
+                "expect": expect}
+    if paths.get("config"):
+        scenario["config"] = os.path.relpath(paths["config"], target)
+    (target / "scenario.yaml").write_text(yaml.safe_dump(scenario, sort_keys=False))
+    (target / "mismatch.txt").write_text("\n".join(f"[{w}] {d}" for w, d in diffs) + "\n")
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.differential", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cases", type=int, default=200, help="explain cases")
+    parser.add_argument("--simulate-cases", type=int, default=None, help="simulate cases (default: cases/10)")
+    parser.add_argument("--oracle", default="oracle/bin/kschedctl-oracle")
+    parser.add_argument("--keep", default=None, help="write mismatching cases here as scenario directories")
+    parser.add_argument("--show", type=int, default=5, help="print the first N mismatches in full")
+    ns = parser.parse_args(argv)
+    simulate_cases = ns.cases // 10 if ns.simulate_cases is None else ns.simulate_cases
+    oracle = Oracle(ns.oracle)
+    per_plugin: collections.Counter[str] = collections.Counter()
+    mismatches = 0
+    shown = 0
+    started = time.perf_counter()
+    ours_seconds = 0.0
+    plan = [("explain", i) for i in range(ns.cases)] + [("simulate", i) for i in range(simulate_cases)]
+    with tempfile.TemporaryDirectory(prefix="kschedctl-diff-") as tmp:
+        for command, i in plan:
+            case = diffgen.generate(ns.seed, i, command)
+            workdir = Path(tmp) / f"{command}-{i}"
+            t0 = time.perf_counter()
+            oracle_before = oracle.seconds
+            diffs, ours, theirs, args = run_case(case, oracle, workdir)
+            ours_seconds += time.perf_counter() - t0 - (oracle.seconds - oracle_before)
+            shutil.rmtree(workdir, ignore_errors=True)
+            if not diffs:
+                continue
+            mismatches += 1
+            for where in {w for w, _ in diffs}:
+                per_plugin[where] += 1
+            if ns.keep:
+                kept = keep_case(case, Path(ns.keep), i, diffs, theirs)
+            if shown < ns.show:
+                shown += 1
+                print(f"--- {command} case {i} (seed {ns.seed}): {len(diffs)} difference(s)"
+                      + (f", kept in {kept}" if ns.keep else ""))
+                for where, what in diffs[:6]:
+                    print(f"  [{where}] {what}"[:600])
+    oracle.close()
+    total = len(plan)
+    print(f"kschedctl {ours_seconds:.1f} s, upstream {oracle.seconds:.1f} s, "
+          f"wall {time.perf_counter() - started:.1f} s")
+    print(f"{total} cases, {mismatches} mismatches")
+    for where, count in per_plugin.most_common():
+        print(f"  {where}: {count}")
+    return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+package main
+
+// explain: one scheduling cycle per pod through upstream's own steps (PreEnqueue,
+// findNodesThatFitPod, prioritizeNodes, PostFilter), reported in kschedctl's JSON shape.
+// Per-plugin entries come from upstream too: a node's first failing status is the one the
+// framework returned; the plugins before it passed; raw and normalized scores are the
+// plugins' own Score and NormalizeScore on the same cycle state; weighted scores are
+// prioritizeNodes' answer.
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+type filterEntry struct {
+	Plugin  string   `json:"plugin"`
+	Code    string   `json:"code"`
+	Reasons []string `json:"reasons"`
+}
+
+type scoreEntry struct {
+	Plugin     string `json:"plugin"`
+	Raw        int64  `json:"raw"`
+	Normalized int64  `json:"normalized"`
+	Weight     int    `json:"weight"`
+	Weighted   int64  `json:"weighted"`
+}
+
+type nodeResult struct {
+	Name       string        `json:"name"`
+	Evaluated  bool          `json:"evaluated"`
+	Feasible   bool          `json:"feasible"`
+	Filters    []filterEntry `json:"filters"`
+	Scores     []scoreEntry  `json:"scores"`
+	TotalScore *int64        `json:"totalScore"`
+}
+
+type preemptionResult struct {
+	NominatedNode string   `json:"nominatedNode"`
+	Victims       []string `json:"victims"`
+}
+
+type explainResult struct {
+	Kind           string            `json:"kind"`
+	Pod            string            `json:"pod"`
+	Profile        string            `json:"profile"`
+	Outcome        string            `json:"outcome"`
+	SelectedNode   string            `json:"selectedNode"`
+	Message        string            `json:"message"`
+	EvaluatedNodes int               `json:"evaluatedNodes"`
+	FeasibleNodes  int               `json:"feasibleNodes"`
+	TiedNodes      []string          `json:"tiedNodes"`
+	Nodes          []nodeResult      `json:"nodes"`
+	Preemption     *preemptionResult `json:"preemption"`
+}
+
+func statusEntry(plugin string, s *fwk.Status) filterEntry {
+	reasons := s.Reasons()
+	if reasons == nil {
+		reasons = []string{}
+	}
+	if s.Plugin() != "" {
+		plugin = s.Plugin()
+	}
+	return filterEntry{Plugin: plugin, Code: s.Code().String(), Reasons: reasons}
+}
+
+func (w *world) explain(pod *v1.Pod, profileName string, allFilters bool) explainResult {
+	ctx := context.Background()
+	if profileName == "" {
+		profileName = pod.Spec.SchedulerName
+	}
+	res := explainResult{Kind: "ExplainResult", Pod: pod.Namespace + "/" + pod.Name, Profile: profileName,
+		TiedNodes: []string{}, Nodes: []nodeResult{}}
+	f, ok := w.sched.Profiles[profileName]
+	if !ok {
+		res.Outcome, res.Message = "Error", "profile not found: "+profileName
+		return res
+	}
+	for _, pl := range f.PreEnqueuePlugins() {
+		if s := pl.PreEnqueue(ctx, pod); !s.IsSuccess() {
+			res.Outcome, res.Message = "Gated", s.Message()
+			if s.Code() == fwk.Error {
+				res.Outcome = "Error"
+			}
+			return res
+		}
+	}
+
+	w.sched.OracleResetStartIndex()
+	state := framework.NewCycleState()
+	state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
+	cycle, err := w.sched.OracleFindAndScore(ctx, f, state, pod, true)
+	filterPlugins, scorePlugins, weights := frameworkruntime.OraclePlugins(f)
+
+	var fitErr *framework.FitError
+	switch {
+	case err == nil:
+		res.Outcome, res.SelectedNode = "Scheduled", cycle.Host
+		res.EvaluatedNodes, res.FeasibleNodes = cycle.Evaluated, len(cycle.Feasible)
+	case errors.As(err, &fitErr):
+		res.Outcome = "Unschedulable"
+		res.EvaluatedNodes = fitErr.Diagnosis.NodeToStatus.Len()
+		if f.HasPostFilterPlugins() {
+			pfRes, s := f.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
+			fitErr.Diagnosis.PostFilterMsg = s.Message()
+			victims := w.takeDeleted()
+			if pfRes != nil && pfRes.NominatingInfo != nil && pfRes.NominatedNodeName != "" {
+				sort.Strings(victims)
+				if victims == nil {
+					victims = []string{}
+				}
+				res.Preemption = &preemptionResult{NominatedNode: pfRes.NominatedNodeName, Victims: victims}
+			}
+		}
+		res.Message = fitErr.Error()
+	case errors.Is(err, scheduler.ErrNoNodesAvailable):
+		res.Outcome, res.Message = "Unschedulable", err.Error()
+	default:
+		res.Outcome, res.Message = "Error", err.Error()
+	}
+
+	feasible := map[string]bool{}
+	for _, n := range cycle.Feasible {
+		feasible[n.Node().Name] = true
+	}
+	skipFilter := state.GetSkipFilterPlugins()
+	var nts *framework.NodeToStatus = cycle.Diagnosis.NodeToStatus
+	if fitErr != nil {
+		nts = fitErr.Diagnosis.NodeToStatus
+	}
+	for _, ni := range cycle.AllNodes {
+		name := ni.Node().Name
+		nr := nodeResult{Name: name, Feasible: feasible[name], Filters: []filterEntry{}, Scores: []scoreEntry{}}
+		var failed *fwk.Status
+		explicit := false
+		if nts != nil {
+			nts.ForEachExplicitNode(func(n string, s *fwk.Status) {
+				if n == name {
+					failed, explicit = s, true
+				}
+			})
+		}
+		nr.Evaluated = nr.Feasible || explicit
+		switch {
+		case allFilters && (nr.Evaluated || nts != nil && !explicit):
+			if nts != nil && !nr.Evaluated {
+				// Removed by a PreFilterResult: upstream reports the PreFilter plugins.
+				nr.Filters = append(nr.Filters, statusEntry("", nts.AbsentNodesStatus()))
+				break
+			}
+			nr.Evaluated = true
+			for _, pl := range filterPlugins {
+				if skipFilter.Has(pl.Name()) {
+					continue
+				}
+				s := frameworkruntime.OracleFilterWithNominatedPods(ctx, f, pl, state, pod, ni)
+				if s.IsSuccess() {
+					nr.Filters = append(nr.Filters, filterEntry{Plugin: pl.Name(), Code: "Success", Reasons: []string{}})
+				} else {
+					nr.Filters = append(nr.Filters, statusEntry(pl.Name(), s))
+				}
+			}
+		case nr.Evaluated:
+			for _, pl := range filterPlugins {
+				if skipFilter.Has(pl.Name()) {
+					continue
+				}
+				if failed != nil && failed.Plugin() == pl.Name() {
+					nr.Filters = append(nr.Filters, statusEntry(pl.Name(), failed))
+					break
+				}
+				nr.Filters = append(nr.Filters, filterEntry{Plugin: pl.Name(), Code: "Success", Reasons: []string{}})
+			}
+			if failed != nil && failed.Plugin() == "" {
+				nr.Filters = append(nr.Filters, statusEntry("", failed))
+			}
+		}
+		res.Nodes = append(res.Nodes, nr)
+	}
+
+	if cycle.Scores != nil {
+		index := map[string]int{}
+		for i := range res.Nodes {
+			index[res.Nodes[i].Name] = i
+		}
+		skipScore := state.GetSkipScorePlugins()
+		raw := map[string]map[string]int64{}
+		normalized := map[string]map[string]int64{}
+		for _, pl := range scorePlugins {
+			if skipScore.Has(pl.Name()) {
+				continue
+			}
+			list := make(framework.NodeScoreList, len(cycle.Feasible))
+			raw[pl.Name()] = map[string]int64{}
+			normalized[pl.Name()] = map[string]int64{}
+			for i, ni := range cycle.Feasible {
+				s, _ := pl.Score(ctx, state, pod, ni)
+				list[i] = framework.NodeScore{Name: ni.Node().Name, Score: s}
+				raw[pl.Name()][ni.Node().Name] = s
+			}
+			if ext := pl.ScoreExtensions(); ext != nil {
+				ext.NormalizeScore(ctx, state, pod, list)
+			}
+			for _, ns := range list {
+				normalized[pl.Name()][ns.Name] = ns.Score
+			}
+		}
+		best := int64(-1 << 62)
+		for _, ns := range cycle.Scores {
+			if ns.TotalScore > best {
+				best = ns.TotalScore
+			}
+		}
+		for _, ns := range cycle.Scores {
+			nr := &res.Nodes[index[ns.Name]]
+			total := ns.TotalScore
+			nr.TotalScore = &total
+			for _, ps := range ns.Scores {
+				nr.Scores = append(nr.Scores, scoreEntry{Plugin: ps.Name, Raw: raw[ps.Name][ns.Name],
+					Normalized: normalized[ps.Name][ns.Name], Weight: weights[ps.Name], Weighted: ps.Score})
+			}
+			if ns.TotalScore == best {
+				res.TiedNodes = append(res.TiedNodes, ns.Name)
+			}
+		}
+	}
+	return res
+}

@@ -1,0 +1,179 @@
+// kschedctl-oracle: upstream kube-scheduler v1.34 (k8s.io/kubernetes, see go.mod) behind
+// kschedctl's command line and JSON, for the differential tests and benchmarks.
+//
+//	kschedctl-oracle explain POD... [--config C] --cluster PATH... [--profile P] [--all-filters] [-o json]
+//	kschedctl-oracle simulate PODS... [--config C] --cluster PATH... [-o json]
+//	kschedctl-oracle batch < cases.jsonl    (one {"args": [...]} per line, one JSON answer per line)
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+)
+
+type invocation struct {
+	command    string
+	pods       []string
+	config     string
+	clusters   []string
+	profile    string
+	allFilters bool
+}
+
+func parseArgs(args []string) (invocation, error) {
+	var inv invocation
+	if len(args) == 0 {
+		return inv, fmt.Errorf("usage: kschedctl-oracle explain|simulate PODS... --cluster PATH [--config C]")
+	}
+	inv.command = args[0]
+	if inv.command != "explain" && inv.command != "simulate" {
+		return inv, fmt.Errorf("unknown command %q", inv.command)
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		value := func() (string, error) {
+			if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "-") {
+				return v, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("%s needs a value", a)
+			}
+			i++
+			return args[i], nil
+		}
+		name, _, _ := strings.Cut(a, "=")
+		var err error
+		switch name {
+		case "--config", "-c":
+			inv.config, err = value()
+		case "--cluster":
+			var v string
+			v, err = value()
+			inv.clusters = append(inv.clusters, v)
+		case "--profile":
+			inv.profile, err = value()
+		case "-f", "--filename":
+			var v string
+			v, err = value()
+			inv.pods = append(inv.pods, v)
+		case "-o", "--output":
+			var v string
+			v, err = value()
+			if err == nil && v != "json" {
+				err = fmt.Errorf("only -o json is supported")
+			}
+		case "--all-filters":
+			inv.allFilters = true
+		case "--tie-break":
+			// The oracle always takes the first top-scored node in visit order.
+			_, err = value()
+		default:
+			if strings.HasPrefix(a, "-") && a != "-" {
+				return inv, fmt.Errorf("unknown flag %s", a)
+			}
+			inv.pods = append(inv.pods, a)
+		}
+		if err != nil {
+			return inv, err
+		}
+	}
+	return inv, nil
+}
+
+func run(inv invocation) (any, error) {
+	cfg, err := loadConfig(inv.config)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	cluster, err := readObjects(inv.clusters)
+	if err != nil {
+		return nil, err
+	}
+	podObjs, err := readObjects(inv.pods)
+	if err != nil {
+		return nil, err
+	}
+	var pods []*v1.Pod
+	for _, o := range podObjs {
+		if p, ok := o.(*v1.Pod); ok {
+			pods = append(pods, p)
+		}
+	}
+	objs := append([]runtime.Object{}, cluster...)
+	for _, p := range pods {
+		objs = append(objs, p)
+	}
+	w, err := newWorld(cfg, objs, inv.command == "explain")
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+	if inv.command == "simulate" {
+		return w.simulate(pods), nil
+	}
+	var items []explainResult
+	for _, p := range pods {
+		items = append(items, w.explain(p, inv.profile, inv.allFilters))
+	}
+	if len(items) == 1 {
+		return items[0], nil
+	}
+	return map[string]any{"kind": "ExplainResultList", "items": items}, nil
+}
+
+func main() {
+	klog.SetOutput(io.Discard)
+	klog.LogToStderr(false)
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "batch" {
+		batch()
+		return
+	}
+	inv, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(2)
+	}
+	out, err := run(inv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(2)
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(out)
+}
+
+// batch answers many invocations in one process: the differential tests send thousands.
+func batch() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 64<<20)
+	out := json.NewEncoder(os.Stdout)
+	for in.Scan() {
+		var req struct {
+			Args []string `json:"args"`
+		}
+		answer := map[string]any{}
+		start := time.Now()
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			answer["error"] = err.Error()
+		} else if inv, err := parseArgs(req.Args); err != nil {
+			answer["error"] = err.Error()
+		} else if res, err := run(inv); err != nil {
+			answer["error"] = err.Error()
+		} else {
+			answer["result"] = res
+		}
+		answer["seconds"] = time.Since(start).Seconds()
+		_ = out.Encode(answer)
+	}
+}

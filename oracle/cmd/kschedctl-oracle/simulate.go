@@ -1,0 +1,154 @@
+package main
+
+// simulate: upstream's own ScheduleOne loop (queue, scheduling cycle, PostFilter preemption,
+// binding cycle, failure handling, informer events back into cache and queue), driven one pod
+// at a time until no pod is left in activeQ or backoffQ. Between two cycles the loop waits
+// until the scheduler has seen every write the previous cycle made (bindings, deletions,
+// status patches), so each cycle starts from the state a quiet cluster would show it.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+)
+
+type placement struct {
+	Pod     string `json:"pod"`
+	Outcome string `json:"outcome"`
+	Node    string `json:"node"`
+	Message string `json:"message"`
+}
+
+type preemption struct {
+	Pod     string   `json:"pod"`
+	Node    string   `json:"node"`
+	Victims []string `json:"victims"`
+}
+
+type simulateResult struct {
+	Kind        string       `json:"kind"`
+	Placements  []placement  `json:"placements"`
+	Preemptions []preemption `json:"preemptions"`
+}
+
+var debug = os.Getenv("ORACLE_DEBUG") != ""
+
+func (w *world) simulate(pods []*v1.Pod) simulateResult {
+	ctx := context.Background()
+	var writes, seen atomic.Int64
+	w.client.PrependReactor("*", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		switch a.GetVerb() {
+		case "create", "update", "patch", "delete":
+			writes.Add(1)
+		}
+		return false, nil, nil
+	})
+	_, _ = w.factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { seen.Add(1) },
+		UpdateFunc: func(any, any) { seen.Add(1) },
+		DeleteFunc: func(any) { seen.Add(1) },
+	})
+
+	lastMessage := map[string]string{}
+	var order []string
+	res := simulateResult{Kind: "SimulationResult", Placements: []placement{}, Preemptions: []preemption{}}
+	orig := w.sched.FailureHandler
+	w.sched.FailureHandler = func(ctx context.Context, f framework.Framework, pi *framework.QueuedPodInfo, s *fwk.Status, ni *framework.NominatingInfo, start time.Time) {
+		key := pi.Pod.Namespace + "/" + pi.Pod.Name
+		lastMessage[key] = s.Message()
+		if debug {
+			fmt.Fprintf(os.Stderr, "  failed %s: %s\n", key, s.Message())
+		}
+		victims := w.takeDeleted()
+		if ni != nil && ni.NominatedNodeName != "" && ni.Mode() == framework.ModeOverride {
+			sort.Strings(victims)
+			if victims == nil {
+				victims = []string{}
+			}
+			res.Preemptions = append(res.Preemptions, preemption{Pod: key, Node: ni.NominatedNodeName, Victims: victims})
+		}
+		orig(ctx, f, pi, s, ni, start)
+	}
+
+	settle := func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			// A pod leaves the cache's assumed set when its binding failed (ForgetPod) or the
+			// informer delivered it bound (AddPod): then its binding cycle is over.
+			if seen.Load() >= writes.Load() && len(w.sched.Cache.Dump().AssumedPods) == 0 {
+				break
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		// The scheduler's own handlers run beside the one that counts.
+		time.Sleep(2 * time.Millisecond)
+	}
+	limit := 50*len(pods) + 100
+	for i := 0; i < limit; i++ {
+		settle()
+		if !w.queueHasWork() {
+			break
+		}
+		if debug {
+			_, summary := w.sched.SchedulingQueue.PendingPods()
+			fmt.Fprintf(os.Stderr, "cycle %d: %s\n", i, summary)
+		}
+		w.sched.ScheduleOne(ctx)
+		settle()
+		for key := range w.boundSnapshot() {
+			if !contains(order, key) {
+				order = append(order, key)
+			}
+		}
+	}
+	bound := w.boundSnapshot()
+	for _, key := range order {
+		res.Placements = append(res.Placements, placement{Pod: key, Outcome: "Scheduled", Node: bound[key]})
+	}
+	for _, p := range pods {
+		key := p.Namespace + "/" + p.Name
+		if _, ok := bound[key]; ok {
+			continue
+		}
+		res.Placements = append(res.Placements, placement{Pod: key, Outcome: "Unschedulable", Message: lastMessage[key]})
+	}
+	return res
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *world) boundSnapshot() map[string]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]string, len(w.bound))
+	for k, v := range w.bound {
+		out[k] = v
+	}
+	return out
+}
+
+func (w *world) queueHasWork() bool {
+	_, summary := w.sched.SchedulingQueue.PendingPods()
+	var active, backoff, unschedulable int
+	if _, err := fmt.Sscanf(summary, "activeQ:%d; backoffQ:%d; unschedulablePods:%d", &active, &backoff, &unschedulable); err != nil {
+		panic(fmt.Sprintf("unexpected queue summary %q", summary))
+	}
+	return active+backoff > 0
+}
