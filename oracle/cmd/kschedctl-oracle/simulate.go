@@ -91,7 +91,7 @@ func (w *world) simulate(pods []*v1.Pod) simulateResult {
 			time.Sleep(200 * time.Microsecond)
 		}
 		// The scheduler's own handlers run beside the one that counts.
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 	limit := 50*len(pods) + 100
 	for i := 0; i < limit; i++ {
