@@ -61,6 +61,10 @@ type explainResult struct {
 	Preemption     *preemptionResult `json:"preemption"`
 }
 
+func passed(plugin string) filterEntry {
+	return filterEntry{Plugin: plugin, Code: "Success", Reasons: []string{}}
+}
+
 func statusEntry(plugin string, s *fwk.Status) filterEntry {
 	reasons := s.Reasons()
 	if reasons == nil {
@@ -132,43 +136,35 @@ func (w *world) explain(pod *v1.Pod, profileName string, allFilters bool) explai
 		feasible[n.Node().Name] = true
 	}
 	skipFilter := state.GetSkipFilterPlugins()
-	var nts *framework.NodeToStatus = cycle.Diagnosis.NodeToStatus
-	if fitErr != nil {
-		nts = fitErr.Diagnosis.NodeToStatus
+	// One pass over the diagnosis; the same NodeToStatus the FitError carries.
+	nts := cycle.Diagnosis.NodeToStatus
+	failedOn := map[string]*fwk.Status{}
+	if nts != nil {
+		nts.ForEachExplicitNode(func(n string, s *fwk.Status) { failedOn[n] = s })
 	}
 	for _, ni := range cycle.AllNodes {
 		name := ni.Node().Name
 		nr := nodeResult{Name: name, Feasible: feasible[name], Filters: []filterEntry{}, Scores: []scoreEntry{}}
-		var failed *fwk.Status
-		explicit := false
-		if nts != nil {
-			nts.ForEachExplicitNode(func(n string, s *fwk.Status) {
-				if n == name {
-					failed, explicit = s, true
-				}
-			})
-		}
+		failed, explicit := failedOn[name]
 		nr.Evaluated = nr.Feasible || explicit
 		switch {
-		case allFilters && (nr.Evaluated || nts != nil && !explicit):
-			if nts != nil && !nr.Evaluated {
-				// Removed by a PreFilterResult: upstream reports the PreFilter plugins.
-				nr.Filters = append(nr.Filters, statusEntry("", nts.AbsentNodesStatus()))
-				break
-			}
-			nr.Evaluated = true
+		case allFilters && !nr.Evaluated && nts != nil:
+			// Removed by a PreFilterResult: upstream reports the PreFilter plugins.
+			nr.Filters = append(nr.Filters, statusEntry("", nts.AbsentNodesStatus()))
+		case allFilters && nr.Evaluated:
 			for _, pl := range filterPlugins {
 				if skipFilter.Has(pl.Name()) {
 					continue
 				}
 				s := frameworkruntime.OracleFilterWithNominatedPods(ctx, f, pl, state, pod, ni)
 				if s.IsSuccess() {
-					nr.Filters = append(nr.Filters, filterEntry{Plugin: pl.Name(), Code: "Success", Reasons: []string{}})
+					nr.Filters = append(nr.Filters, passed(pl.Name()))
 				} else {
 					nr.Filters = append(nr.Filters, statusEntry(pl.Name(), s))
 				}
 			}
 		case nr.Evaluated:
+			// The plugins before the one that failed passed; a feasible node passed them all.
 			for _, pl := range filterPlugins {
 				if skipFilter.Has(pl.Name()) {
 					continue
@@ -177,7 +173,7 @@ func (w *world) explain(pod *v1.Pod, profileName string, allFilters bool) explai
 					nr.Filters = append(nr.Filters, statusEntry(pl.Name(), failed))
 					break
 				}
-				nr.Filters = append(nr.Filters, filterEntry{Plugin: pl.Name(), Code: "Success", Reasons: []string{}})
+				nr.Filters = append(nr.Filters, passed(pl.Name()))
 			}
 			if failed != nil && failed.Plugin() == "" {
 				nr.Filters = append(nr.Filters, statusEntry("", failed))

@@ -60,7 +60,6 @@ func (w *world) simulate(pods []*v1.Pod) simulateResult {
 	})
 
 	lastMessage := map[string]string{}
-	var order []string
 	res := simulateResult{Kind: "SimulationResult", Placements: []placement{}, Preemptions: []preemption{}}
 	orig := w.sched.FailureHandler
 	w.sched.FailureHandler = func(ctx context.Context, f framework.Framework, pi *framework.QueuedPodInfo, s *fwk.Status, ni *framework.NominatingInfo, start time.Time) {
@@ -104,44 +103,21 @@ func (w *world) simulate(pods []*v1.Pod) simulateResult {
 			fmt.Fprintf(os.Stderr, "cycle %d: %s\n", i, summary)
 		}
 		w.sched.ScheduleOne(ctx)
-		settle()
-		for key := range w.boundSnapshot() {
-			if !contains(order, key) {
-				order = append(order, key)
-			}
-		}
 	}
-	bound := w.boundSnapshot()
-	for _, key := range order {
-		res.Placements = append(res.Placements, placement{Pod: key, Outcome: "Scheduled", Node: bound[key]})
+	settle()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, key := range w.order {
+		res.Placements = append(res.Placements, placement{Pod: key, Outcome: "Scheduled", Node: w.bound[key]})
 	}
 	for _, p := range pods {
 		key := p.Namespace + "/" + p.Name
-		if _, ok := bound[key]; ok {
+		if _, ok := w.bound[key]; ok {
 			continue
 		}
 		res.Placements = append(res.Placements, placement{Pod: key, Outcome: "Unschedulable", Message: lastMessage[key]})
 	}
 	return res
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func (w *world) boundSnapshot() map[string]string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := make(map[string]string, len(w.bound))
-	for k, v := range w.bound {
-		out[k] = v
-	}
-	return out
 }
 
 func (w *world) queueHasWork() bool {

@@ -62,6 +62,7 @@ type world struct {
 	mu      sync.Mutex
 	deleted []string // pods deleted through the API, in order ("ns/name")
 	bound   map[string]string
+	order   []string // bound pods, in the order of their bindings
 }
 
 // newWorld builds the scheduler over the given objects. With dryRun, writes the scheduler
@@ -109,6 +110,7 @@ func newWorld(cfg *config.KubeSchedulerConfiguration, objs []runtime.Object, dry
 		pod.Spec.NodeName = b.Target.Name
 		w.mu.Lock()
 		w.bound[b.Namespace+"/"+b.Name] = b.Target.Name
+		w.order = append(w.order, b.Namespace+"/"+b.Name)
 		w.mu.Unlock()
 		return true, nil, w.client.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), pod, b.Namespace)
 	})
