@@ -202,6 +202,16 @@ def _alias_ratio(decode_count: int) -> float:
     return 0.99 - 0.89 * (decode_count - 400_000) / 3_600_000
 
 
+def _syntax_fault(exc: yaml.YAMLError, name: str, text: str, rules: Rules) -> InputError:
+    """What libyaml reported, in the rules' wording. Newer libyaml builds (PyYAML 6.0.4) stop at a
+    nesting depth of their own, which can come before our limit is checked (the scanner reads
+    flow collections ahead): that is the same fault as ours, worded as ours."""
+    if isinstance(exc, yaml.MarkedYAMLError) and "exceeded maximum nesting depth" in (exc.problem or ""):
+        mark = exc.problem_mark
+        return rules.wording.too_deep(name, mark.line + 1 if mark is not None else None, rules.max_depth)
+    return rules.wording.syntax(exc, name, text)
+
+
 def _prescan(text: str, name: str, rules: Rules, check_depth: bool) -> None:
     """Walk the event stream (iterative, in C) to check nesting and aliases before composing.
 
@@ -279,7 +289,7 @@ def _prescan(text: str, name: str, rules: Rules, check_depth: bool) -> None:
                 anchors = {}
                 decoded = aliased = 0
     except yaml.YAMLError as exc:
-        raise words.syntax(exc, name, text) from None
+        raise _syntax_fault(exc, name, text, rules) from None
     finally:
         loader.dispose()
 
@@ -313,7 +323,7 @@ def compose(text: str, name: str, rules: Rules = _DEFAULT_RULES, single: bool = 
             nodes.append(loader.get_node())
         return nodes
     except yaml.YAMLError as exc:
-        raise words.syntax(exc, name, text) from None
+        raise _syntax_fault(exc, name, text, rules) from None
     except RecursionError:  # pragma: no cover - the pre-scan bounds nesting first
         raise words.too_deep(name, None, rules.max_depth) from None
     finally:
@@ -355,7 +365,7 @@ def documents(text: str, name: str, rules: Rules = _DEFAULT_RULES) -> Iterator[D
             # From the first document the lean builder leaves to PyYAML, PyYAML builds them all.
             yield from _constructed_documents(text, name, words, skip=done, unshare=has_alias)
     except yaml.YAMLError as exc:
-        raise words.syntax(exc, name, text) from None
+        raise _syntax_fault(exc, name, text, rules) from None
     except RecursionError:
         raise words.too_deep(name, None, rules.max_depth) from None
 
@@ -483,10 +493,17 @@ def _merge(mapping: dict[Any, Any]) -> None:
     them: merged keys first (later sources of a list first, so earlier ones win), own keys last."""
     own: dict[Any, Any] = {}
     sources: list[dict[Any, Any]] = []
+    merge_keys = 0
     for key, value in mapping.items():
         if key.__class__ is not _MergeKey:
             own[key] = value
-        elif value.__class__ is dict:
+            continue
+        merge_keys += 1
+        if merge_keys > 1:
+            # Which of two ``<<`` keys wins changed in PyYAML 6.0.4 (the first now): the
+            # installed PyYAML decides, so the answer is the one it would give.
+            raise _Unusual
+        if value.__class__ is dict:
             sources.append(value)
         elif value.__class__ is list and all(v.__class__ is dict for v in value):
             sources.extend(reversed(value))
