@@ -4,6 +4,8 @@
 //	kschedctl-oracle explain POD... [--config C] --cluster PATH... [--profile P] [--all-filters] [-o json]
 //	kschedctl-oracle simulate PODS... [--config C] --cluster PATH... [-o json]
 //	kschedctl-oracle batch < cases.jsonl    (one {"args": [...]} per line, one JSON answer per line)
+//
+// ORACLE_DEBUG=1 prints each simulate cycle (queue lengths, the pod popped, its failure).
 package main
 
 import (

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
@@ -79,6 +80,16 @@ func (w *world) simulate(pods []*v1.Pod) simulateResult {
 		orig(ctx, f, pi, s, ni, start)
 	}
 
+	if debug {
+		next := w.sched.NextPod
+		w.sched.NextPod = func(logger klog.Logger) (*framework.QueuedPodInfo, error) {
+			pi, err := next(logger)
+			if pi != nil {
+				fmt.Fprintf(os.Stderr, "  popped %s/%s nominated=%q attempts=%d\n", pi.Pod.Namespace, pi.Pod.Name, pi.Pod.Status.NominatedNodeName, pi.Attempts)
+			}
+			return pi, err
+		}
+	}
 	settle := func() {
 		deadline := time.Now().Add(5 * time.Second)
 		for time.Now().Before(deadline) {

@@ -8,11 +8,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -56,6 +60,7 @@ func loadConfig(path string) (*config.KubeSchedulerConfiguration, error) {
 type world struct {
 	sched   *scheduler.Scheduler
 	client  *fake.Clientset
+	tracker *versionedTracker
 	factory informers.SharedInformerFactory
 	cancel  context.CancelFunc
 
@@ -84,6 +89,10 @@ func newWorld(cfg *config.KubeSchedulerConfiguration, objs []runtime.Object, dry
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &world{client: fake.NewSimpleClientset(objs...), cancel: cancel, bound: map[string]string{}}
+	// Every write goes through a tracker that gives the object a new resourceVersion, as the
+	// API server does: the scheduler ignores an update whose version did not change.
+	w.tracker = &versionedTracker{ObjectTracker: w.client.Tracker(), next: 1}
+	w.client.PrependReactor("*", "*", clienttesting.ObjectReaction(w.tracker))
 	w.client.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		d := a.(clienttesting.DeleteAction)
 		w.mu.Lock()
@@ -102,7 +111,7 @@ func newWorld(cfg *config.KubeSchedulerConfiguration, objs []runtime.Object, dry
 			return false, nil, nil
 		}
 		b := c.GetObject().(*v1.Binding)
-		obj, err := w.client.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), b.Namespace, b.Name)
+		obj, err := w.tracker.Get(v1.SchemeGroupVersion.WithResource("pods"), b.Namespace, b.Name)
 		if err != nil {
 			return true, nil, err
 		}
@@ -112,7 +121,7 @@ func newWorld(cfg *config.KubeSchedulerConfiguration, objs []runtime.Object, dry
 		w.bound[b.Namespace+"/"+b.Name] = b.Target.Name
 		w.order = append(w.order, b.Namespace+"/"+b.Name)
 		w.mu.Unlock()
-		return true, nil, w.client.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), pod, b.Namespace)
+		return true, nil, w.tracker.Update(v1.SchemeGroupVersion.WithResource("pods"), pod, b.Namespace)
 	})
 
 	factory := informers.NewSharedInformerFactory(w.client, 0)
@@ -150,4 +159,35 @@ func (w *world) takeDeleted() []string {
 	out := w.deleted
 	w.deleted = nil
 	return out
+}
+
+// versionedTracker stamps every object it stores with the next resourceVersion.
+type versionedTracker struct {
+	clienttesting.ObjectTracker
+	mu   sync.Mutex
+	next int64
+}
+
+func (t *versionedTracker) stamp(obj runtime.Object) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if acc, err := meta.Accessor(obj); err == nil {
+		t.next++
+		acc.SetResourceVersion(strconv.FormatInt(t.next, 10))
+	}
+}
+
+func (t *versionedTracker) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error {
+	t.stamp(obj)
+	return t.ObjectTracker.Create(gvr, obj, ns, opts...)
+}
+
+func (t *versionedTracker) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
+	t.stamp(obj)
+	return t.ObjectTracker.Update(gvr, obj, ns, opts...)
+}
+
+func (t *versionedTracker) Patch(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.PatchOptions) error {
+	t.stamp(obj)
+	return t.ObjectTracker.Patch(gvr, obj, ns, opts...)
 }
