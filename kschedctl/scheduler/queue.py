@@ -148,11 +148,6 @@ def _pods_share_ports(pod_info: Any, other: Any) -> bool:
     return any((p or "TCP", port) in wanted for _, p, port in getattr(other, "host_ports", ()))
 
 
-def _ns_labels(cluster: Any, namespace: str) -> dict:
-    getter = getattr(cluster, "namespace_labels", None)
-    return getter(namespace) if callable(getter) else {}
-
-
 def queueing_hint(plugin: str, event: str, pod_info: Any, other: Any, cluster: Any = None) -> str:
     """Upstream's QueueingHintFn of ``plugin`` for ``event`` about ``other`` (the pod placed or
     removed), as seen by ``pod_info`` (the unschedulable pod). Queue or QueueSkip.
@@ -184,29 +179,24 @@ def _ports_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
     return QUEUE if _pods_share_ports(pod_info, other) else QUEUE_SKIP
 
 
+def _matches_all_terms(terms: Any, other: Any) -> bool:
+    # interpodaffinity podMatchesAllAffinityTerms: no term matches nothing; every term must
+    # match; namespace selectors see no labels (upstream passes nil).
+    return bool(terms) and all(t.matches(other, None) for t in terms)
+
+
 def _affinity_after_add(pod_info: Any, other: Any, cluster: Any) -> str:
-    # interpodaffinity isSchedulableAfterPodChange, add: a new pod matching a required
-    # affinity term may satisfy it.
-    terms = getattr(pod_info, "required_affinity_terms", ())
-    if not terms:
-        return QUEUE_SKIP
-    ns = _ns_labels(cluster, other.namespace)
-    return QUEUE if any(t.matches(other, ns) for t in terms) else QUEUE_SKIP
+    # interpodaffinity isSchedulableAfterPodChange, add: the new pod matches all of the pod's
+    # required affinity terms.
+    return QUEUE if _matches_all_terms(getattr(pod_info, "required_affinity_terms", ()), other) else QUEUE_SKIP
 
 
 def _affinity_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
-    # interpodaffinity isSchedulableAfterPodChange, delete: a removed pod that our anti-affinity
-    # matched, or whose anti-affinity matched us, may free a topology domain.
-    if getattr(other, "required_anti_affinity_terms", None):
-        ns = _ns_labels(cluster, pod_info.namespace)
-        if any(t.matches(pod_info, ns) for t in other.required_anti_affinity_terms):
-            return QUEUE
-    terms = getattr(pod_info, "required_anti_affinity_terms", ())
-    if terms:
-        ns = _ns_labels(cluster, other.namespace)
-        if any(t.matches(other, ns) for t in terms):
-            return QUEUE
-    return QUEUE_SKIP
+    # interpodaffinity isSchedulableAfterPodChange, delete: the removed pod matched all of the
+    # pod's required anti-affinity terms. Upstream does not look at the removed pod's own
+    # anti-affinity: a pod rejected by an existing pod's anti-affinity waits for the periodic
+    # flush of unschedulable pods, not for that pod's deletion.
+    return QUEUE if _matches_all_terms(getattr(pod_info, "required_anti_affinity_terms", ()), other) else QUEUE_SKIP
 
 
 def _spread_after_change(pod_info: Any, other: Any, cluster: Any) -> str:

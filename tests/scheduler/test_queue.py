@@ -125,6 +125,14 @@ def test_hints() -> None:
     assert queueing_hint("InterPodAffinity", ASSIGNED_POD_ADD, pi("p", **aff), other) == QUEUE_SKIP
     assert queueing_hint("InterPodAffinity", ASSIGNED_POD_DELETE, pi("p", **anti), matching) == QUEUE
     assert queueing_hint("InterPodAffinity", ASSIGNED_POD_DELETE, pi("p", **anti), other) == QUEUE_SKIP
+    # upstream matches all terms, and only the incoming pod's own terms: the deletion of an
+    # existing pod whose anti-affinity rejected the pod does not requeue it
+    two = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": web}, "topologyKey": "kubernetes.io/hostname"},
+        {"labelSelector": {"matchLabels": {"tier": "front"}}, "topologyKey": "kubernetes.io/hostname"}]}}}
+    assert queueing_hint("InterPodAffinity", ASSIGNED_POD_ADD, pi("p", **two), matching) == QUEUE_SKIP
+    blocker = pi("b", node="n", labels={"app": "db"}, **anti)
+    assert queueing_hint("InterPodAffinity", ASSIGNED_POD_DELETE, pi("p", labels=web), blocker) == QUEUE_SKIP
     ports = {"containers": [{"name": "c", "ports": [{"containerPort": 80, "hostPort": 80}]}]}
     assert queueing_hint("NodePorts", ASSIGNED_POD_DELETE, pi("p", **ports), pi("v", node="n", **ports)) == QUEUE
     assert queueing_hint("NodePorts", ASSIGNED_POD_DELETE, pi("p", **ports), other) == QUEUE_SKIP
