@@ -4,6 +4,7 @@
     python3 -m benchmarks.simulate --workload SchedulingBasic --pods 1000
     python3 -m benchmarks.simulate --config tests/scheduler/cases/config-implemented.yaml
     python3 -m benchmarks.simulate --workload SchedulingBasic --profile-out /tmp/sim.prof
+    python3 -m benchmarks.simulate --oracle oracle/bin/kschedctl-oracle   # upstream beside kschedctl
 
 Modelled on kubernetes/test/integration/scheduler_perf (nodes of 4 CPU / 32Gi / 110 pods,
 pods requesting 100m / 500Mi): ``createNodes``, ``createPods`` for the initial pods (bound here,
@@ -28,6 +29,13 @@ with 10 running pods each:
 - DeploymentZoneSpread: 1,000 replicas with a zone spread constraint (maxSkew 5, DoNotSchedule).
 - DeploymentAntiAffinity: 1,000 replicas with required anti-affinity on the hostname.
 - DeploymentPreemption: 5,000 nodes filled by low-priority pods, then 500 high-priority replicas.
+
+With ``--oracle``, each workload also runs through upstream's own scheduler (``oracle/``, built
+by ``make -C oracle``): the same nodes, pods and configuration written as files, its scheduling
+loop running freely (binding cycles beside the next pods' scheduling cycles) over a fake API
+server, timed from the first cycle until the queue is empty. Its pods/s and kschedctl's ratio
+to it are printed beside kschedctl's figures. The DRA workload needs the resourceclaim
+controller to make claims from templates, which the oracle does not run: it is skipped there.
 
 Dynamic Resource Allocation, after scheduler_perf's SchedulingWithResourceClaimTemplate:
 - SchedulingWithResourceClaimTemplate/1000Nodes: 1,000 nodes with 8 devices each (one
@@ -251,14 +259,54 @@ def _cluster(nodes: list[dict], pods: list[dict], classes: dict) -> Any:
                            namespace_labels=lambda ns: {"kubernetes.io/metadata.name": ns}, **objects)
 
 
+def _sizes(workload: Workload, measure: int | None, nodes: int | None) -> tuple[int, int, int]:
+    n = nodes or workload.nodes
+    init = workload.init_pods if nodes is None else workload.init_pods * n // workload.nodes
+    return n, init, measure or workload.measure_pods
+
+
+#: Workloads the oracle cannot run, and why.
+ORACLE_SKIPS = {"SchedulingWithResourceClaimTemplate": "claims from templates need the resourceclaim controller"}
+
+
+def run_oracle(oracle: str, workload: Workload, config_path: str | None, measure: int | None = None,
+               nodes: int | None = None) -> dict[str, Any]:
+    """The workload through upstream's scheduler (kschedctl-oracle simulate --bench)."""
+    import json
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    n, init, measure = _sizes(workload, measure, nodes)
+    node_objs, init_pods, pods, classes = workload.build(n, init, measure)
+    extra = dict(classes)
+    objects = [*node_objs, *init_pods, *extra.pop("__replica_sets__", []),
+               *(v for v in extra.values() if isinstance(v, dict) and "kind" in v)]
+    with tempfile.TemporaryDirectory(prefix="kschedctl-oracle-bench-") as tmp:
+        cluster, batch = Path(tmp) / "cluster.json", Path(tmp) / "pods.json"
+        cluster.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+        batch.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}))
+        args = [oracle, "simulate", str(batch), "--cluster", str(cluster), "--bench", "-o", "json"]
+        if config_path:
+            args += ["--config", config_path]
+        t0 = time.perf_counter()
+        proc = subprocess.run(args, capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"oracle failed on {workload.name}: {proc.stderr.strip()[-500:]}")
+    result = json.loads(proc.stdout)
+    took = result.get("runSeconds") or 0.0
+    placed = sum(1 for p in result["placements"] if p["outcome"] == "Scheduled")
+    return {"pods": len(pods), "run_s": took, "load_s": wall - took, "scheduled": placed,
+            "preemptions": len(result["preemptions"]), "pods_per_s": len(pods) / took if took else 0.0}
+
+
 def run(workload: Workload, config: Any, measure: int | None = None, nodes: int | None = None,
         profile_out: str | None = None) -> dict[str, Any]:
     from kschedctl.scheduler.explain import admit
     from kschedctl.scheduler.simulate import Simulator
 
-    n = nodes or workload.nodes
-    measure = measure or workload.measure_pods
-    init = workload.init_pods if nodes is None else workload.init_pods * n // workload.nodes
+    n, init, measure = _sizes(workload, measure, nodes)
     node_objs, init_pods, pods, classes = workload.build(n, init, measure)
     t0 = time.perf_counter()
     cluster = _cluster(node_objs, init_pods, classes)
@@ -293,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, help="nodes (default: the workload's)")
     parser.add_argument("--config", help="KubeSchedulerConfiguration (default: the built-in default profile)")
     parser.add_argument("--profile-out", help="write a cProfile of the measured run to this file")
+    parser.add_argument("--oracle", metavar="PATH", help="also run each workload through upstream's scheduler "
+                        "(oracle/bin/kschedctl-oracle) and print its pods/s and the ratio")
     args = parser.parse_args(argv)
     from kschedctl.config import load_config
 
@@ -309,6 +359,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['workload']:<38} {r['nodes']:>6} {r['init']:>6} {r['pods']:>6} {r['load_s']:>7.2f} "
               f"{r['run_s']:>7.2f} {r['pods_per_s']:>8.1f} {threshold if threshold else '-':>9} "
               f"{r['scheduled']:>7} {r['preemptions']:>8}")
+        if args.oracle:
+            if name in ORACLE_SKIPS:
+                print(f"  upstream: skipped ({ORACLE_SKIPS[name]})")
+            else:
+                u = run_oracle(args.oracle, WORKLOADS[name], args.config, args.pods, args.nodes)
+                ratio = r["pods_per_s"] / u["pods_per_s"] if u["pods_per_s"] else 0.0
+                print(f"  upstream {u['run_s']:.2f} s, {u['pods_per_s']:.1f} pods/s, placed {u['scheduled']}, "
+                      f"preempted {u['preemptions']} (load {u['load_s']:.1f} s); kschedctl/upstream {ratio:.2f}x")
         if r["not_implemented"]:
             print(f"  note: not implemented by kschedctl yet: {', '.join(r['not_implemented'])} "
                   f"(outcomes: {r['counts']})")

@@ -2,7 +2,7 @@
 // kschedctl's command line and JSON, for the differential tests and benchmarks.
 //
 //	kschedctl-oracle explain POD... [--config C] --cluster PATH... [--profile P] [--all-filters] [-o json]
-//	kschedctl-oracle simulate PODS... [--config C] --cluster PATH... [-o json]
+//	kschedctl-oracle simulate PODS... [--config C] --cluster PATH... [--bench] [-o json]
 //	kschedctl-oracle batch < cases.jsonl    (one {"args": [...]} per line, one JSON answer per line)
 //
 // ORACLE_DEBUG=1 prints each simulate cycle (queue lengths, the pod popped, its failure).
@@ -29,6 +29,7 @@ type invocation struct {
 	clusters   []string
 	profile    string
 	allFilters bool
+	bench      bool
 }
 
 func parseArgs(args []string) (invocation, error) {
@@ -75,6 +76,8 @@ func parseArgs(args []string) (invocation, error) {
 			}
 		case "--all-filters":
 			inv.allFilters = true
+		case "--bench":
+			inv.bench = true
 		case "--tie-break":
 			// The oracle always takes the first top-scored node in visit order.
 			_, err = value()
@@ -120,7 +123,7 @@ func run(inv invocation) (any, error) {
 	}
 	defer w.close()
 	if inv.command == "simulate" {
-		return w.simulate(pods), nil
+		return w.simulate(pods, inv.bench), nil
 	}
 	var items []explainResult
 	for _, p := range pods {
