@@ -170,12 +170,13 @@ def compare_simulate(ours: dict[str, Any], theirs: dict[str, Any]) -> list[tuple
         if o is None:
             diffs.append(("placements", f"{pod}: missing from kschedctl"))
             continue
-        o_outcome = "Scheduled" if o.get("outcome") == "Scheduled" else "Unschedulable"
+        o_outcome = o.get("outcome") if o.get("outcome") in ("Scheduled", "Preempted") else "Unschedulable"
         if (o_outcome, o.get("node") or "") != (t.get("outcome"), t.get("node") or ""):
             diffs.append(("placements", f"{pod}: kschedctl {o.get('outcome')} {o.get('node')!r} != "
                                         f"upstream {t.get('outcome')} {t.get('node')!r}"))
-    our_order = [p["pod"] for p in ours.get("placements") or [] if p.get("outcome") == "Scheduled"]
-    their_order = [p["pod"] for p in theirs.get("placements") or [] if p.get("outcome") == "Scheduled"]
+    placed = ("Scheduled", "Preempted")
+    our_order = [p["pod"] for p in ours.get("placements") or [] if p.get("outcome") in placed]
+    their_order = [p["pod"] for p in theirs.get("placements") or [] if p.get("outcome") in placed]
     if not diffs and our_order != their_order:
         diffs.append(("placements", f"binding order: kschedctl {our_order} != upstream {their_order}"))
     return diffs

@@ -129,8 +129,18 @@ func (w *world) simulate(pods []*v1.Pod, bench bool) simulateResult {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	evicted := map[string]bool{}
+	for _, p := range res.Preemptions {
+		for _, v := range p.Victims {
+			evicted[v] = true
+		}
+	}
 	for _, key := range w.order {
-		res.Placements = append(res.Placements, placement{Pod: key, Outcome: "Scheduled", Node: w.bound[key]})
+		outcome := "Scheduled"
+		if evicted[key] {
+			outcome = "Preempted" // placed by this run, then a victim of a later pod's preemption
+		}
+		res.Placements = append(res.Placements, placement{Pod: key, Outcome: outcome, Node: w.bound[key]})
 	}
 	for _, p := range pods {
 		key := p.Namespace + "/" + p.Name
