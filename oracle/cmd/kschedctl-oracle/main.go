@@ -117,7 +117,11 @@ func run(inv invocation) (any, error) {
 	for _, p := range pods {
 		objs = append(objs, p)
 	}
-	w, err := newWorld(cfg, objs, inv.command == "explain")
+	parallelism := int32(1)
+	if inv.bench {
+		parallelism = cfg.Parallelism
+	}
+	w, err := newWorld(cfg, objs, inv.command == "explain", parallelism)
 	if err != nil {
 		return nil, err
 	}

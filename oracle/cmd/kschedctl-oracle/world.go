@@ -72,8 +72,10 @@ type world struct {
 
 // newWorld builds the scheduler over the given objects. With dryRun, writes the scheduler
 // makes (preemption's deletions and status patches) are recorded and not applied, so every
-// explained pod sees the same cluster; otherwise they are applied (simulate).
-func newWorld(cfg *config.KubeSchedulerConfiguration, objs []runtime.Object, dryRun bool) (*world, error) {
+// explained pod sees the same cluster; otherwise they are applied (simulate). Comparisons run
+// with one worker (filters visit nodes in order, so which nodes a partial scan reaches does not
+// depend on goroutine timing); benchmarks with the configuration's parallelism.
+func newWorld(cfg *config.KubeSchedulerConfiguration, objs []runtime.Object, dryRun bool, parallelism int32) (*world, error) {
 	classes := map[string]*schedulingv1.PriorityClass{}
 	for _, o := range objs {
 		if pc, ok := o.(*schedulingv1.PriorityClass); ok {
@@ -132,9 +134,7 @@ func newWorld(cfg *config.KubeSchedulerConfiguration, objs []runtime.Object, dry
 		scheduler.WithPercentageOfNodesToScore(cfg.PercentageOfNodesToScore),
 		scheduler.WithPodMaxBackoffSeconds(cfg.PodMaxBackoffSeconds),
 		scheduler.WithPodInitialBackoffSeconds(cfg.PodInitialBackoffSeconds),
-		// One worker: nodes are filtered in visit order, so which nodes a partial scan
-		// (percentageOfNodesToScore) reaches does not depend on goroutine timing.
-		scheduler.WithParallelism(1),
+		scheduler.WithParallelism(parallelism),
 	)
 	if err != nil {
 		cancel()
