@@ -29,6 +29,9 @@ with 10 running pods each:
 - DeploymentZoneSpread: 1,000 replicas with a zone spread constraint (maxSkew 5, DoNotSchedule).
 - DeploymentAntiAffinity: 1,000 replicas with required anti-affinity on the hostname.
 - DeploymentPreemption: 5,000 nodes filled by low-priority pods, then 500 high-priority replicas.
+- DeploymentRolloutAffinityCluster: the plain rollout on a cluster whose running pods (40 apps,
+  3 namespaces) carry required hostname anti-affinity (one in ten) and zone spread constraints
+  (one in ten).
 
 With ``--oracle``, each workload also runs through upstream's own scheduler (``oracle/``, built
 by ``make -C oracle``): the same nodes, pods and configuration written as files, its scheduling
@@ -157,6 +160,30 @@ def deployment_anti_affinity(n: int, init: int, measure: int):
     return _rollout(n, init, measure, lambda: anti_affinity_spec(labels={"app": "web"}))
 
 
+def _affinity_cluster_pods(names: list[str], init: int) -> list[dict]:
+    """Running pods of 40 apps in 3 namespaces, one in ten with required hostname anti-affinity
+    to its own app, one in ten with a zone spread constraint (what issue-sized real clusters
+    hold, and what makes InterPodAffinity and PodTopologySpread walk existing pods)."""
+    pods = []
+    for i in range(init):
+        app = {"app": f"app-{i % 40:02d}"}
+        extra = None
+        if i % 10 == 3:
+            extra = anti_affinity_spec(labels=app)
+        elif i % 10 == 7:
+            extra = topology_spread_spec(labels=app)
+        pods.append(perf_pod(f"init-{i:06d}", node_name=names[i % len(names)], labels=app, extra_spec=extra,
+                             namespace=("default", "shop", "batch")[i % 3]))
+    return pods
+
+
+def deployment_rollout_affinity_cluster(n: int, init: int, measure: int):
+    nodes = [node(i) for i in range(n)]
+    init_pods = _affinity_cluster_pods([x["metadata"]["name"] for x in nodes], init)
+    rs = _replica_set("web-5f8d7c9b4", {"app": "web"})
+    return nodes, init_pods, _replicas(measure, rs), {"__replica_sets__": [rs]}
+
+
 def deployment_preemption(n: int, init: int, measure: int):
     # PreemptionBasic's full nodes, with the preemptors a Deployment's replicas.
     nodes, init_pods, _, classes = preemption(n, init, 0)
@@ -238,6 +265,8 @@ WORKLOADS = {
     "DeploymentAntiAffinity": Workload("DeploymentAntiAffinity/5000Nodes", 5000, deployment_anti_affinity, 50000,
                                        1000),
     "DeploymentPreemption": Workload("DeploymentPreemption/5000Nodes", 5000, deployment_preemption, 20000, 500),
+    "DeploymentRolloutAffinityCluster": Workload("DeploymentRolloutAffinityCluster/5000Nodes", 5000,
+                                                 deployment_rollout_affinity_cluster, 50000, 1000),
     "SchedulingWithResourceClaimTemplate": Workload("SchedulingWithResourceClaimTemplate/1000Nodes", 1000,
                                                     resource_claim_template, 1000, 1000),
 }
