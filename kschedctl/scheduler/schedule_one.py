@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from kschedctl.framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate, StateNotFound
 from kschedctl.framework.extender import (
@@ -326,13 +326,19 @@ class Scheduler:
                     status = run(state, pod_info, node_info, record)
                     filters[node_info.name] = record  # type: ignore[index]
                     return status
-        return self._scan_nodes(scan, diagnosis, nodes, start, num_to_find, outcome, from_start)
+        forget = None if filters is None else (lambda node_info: filters.pop(node_info.name, None))
+        return self._scan_nodes(scan, diagnosis, nodes, start, num_to_find, outcome, from_start, forget)
 
     def _scan_nodes(self, scan: Any, diagnosis: Diagnosis, nodes: list["NodeInfo"], start: int,
-                    num_to_find: int, outcome: CycleOutcome | None, from_start: bool) -> list["NodeInfo"]:
-        """The loop of find_nodes_that_pass_filters: the nodes in order from ``start`` until
-        ``num_to_find`` pass, ``scan(node)`` giving each verdict (the runtime's two passes, or
-        for a batch the framework's memoized answer); every rejection recorded in the diagnosis."""
+                    num_to_find: int, outcome: CycleOutcome | None, from_start: bool,
+                    forget: Callable[["NodeInfo"], Any] | None = None) -> list["NodeInfo"]:
+        """The loop of find_nodes_that_pass_filters: the nodes in order from ``start``,
+        ``scan(node)`` giving each verdict (the runtime's two passes, or for a batch the
+        framework's memoized answer); every rejection recorded in the diagnosis.
+
+        As upstream's loop with one worker: once ``num_to_find`` nodes passed, the scan goes on,
+        recording rejections, until one more node passes; that one cancels the scan and is
+        dropped (not feasible, not processed, ``forget`` erases what was recorded of it)."""
         set_status = diagnosis.node_to_status.set
         add_plugin_status = diagnosis.add_plugin_status
         seen: set = set()
@@ -343,12 +349,15 @@ class Scheduler:
         order = nodes[start:] + nodes[:start] if start else nodes
         for node_info in order:
             status = scan(node_info)
+            passed = status is None or status.code == _SUCCESS
+            if passed and len(feasible) >= num_to_find:
+                if forget is not None:
+                    forget(node_info)
+                break
             if visited is not None:
                 visited.append(node_info.name)
-            if status is None or status.code == _SUCCESS:
+            if passed:
                 feasible.append(node_info)
-                if len(feasible) >= num_to_find:
-                    break
             elif status.code == Code.Error:
                 error = status
                 break

@@ -154,6 +154,23 @@ def test_fair_evaluation_for_nodes() -> None:
         assert sched.next_start_node_index == (i + 1) * to_find % num_all
 
 
+def test_the_scan_goes_on_after_enough_nodes_passed_until_one_more_passes() -> None:
+    """findNodesThatPassFilters with one worker: after numNodesToFind nodes passed, nodes that
+    fail are still visited and recorded; the next node that passes cancels the scan and is
+    dropped, and the start index moves past the recorded ones only (found by the differential
+    tests against upstream)."""
+    nodes = [make_node(str(i)) for i in range(200)]
+    failing = FakeFilter({str(i): "Unschedulable" for i in range(100, 105)})
+    fwk = framework({"filter": [failing], "score": [NumericMap()]}, nodes)
+    sched = Scheduler(fwk.handle.snapshot(), 50)
+    assert sched.num_feasible_nodes_to_find(None, 200) == 100
+    feasible, diagnosis = sched.find_nodes_that_fit_pod(fwk, CycleState(), pod_info(make_pod("p")))
+    assert [n.name for n in feasible] == [str(i) for i in range(100)]
+    assert sorted((n for n, _ in diagnosis.node_to_status.items()), key=int) == [str(i) for i in range(100, 105)]
+    assert failing.num_filter_called == 106  # node 105 passed and stopped the scan
+    assert sched.next_start_node_index == 105
+
+
 def test_find_fit_all_error() -> None:
     nodes = [make_node(n) for n in ("3", "2", "1")]
     fwk = framework({"filter": [TrueFilter(), MatchFilter()]}, nodes)
