@@ -27,6 +27,7 @@ from benchmarks.simulate import (
     anti_affinity,
     deployment_anti_affinity,
     deployment_preemption,
+    deployment_rollout_affinity_cluster,
     deployment_rollout,
     deployment_zone_spread,
     preemption,
@@ -136,10 +137,14 @@ CASES: dict[str, tuple[Callable, int, int, int]] = {
     "DeploymentPreemption": (deployment_preemption, 150, 600, 40),
     # Dynamic Resource Allocation: claims from a template, devices taken pod after pod.
     "SchedulingWithResourceClaimTemplate": (resource_claim_template, 100, 300, 150),
+    # A rollout among running pods that carry anti-affinity and spread constraints.
+    "DeploymentRolloutAffinityCluster": (deployment_rollout_affinity_cluster, 300, 1500, 150),
 }
 assert set(WORKLOADS) <= set(CASES)
 #: The Dynamic Resource Allocation cases (their own combined line).
 DRA_CASES = ("SchedulingWithResourceClaimTemplate",)
+#: Cases added after the rollouts' line was pinned (their own line).
+LATER_CASES = ("DeploymentRolloutAffinityCluster",)
 #: The cases whose combined digest has been pinned the longest; later cases get their own line.
 ORIGINAL_CASES = ("SchedulingBasic", "TopologySpreading", "SchedulingPodAntiAffinity", "PreemptionBasic",
                   "SoftSpreading", "PreferredAffinity", "MixedPreemption", "PreemptionPDB")
@@ -340,16 +345,18 @@ def main(argv: list[str] | None = None) -> int:
     from kschedctl.config import load_config
 
     config = load_config(args.config)
-    combined, rollouts, dra = hashlib.sha256(), hashlib.sha256(), hashlib.sha256()
+    combined, rollouts, dra, later = hashlib.sha256(), hashlib.sha256(), hashlib.sha256(), hashlib.sha256()
     for name in args.case or list(CASES):
         sim_digest, probe_digest = run_case(name, config, args.verbose)
         print(f"{name:<28} simulate {sim_digest}  explain {probe_digest}")
-        digest = combined if name in ORIGINAL_CASES else dra if name in DRA_CASES else rollouts
+        digest = (combined if name in ORIGINAL_CASES else dra if name in DRA_CASES
+                  else later if name in LATER_CASES else rollouts)
         digest.update(f"{name}:{sim_digest}:{probe_digest}".encode())
         sys.stdout.flush()
     print(f"{'combined':<28} {combined.hexdigest()[:16]}")
     print(f"{'combined (rollouts)':<28} {rollouts.hexdigest()[:16]}")
     print(f"{'combined (DRA)':<28} {dra.hexdigest()[:16]}")
+    print(f"{'combined (later)':<28} {later.hexdigest()[:16]}")
     return 0
 
 
