@@ -170,8 +170,9 @@ def _always(pod_info: Any, other: Any, cluster: Any) -> str:
 
 
 def _fit_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
-    # noderesources isSchedulableAfterPodEvent: deleting an assigned pod frees resources.
-    return QUEUE if getattr(other, "node_name", "") else QUEUE_SKIP
+    # noderesources isSchedulableAfterPodEvent: deleting an assigned pod frees resources, and so
+    # does a nominated pod leaving the queue (its room on the nominated node was held).
+    return QUEUE if getattr(other, "node_name", "") or getattr(other, "nominated_node_name", "") else QUEUE_SKIP
 
 
 def _ports_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
@@ -430,16 +431,19 @@ class SchedulingQueue:
         return not expiry < window_now
 
     # -- events --------------------------------------------------------------------------------
-    def on_event(self, event: str, other: Any, exclude: QueuedPod | None = None) -> list[QueuedPod]:
+    def on_event(self, event: str, other: Any, exclude: QueuedPod | None = None,
+                 pre_check: Callable[[QueuedPod], bool] | None = None) -> list[QueuedPod]:
         """A pod was placed (``AssignedPodAdd``) or removed (``AssignedPodDelete``): move the
         unschedulable pods one of whose rejectors' hints says Queue (upstream
-        MoveAllToActiveOrBackoffQueue). Gated pods, pods out of attempts and ``exclude`` stay.
-        Returns the moved pods."""
+        MoveAllToActiveOrBackoffQueue). Gated pods, pods out of attempts, ``exclude`` and pods
+        ``pre_check`` refuses (upstream's PreEnqueueCheck) stay. Returns the moved pods."""
         if not self.unschedulable:
             return []
         moved: list[QueuedPod] = []
         for key, qp in list(self.unschedulable.items()):
             if qp.gated or qp.attempts >= self.max_attempts or qp is exclude:
+                continue
+            if pre_check is not None and not pre_check(qp):
                 continue
             if not self._worth_requeuing(qp, event, other):
                 continue

@@ -668,6 +668,7 @@ class Simulator(SchedulingSetup):
         rec = loop.records[pod_info.key]
         rec.outcome, rec.message = out.outcome, out.message
         if out.outcome == "Scheduled":
+            self._nomination_left(queue, pod_info)  # the pod leaves the pending pods
             if pod_info.node_name != out.selected_node:
                 self._place(pod_info, out.selected_node or "")
             _mark_bound(pod_info.pod, queue.wall_time())
@@ -678,11 +679,6 @@ class Simulator(SchedulingSetup):
             diagnosis = out.diagnosis
             plugins = diagnosis.unschedulable_plugins if diagnosis is not None else set()
             pending = diagnosis.pending_plugins if diagnosis is not None else set()
-            if out.clears_nomination:
-                # PostFilter found no candidate: its empty nominated node clears the pod's
-                # nomination (upstream's AddNominatedPod in ModeOverride), so other pods stop
-                # counting the pod on that node.
-                self._forget_nomination(pod_info)
             if out.preemption is not None and out.preemption.nominated_node_name:
                 queue.add_unschedulable(qp, plugins, pending)
                 self._preempt(qp, out, loop)
@@ -690,6 +686,12 @@ class Simulator(SchedulingSetup):
                 queue.add_unschedulable(qp, plugins, pending)
             else:
                 queue.done(qp)  # nothing any event could change (no nodes at all)
+            if out.clears_nomination:
+                # PostFilter found no candidate: its empty nominated node clears the pod's
+                # nomination (upstream's AddNominatedPod in ModeOverride), so other pods stop
+                # counting the pod on that node.
+                self._nomination_left(queue, pod_info)
+                self._forget_nomination(pod_info)
             if _deallocated_a_claim(out):
                 # the claim's update (allocated -> deallocated) is an event for every pod with claims
                 queue.on_event(RESOURCE_CLAIM_DEALLOCATED, pod_info)
@@ -776,6 +778,15 @@ class Simulator(SchedulingSetup):
             return None
         return status
 
+    def _nomination_left(self, queue: SchedulingQueue, pod_info: PodInfo) -> None:
+        """The pod's nominated node is about to change or go (cleared, moved, the pod bound):
+        upstream's event handlers (updatePodInSchedulingQueue, deletePodFromSchedulingQueue)
+        treat it as an AssignedPodDelete of the pod as it was, for the pods of lower or equal
+        priority, which counted it on that node. The pod itself may be among them."""
+        if pod_info.nominated_node_name:
+            priority = pod_info.priority
+            queue.on_event(ASSIGNED_POD_DELETE, pod_info, pre_check=lambda qp: qp.pod_info.priority <= priority)
+
     def _forget_nomination(self, pod_info: PodInfo) -> None:
         if pod_info.nominated_node_name:
             self.nominator.remove(pod_info)
@@ -836,6 +847,8 @@ class Simulator(SchedulingSetup):
         records, queue = loop.records, loop.queue
         node = pf.nominated_node_name
         pod_info = qp.pod_info
+        if pod_info.nominated_node_name != node:
+            self._nomination_left(queue, pod_info)
         self.nominator.remove(pod_info)
         pod_info.nominated_node_name = node
         pod_info.pod.setdefault("status", {})["nominatedNodeName"] = node
@@ -867,6 +880,7 @@ class Simulator(SchedulingSetup):
         # prepareCandidate clears it) so they do not hold the room the preemptor made.
         for other in list(self.nominator.nominated_pods_for_node(node)):
             if other.priority < pod_info.priority and other is not pod_info:
+                self._nomination_left(queue, other)
                 self.nominator.remove(other)
                 other.nominated_node_name = ""
         loop.result.preemptions.append(PreemptionRecord(pod_info.key, node, victims))
