@@ -187,24 +187,45 @@ def _matches_all_terms(terms: Any, other: Any) -> bool:
 
 
 def _affinity_after_add(pod_info: Any, other: Any, cluster: Any) -> str:
-    # interpodaffinity isSchedulableAfterPodChange, add: the new pod matches all of the pod's
-    # required affinity terms.
+    # interpodaffinity isSchedulableAfterPodChange, add: the new pod is placed and matches all
+    # of the pod's required affinity terms.
+    if not other.node_name:
+        return QUEUE_SKIP
     return QUEUE if _matches_all_terms(getattr(pod_info, "required_affinity_terms", ()), other) else QUEUE_SKIP
 
 
 def _affinity_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
-    # interpodaffinity isSchedulableAfterPodChange, delete: the removed pod matched all of the
-    # pod's required anti-affinity terms. Upstream does not look at the removed pod's own
-    # anti-affinity: a pod rejected by an existing pod's anti-affinity waits for the periodic
-    # flush of unschedulable pods, not for that pod's deletion.
+    # interpodaffinity isSchedulableAfterPodChange, delete: the removed pod was placed and
+    # matched all of the pod's required anti-affinity terms. Upstream does not look at the
+    # removed pod's own anti-affinity: a pod rejected by an existing pod's anti-affinity waits
+    # for the periodic flush of unschedulable pods, not for that pod's deletion.
+    if not other.node_name:
+        return QUEUE_SKIP
     return QUEUE if _matches_all_terms(getattr(pod_info, "required_anti_affinity_terms", ()), other) else QUEUE_SKIP
+
+
+#: Volume sources nodevolumelimits counts: claims, ephemeral volumes, and the inline in-tree
+#: sources csi-translation-lib v0.34 migrates to CSI (IsInlineMigratable).
+_LIMITED_VOLUME_KEYS = frozenset({"persistentVolumeClaim", "ephemeral", "gcePersistentDisk", "awsElasticBlockStore",
+                                  "cinder", "azureDisk", "azureFile", "vsphereVolume", "portworxVolume"})
+
+
+def _volume_limits_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
+    # nodevolumelimits (CSI) isSchedulableAfterPodDeleted: a placed or nominated pod with a
+    # volume that counts against a limit.
+    volumes = (other.pod.get("spec") or {}).get("volumes") or ()
+    if not volumes or not (other.node_name or other.nominated_node_name):
+        return QUEUE_SKIP
+    counted = any(isinstance(v, dict) and not _LIMITED_VOLUME_KEYS.isdisjoint(v) for v in volumes)
+    return QUEUE if counted else QUEUE_SKIP
 
 
 def _spread_after_change(pod_info: Any, other: Any, cluster: Any) -> str:
     # podtopologyspread isSchedulableAfterPodChange: a pod in the same namespace matching one of
     # the constraints' selectors changes the counts. Default (system) constraints are derived
     # from the owners' selectors, which kschedctl does not recompute here: such pods are queued.
-    if other.namespace != pod_info.namespace:
+    # involvedInTopologySpreading: the pod itself, or a placed pod of its namespace.
+    if other.uid != pod_info.uid and (not other.node_name or other.namespace != pod_info.namespace):
         return QUEUE_SKIP
     constraints = ((pod_info.pod.get("spec") or {}).get("topologySpreadConstraints")) or ()
     if not constraints:
@@ -253,7 +274,7 @@ _HINTS: dict[str, dict[str, Callable[[Any, Any, Any], str]]] = {
     "InterPodAffinity": {ASSIGNED_POD_ADD: _affinity_after_add, ASSIGNED_POD_DELETE: _affinity_after_delete},
     "PodTopologySpread": {ASSIGNED_POD_ADD: _spread_after_change, ASSIGNED_POD_DELETE: _spread_after_change},
     "VolumeRestrictions": {ASSIGNED_POD_DELETE: _always},
-    "NodeVolumeLimits": {ASSIGNED_POD_DELETE: _always},
+    "NodeVolumeLimits": {ASSIGNED_POD_DELETE: _volume_limits_after_delete},
     # DynamicResources registers claim (not pod deletion) events: a pod placed updates its
     # claims; a claim deallocated (by PostFilter, or after its pod was deleted) is its own event.
     "DynamicResources": {ASSIGNED_POD_ADD: _claims_after_add, RESOURCE_CLAIM_DEALLOCATED: _has_claims},

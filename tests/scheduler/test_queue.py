@@ -114,6 +114,11 @@ def test_max_attempts_bounds_retries() -> None:
     assert qp.attempts == 2 and q.on_event(ASSIGNED_POD_DELETE, pi("v", node="n")) == []
 
 
+def spread_web() -> dict:
+    return {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable":
+                                           "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}}}]}
+
+
 def test_hints() -> None:
     web = {"app": "web"}
     anti = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
@@ -133,6 +138,18 @@ def test_hints() -> None:
     assert queueing_hint("InterPodAffinity", ASSIGNED_POD_ADD, pi("p", **two), matching) == QUEUE_SKIP
     blocker = pi("b", node="n", labels={"app": "db"}, **anti)
     assert queueing_hint("InterPodAffinity", ASSIGNED_POD_DELETE, pi("p", labels=web), blocker) == QUEUE_SKIP
+    # a pending pod (one whose nomination moved, say) is not placed: these plugins skip it
+    pending = pi("m2", labels=web)
+    pending.nominated_node_name = "n"
+    assert queueing_hint("InterPodAffinity", ASSIGNED_POD_DELETE, pi("p", **anti), pending) == QUEUE_SKIP
+    assert queueing_hint("PodTopologySpread", ASSIGNED_POD_DELETE, pi("p", **spread_web()), pending) == QUEUE_SKIP
+    assert queueing_hint("NodeResourcesFit", ASSIGNED_POD_DELETE, pi("p"), pending) == QUEUE
+    assert queueing_hint("NodeResourcesFit", ASSIGNED_POD_DELETE, pi("p"), pi("q")) == QUEUE_SKIP
+    claim = {"volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}]}
+    scratch = {"volumes": [{"name": "v", "emptyDir": {}}]}
+    assert queueing_hint("NodeVolumeLimits", ASSIGNED_POD_DELETE, pi("p"), pi("v", node="n", **claim)) == QUEUE
+    assert queueing_hint("NodeVolumeLimits", ASSIGNED_POD_DELETE, pi("p"), pi("v", node="n", **scratch)) == QUEUE_SKIP
+    assert queueing_hint("NodeVolumeLimits", ASSIGNED_POD_DELETE, pi("p"), pi("v", **claim)) == QUEUE_SKIP
     ports = {"containers": [{"name": "c", "ports": [{"containerPort": 80, "hostPort": 80}]}]}
     assert queueing_hint("NodePorts", ASSIGNED_POD_DELETE, pi("p", **ports), pi("v", node="n", **ports)) == QUEUE
     assert queueing_hint("NodePorts", ASSIGNED_POD_DELETE, pi("p", **ports), other) == QUEUE_SKIP
