@@ -5,7 +5,7 @@ same case. A case covers, at random, every default plugin and DRA: nodes with zo
 taints, allocatable, images and the unschedulable flag; existing pods with requests, host ports,
 tolerations, priorities, node and pod (anti-)affinity, spread constraints, owners and volumes;
 PersistentVolumes, claims and StorageClasses; DeviceClasses, ResourceSlices and ResourceClaims;
-and a configuration varying enabled plugins, weights, plugin args and percentageOfNodesToScore.
+CSINode attach limits; and a configuration varying enabled plugins, weights, plugin args and percentageOfNodesToScore.
 
 Nodes are written in name order, so the order a freshly started kube-scheduler lists them in
 (the API server lists by name) is the order kschedctl reads them in.
@@ -167,6 +167,13 @@ class _Generator:
 
     def storage(self, zones: tuple[str, ...]) -> None:
         rng = self.rng
+        for n in self.nodes:
+            if rng.random() < 0.5:
+                # NodeVolumeLimits: the CSI driver's attach limit on this node (0 to 2 volumes).
+                name = n["metadata"]["name"]
+                self.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": name},
+                                     "spec": {"drivers": [{"name": "example.com/csi", "nodeID": name,
+                                                           "allocatable": {"count": rng.randint(0, 2)}}]}})
         self.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
                              "metadata": {"name": "late"}, "provisioner": "example.com/csi",
                              "volumeBindingMode": "WaitForFirstConsumer"})
