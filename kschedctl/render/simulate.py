@@ -18,6 +18,7 @@ from rich.text import Text
 
 from kschedctl.k8s.quantity import humanize_bytes
 from kschedctl.scheduler.simulation_result import (
+    NOT_HANDLED,
     PREEMPTED,
     NodeUsage,
     ResourceUsage,
@@ -37,6 +38,7 @@ _OUTCOME_STYLE = {
     "Gated": "yellow",
     PREEMPTED: "magenta",
     "Error": "bold magenta",
+    NOT_HANDLED: "dim",
 }
 
 
@@ -73,7 +75,7 @@ def _summary(r: SimulationResult) -> Table:
     t.add_column(style="bold")
     t.add_column()
     t.add_row("Pods", str(len(r.placements)))
-    for outcome in ("Scheduled", "Unschedulable", "Gated", "Rejected", PREEMPTED, "Error"):
+    for outcome in ("Scheduled", "Unschedulable", "Gated", "Rejected", PREEMPTED, "Error", NOT_HANDLED):
         if counts.get(outcome):
             t.add_row(outcome, Text(str(counts[outcome]), style=_OUTCOME_STYLE.get(outcome, "")))
     t.add_row("Preemptions", str(len(r.preemptions)))

@@ -237,7 +237,21 @@ class ScenarioRunner:
     def _explain(self, ctx: _Context, index: int) -> Any:
         result = ctx.results.get(index)
         if result is None:
-            result = ctx.results[index] = self._explainer(ctx).explain(ctx.items[index].pod, ctx.scenario.profile)
+            from kschedctl.framework.types import PodInfo
+            from kschedctl.scheduler.explain import admit
+            from kschedctl.scheduler.result import ExplainResult
+            from kschedctl.scheduler.simulation_result import NOT_HANDLED
+
+            explainer = self._explainer(ctx)
+            pod = ctx.items[index].pod
+            pod_info = PodInfo(admit(pod, ctx.cluster))
+            reason = explainer.not_handled_reason(pod_info, ctx.scenario.profile)
+            if reason:  # as in simulate: kube-scheduler never queues it, the scenario's other pods go on
+                result = ExplainResult(pod=pod_info.key, profile="", outcome=NOT_HANDLED, selected_node=None,
+                                       message=reason, evaluated_nodes=0, feasible_nodes=0)
+            else:
+                result = explainer.explain(pod, ctx.scenario.profile)
+            ctx.results[index] = result
         return result
 
     def _simulate(self, ctx: _Context, include_pending: bool) -> Any:

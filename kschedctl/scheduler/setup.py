@@ -88,6 +88,17 @@ class SchedulingSetup:
             profile = dataclasses.replace(profile, plugin_config=self._ignoring_plugin_config[name])
         return profile
 
+    def not_handled_reason(self, pod_info: PodInfo, profile: str | None = None) -> str | None:
+        """Why kube-scheduler with this configuration would never queue ``pod_info`` (its
+        ``spec.schedulerName`` names no profile; upstream's informer filter drops such pods), or
+        None when it would. ``profile`` given means the user picked the profile: always handled."""
+        name = pod_info.scheduler_name or DEFAULT_SCHEDULER_NAME
+        names = self.profile_names()
+        if profile or name in names:
+            return None
+        return (f'no profile of the configuration serves scheduler "{name}" (profiles: {", ".join(names)}); '
+                "kube-scheduler leaves the pod to that scheduler")
+
     def pick_profile(self, pod_info: PodInfo, profile: str | None = None) -> str:
         """The profile that schedules ``pod_info``: ``profile`` when given, else the one its
         ``spec.schedulerName`` names (upstream frameworkForPod)."""

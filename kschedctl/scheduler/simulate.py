@@ -65,6 +65,7 @@ from kschedctl.scheduler.queue import (
 from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
 from kschedctl.scheduler.setup import SchedulingSetup, build_framework
 from kschedctl.scheduler.simulation_result import (
+    NOT_HANDLED,
     PREEMPTED,
     Placement,
     PreemptionRecord,
@@ -567,11 +568,15 @@ class Simulator(SchedulingSetup):
                 result.warnings.append(f"{skipped} pending pod(s) of the cluster state name a scheduler no profile "
                                        f"of the configuration serves; they were left out")
         seen = {pi.key for pi, _, _ in entries}
+        not_handled: list[PodInfo] = []
         for pod in pods:
             pi = PodInfo(pod)
             if pi.key in seen:
                 raise UsageError(f"pod {pi.key} is given twice (or is already pending in the cluster state)")
             seen.add(pi.key)
+            if self.not_handled_reason(pi, profile):
+                not_handled.append(pi)  # the others are scheduled as usual
+                continue
             entries.append((pi, self.pick_profile(pi, profile), "file"))
 
         for pi, _, _ in entries:
@@ -586,7 +591,7 @@ class Simulator(SchedulingSetup):
             max_attempts=self.max_attempts, cluster=self.cluster, origin=float(int(time.time())))
         # The batch's pods exist in the API server: plugins listing pods (Coscheduling counting
         # a group's members) see them all, and "now" is the batch's virtual clock.
-        unscheduled = [pi for pi, _, _ in entries]
+        unscheduled = [pi for pi, _, _ in entries] + not_handled
         for fwk in self.frameworks.values():
             fwk.handle.unscheduled_pods = unscheduled
             fwk.handle.clock = queue.wall_time
@@ -597,6 +602,9 @@ class Simulator(SchedulingSetup):
             if qp.gated:
                 rec.outcome = "Gated"
                 rec.message = qp.gating_status.message() if qp.gating_status is not None else ""
+        for pi in not_handled:
+            records[pi.key] = _PodRecord(None, pi, "file", outcome=NOT_HANDLED,
+                                         message=self.not_handled_reason(pi, profile) or "")
 
         total = len(entries)
         cycles = 0

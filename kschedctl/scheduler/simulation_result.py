@@ -10,6 +10,9 @@ from kschedctl.framework.snapshot import Snapshot
 
 #: Outcome of a pod the batch placed and a later preemption evicted.
 PREEMPTED = "Preempted"
+#: A pod whose spec.schedulerName no profile serves: kube-scheduler never queues it, another
+#: scheduler (or none) would have to place it.
+NOT_HANDLED = "NotHandled"
 _ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
 
 @dataclass
@@ -134,7 +137,7 @@ class SimulationResult:
             "summary": {"pods": len(self.placements), "scheduled": counts.get("Scheduled", 0),
                         "unschedulable": counts.get("Unschedulable", 0), "gated": counts.get("Gated", 0),
                         "rejected": counts.get("Rejected", 0), "preempted": counts.get(PREEMPTED, 0),
-                        "errors": counts.get("Error", 0), "cycles": self.cycles,
+                        "errors": counts.get("Error", 0), "notHandled": counts.get(NOT_HANDLED, 0), "cycles": self.cycles,
                         "tieBreaks": self.tie_breaks, "seconds": round(self.seconds, 3)},
             "notImplemented": {k: list(v) for k, v in self.not_implemented.items()},
         }

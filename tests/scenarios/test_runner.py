@@ -363,3 +363,14 @@ def test_report_json(tmp_path: Path) -> None:
                               "pod": "default/hello",
                               "actual": {"outcome": "Scheduled", "node": "node-b2", "message": ""}}
     assert s["checks"][1]["reason"] == "expected node node-a1, got node-b2"
+
+
+def test_a_pod_of_a_scheduler_no_profile_serves_is_not_handled_and_the_others_run(tmp_path: Path) -> None:
+    theirs = write(tmp_path / "theirs.yaml", pod("theirs", schedulerName="other-scheduler"))
+    report = run(tmp_path, scenario(pods=[HELLO, str(theirs)], expect=[
+        {"pod": "hello", "outcome": "Scheduled"},
+        {"pod": "theirs", "outcome": "NotHandled"},
+        {"simulate": {"scheduled": 1, "placements": {"default/hello": "node-b2", "default/theirs": None}}},
+    ]))
+    assert [c.status for c in checks(report)] == ["passed", "passed", "passed"], [c.reason for c in checks(report)]
+

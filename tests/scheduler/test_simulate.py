@@ -237,6 +237,20 @@ def test_second_profile_by_scheduler_name(config) -> None:
     assert p.profile == "bin-packing" and p.node == "a"  # MostAllocated packs
 
 
+def test_pods_of_a_scheduler_no_profile_serves_are_left_alone_and_the_others_scheduled(config) -> None:
+    # kube-scheduler's informers only queue pods whose schedulerName one of its profiles has.
+    c = cluster([make_node("a")])
+    r = simulate([pod("theirs", schedulerName="other-scheduler"), pod("mine")], c, config, seed=1)
+    assert r.placement("default/mine").outcome == "Scheduled"
+    theirs = r.placement("default/theirs")
+    assert theirs.outcome == "NotHandled" and theirs.node is None and theirs.attempts == 0
+    assert 'serves scheduler "other-scheduler"' in theirs.message
+    assert not r.all_scheduled and r.to_dict()["summary"]["notHandled"] == 1
+    # --profile picks the profile for every pod, whatever its schedulerName.
+    forced = simulate([pod("theirs", schedulerName="other-scheduler")], c, config, profile="default-scheduler")
+    assert forced.placement("default/theirs").outcome == "Scheduled"
+
+
 # -- memoized node-local answers change nothing ---------------------------------------------------
 
 
