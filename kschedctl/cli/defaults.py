@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -41,8 +41,10 @@ def defaults(
 ) -> None:
     """Print the configuration after defaulting (default plugins, weights, plugin args).
 
-    An invalid configuration is an error (exit 2) naming its first findings; run
-    ``kschedctl validate`` for all of them.
+    A configuration that decodes but does not validate is still printed as defaulting leaves it,
+    with each validation error as a warning on stderr and exit 1: kube-scheduler would refuse to
+    start with it. One that does not decode (not YAML, unknown fields, wrong types) is an error
+    (exit 2).
     """
     if explain_origin:
         _explain_origin(config, output or DefaultsFormat.table, allow_unknown_plugins, width)
@@ -52,13 +54,37 @@ def defaults(
 
         raise UsageError("-o table is only for --explain-origin: the configuration prints as yaml or json")
     output = output or DefaultsFormat.yaml
-    from kschedctl.config.api import default_config_dict, load_config
+    from kschedctl.config.api import default_config_dict
     from kschedctl.render.output import dump
 
-    cfg = load_config(config, allow_unknown_plugins=allow_unknown_plugins)
+    cfg, invalid = _defaulted(config, allow_unknown_plugins)
     for warning in cfg.warnings:
         typer.echo(f"warning: {warning}", err=True)
     typer.echo(dump(default_config_dict(cfg), output.value), nl=False)
+    _report_invalid(config, invalid)
+
+
+def _defaulted(config: Optional[str], allow_unknown_plugins: bool) -> tuple[Any, list[Any]]:
+    """The defaulted configuration and the validation errors kube-scheduler would refuse it for."""
+    from kschedctl.config.api import ConfigInvalidError, default_configuration, validate_file
+
+    if config is None:
+        return default_configuration(), []
+    result = validate_file(config, allow_unknown_plugins=allow_unknown_plugins)
+    if result.config is None:  # it did not even decode: there is nothing to default
+        raise ConfigInvalidError(config, result.errors)
+    return result.config, result.errors
+
+
+def _report_invalid(config: Optional[str], invalid: list[Any]) -> None:
+    if not invalid:
+        return
+    for finding in invalid:
+        where = f"{config}:{finding.line}" if finding.line else f"{config}"
+        typer.echo(f"warning: {where}: invalid: {finding}", err=True)
+    typer.echo(f"warning: {config}: kube-scheduler would refuse to start with this configuration "
+               f"({len(invalid)} validation error(s))", err=True)
+    raise typer.Exit(1)
 
 
 def _explain_origin(config: Optional[str], output: DefaultsFormat, allow_unknown_plugins: bool,
@@ -69,13 +95,15 @@ def _explain_origin(config: Optional[str], output: DefaultsFormat, allow_unknown
     from kschedctl.config.origin import config_origins
 
     raw = None
+    invalid: list[Any] = []
     if config is not None:
         # Read once: the same text is validated (refused configurations exit 2) and then
         # examined as written, before defaulting (stdin cannot be read twice).
         text = read_text(config)
         result = validate_text(text, config, allow_unknown_plugins=allow_unknown_plugins)
-        if result.errors or result.config is None:
+        if result.config is None:
             raise ConfigInvalidError(config, result.errors)
+        invalid = result.errors
         for warning in result.config.warnings:
             typer.echo(f"warning: {warning}", err=True)
         raw = raw_config_text(text, config)
@@ -90,3 +118,4 @@ def _explain_origin(config: Optional[str], output: DefaultsFormat, allow_unknown
         from kschedctl.render.output import dump
 
         typer.echo(dump(origins.to_dict(), output.value), nl=False)
+    _report_invalid(config, invalid)

@@ -53,13 +53,27 @@ def test_defaults_of_the_output_are_a_fixed_point(tmp_path: Path) -> None:
     assert yaml.safe_load(second.stdout) == yaml.safe_load(first.stdout)
 
 
-def test_invalid_config_exits_2_naming_file(tmp_path: Path) -> None:
+def test_invalid_config_is_printed_defaulted_with_its_errors_as_warnings_and_exit_1(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
-    path.write_text(HEAD + "parallelism: 0\n", encoding="utf-8")
+    path.write_text(HEAD + "parallelism: 0\nprofiles: [{schedulerName: a, plugins: {score: {disabled: [{name: '*'}]}}}]\n",
+                    encoding="utf-8")
     result = run_cli("defaults", str(path))
-    assert result.exit_code == 2
-    assert result.stderr.strip() == (f"error: {path}:3: invalid scheduler configuration: parallelism: "
-                                     "Invalid value: 0: should be an integer value greater than zero")
+    assert result.exit_code == 1
+    printed = yaml.safe_load(result.stdout)
+    assert printed["parallelism"] == 0 and printed["podMaxBackoffSeconds"] == 10  # defaulting still ran
+    assert printed["profiles"][0]["pluginConfig"]  # default plugin args filled in
+    assert result.stderr.splitlines() == [
+        f"warning: {path}:3: invalid: parallelism: Invalid value: 0: should be an integer value greater than zero",
+        f"warning: {path}: kube-scheduler would refuse to start with this configuration (1 validation error(s))",
+    ]
+
+
+def test_config_that_does_not_decode_exits_2_naming_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(HEAD + "parallelism: many\n", encoding="utf-8")
+    result = run_cli("defaults", str(path))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith(f"error: {path}:3: ")
 
 
 def test_removed_version_warning_on_stderr(tmp_path: Path) -> None:

@@ -87,10 +87,11 @@ def test_table_shows_traps_and_fields(tmp_path: Path) -> None:
         assert text in out, text
 
 
-def test_invalid_config_exits_2(tmp_path: Path) -> None:
+def test_invalid_config_is_explained_with_its_errors_as_warnings_and_exit_1(tmp_path: Path) -> None:
     result = run_cli("defaults", "--explain-origin", _write(tmp_path, HEAD + "parallelism: 0\n"))
-    assert result.exit_code == 2
-    assert "invalid scheduler configuration" in result.stderr
+    assert result.exit_code == 1
+    assert "default-scheduler" in result.stdout
+    assert "invalid: parallelism: Invalid value: 0" in result.stderr
 
 
 def test_table_format_needs_explain_origin() -> None:
