@@ -752,12 +752,11 @@ def _check_dra_values(obj: dict) -> None:
                 if not req:
                     continue
                 _check_selectors(req.get("selectors"), f"{where}.selectors")
+                # A mode v1.34 does not know comes from a newer API server (version skew): the
+                # allocator, not the input, fails that claim ("unsupported count mode").
                 mode = req.get("allocationMode")
-                if mode is not None and mode not in ("ExactCount", "All"):
-                    raise InputError(f'{where}.allocationMode: Unsupported value: "{mode}": supported values: '
-                                     f'"All", "ExactCount"')
                 count = req.get("count")
-                if count is not None and mode != "All" and count < 1:
+                if count is not None and mode in (None, "ExactCount") and count < 1:
                     raise InputError(f"{where}.count must be greater than zero, not {count}")
 
 

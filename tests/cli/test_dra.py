@@ -82,3 +82,15 @@ def test_messages_are_printed_as_they_are(tmp_path: Path) -> None:
     assert result.exit_code == 1
     message = next(line for line in result.stdout.splitlines() if line.strip().startswith("Message"))
     assert message.endswith("CEL runtime error: no such key: [bold]x")
+
+
+def test_allocation_mode_from_a_newer_api_server_fails_the_claim_at_filter_not_the_input() -> None:
+    # Upstream's allocator answers an unknown mode (version skew) with an error for that claim.
+    cases = Path(__file__).parent / "cases" / "dra"
+    result = run_cli("explain", str(cases / "pod-using-claim-skewed.yaml"), "--cluster", CLUSTER,
+                     "--cluster", str(cases / "claim-with-newer-allocation-mode.yaml"), "-o", "json")
+    assert result.exit_code == 1, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["outcome"] == "Error"
+    assert doc["message"] == ('running "DynamicResources" filter plugin: claim default/skewed, request gpu: '
+                              "unsupported count mode AtLeast")
