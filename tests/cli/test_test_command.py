@@ -52,7 +52,7 @@ def test_failures_only(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text,message", [
     ("apiVersion: kschedctl/v1\nkind: Scenario\nname: s\ncluster: c\npods: p.yaml\nexpect:\n- outcome: Sceduled\n",
-     '7: expect[0].outcome: "Sceduled" is not one of Scheduled, Unschedulable, Gated, Rejected, Error '
+     '7: expect[0].outcome: "Sceduled" is not one of Scheduled, Unschedulable, Gated, Rejected, Error, NotHandled '
      '(did you mean "Scheduled"?)'),
     ("apiVersion: kschedctl/v1\nkind: Scenario\nname: [\n", "4: not valid YAML: "),
     ("apiVersion: v1\nkind: Pod\n", "2: not a scenario (kind Pod): expected apiVersion: kschedctl/v1, kind: Scenario"),
