@@ -72,11 +72,11 @@ def capacity(
     cfg = load_config(config, extra, quiet)
     cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[pod],
                                  request_timeout=request_timeout, metrics=metrics)
-    items = load_pods([pod], cluster_state)
+    items = load_pods([pod], cluster_state, quiet)
     if len(items) != 1:
         raise UsageError(f"capacity takes one pod: {pod} holds {len(items)} pods or workloads")
     item = items[0]
-    cluster_state = item.apply(cluster_state)
+    cluster_state = item.apply(items.joined(cluster_state))
 
     from kschedctl.render.simulate import progress_bar
     from kschedctl.scheduler.capacity import capacity as run_capacity

@@ -104,22 +104,31 @@ def _kinds_in(path: str) -> set[str]:
         return set()
 
 
-def load_pods(paths: list[str], cluster_state: Any) -> Any:
-    """The pods of pod and workload files (``-`` is stdin), with warnings about skipped objects."""
+def load_pods(paths: list[str], cluster_state: Any, quiet: bool = False) -> Any:
+    """The pods of pod and workload files (``-`` is stdin), with warnings about skipped objects.
+
+    The objects of the cluster state the files bring along (``items.joined``) are named on
+    stderr at once, one ``note:`` line per file.
+    """
     from kschedctl.inputs.workloads import load_pods as load
 
-    return load(paths, cluster_state, stdin=sys.stdin if "-" in paths else None)
+    items = load(paths, cluster_state, stdin=sys.stdin if "-" in paths else None)
+    if not quiet:
+        for note in items.bundled_notes():
+            typer.echo(f"note: {note}", err=True)
+    return items
 
 
-def expand_for_simulation(paths: list[str], cluster_state: Any) -> tuple[list[dict], Any, list[str]]:
+def expand_for_simulation(paths: list[str], cluster_state: Any,
+                          quiet: bool = False) -> tuple[list[dict], Any, list[str]]:
     """The pods of the files with workloads expanded to their replicas, the cluster state with
     their owners and other objects joined, and warnings about skipped objects."""
     if not paths:
         return [], cluster_state, []
     from kschedctl.scheduler.replicas import simulation_batch
 
-    items = load_pods(paths, cluster_state)
-    batch, cluster_state = simulation_batch(items, cluster_state)
+    items = load_pods(paths, cluster_state, quiet)
+    batch, cluster_state = simulation_batch(items, items.joined(cluster_state))
     return batch, cluster_state, list(items.warnings)
 
 

@@ -115,7 +115,7 @@ def diff(
     if simulate:
         from kschedctl.scheduler.diff import diff_simulate
 
-        batch, cluster_state, more = expand_for_simulation(pods or [], cluster_state)
+        batch, cluster_state, more = expand_for_simulation(pods or [], cluster_state, quiet)
         warnings += more
         from kschedctl.render.progress import progress_wanted, working
 
@@ -129,7 +129,8 @@ def diff(
     else:
         from kschedctl.scheduler.diff import diff_pods
 
-        items = load_pods(pods or [], cluster_state)
+        items = load_pods(pods or [], cluster_state, quiet)
+        cluster_state = items.joined(cluster_state)
         warnings += list(getattr(items, "warnings", []) or [])
         from kschedctl.cli.common import one_replica_notes
 

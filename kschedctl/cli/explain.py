@@ -103,7 +103,8 @@ def explain(
     if node and node not in cluster_state.node_by_name:
         raise UsageError(f"--node {node}: no node of that name in the cluster state "
                          f"({len(cluster_state.node_by_name)} nodes)")
-    to_explain = load_pods(pods, cluster_state) if pods else pods_of_cluster(cluster_state, [])
+    to_explain = load_pods(pods, cluster_state, quiet) if pods else pods_of_cluster(cluster_state, [])
+    cluster_state = to_explain.joined(cluster_state)
     to_explain.extend(pods_of_cluster(cluster_state, pod_ref or []))
     if pending:
         from kschedctl.cli.live import pending_pods

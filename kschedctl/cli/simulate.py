@@ -83,7 +83,7 @@ def simulate(
     cfg = load_config(config, extra, quiet)
     cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[*(pods or ()), *(filename or ())],
                                  request_timeout=request_timeout, metrics=metrics)
-    batch, cluster_state, warnings = expand_for_simulation([*(pods or ()), *(filename or ())], cluster_state)
+    batch, cluster_state, warnings = expand_for_simulation([*(pods or ()), *(filename or ())], cluster_state, quiet)
     if not batch and not cluster_pending:
         raise UsageError("no pod to simulate: give pod or workload files")
 

@@ -200,6 +200,15 @@ class ClusterState:
         new._finish(pods)
         return new
 
+    def with_documents(self, docs: Iterable[Document]) -> "ClusterState":
+        """A copy with the objects of ``docs`` added or replacing those of the same kind and name
+        (``kubectl apply`` of a pod's file): errors name each object's file and line."""
+        new = self.copy()
+        for doc in docs:
+            new._add(doc.obj, doc, replace=True)
+        new._finish([])
+        return new
+
     def copy(self) -> "ClusterState":
         """A shallow copy: new collections holding the same object dicts."""
         new = ClusterState.__new__(ClusterState)

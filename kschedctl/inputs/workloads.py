@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from kschedctl.errors import InputError
-from kschedctl.inputs.cluster import DEFAULT_NAMESPACE, ClusterState, admit_pod, make_uid
+from kschedctl.inputs.cluster import KIND_COLLECTIONS, DEFAULT_NAMESPACE, ClusterState, admit_pod, make_uid
 from kschedctl.inputs.loader import Document, field_line, load_documents
 
 __all__ = [
@@ -139,11 +139,32 @@ class PodToExplain:
 
 
 class PodsToExplain(list):  # type: ignore[type-arg]
-    """The pods of a file (a list of ``PodToExplain``) and warnings about skipped documents."""
+    """The pods of a file (a list of ``PodToExplain``) and warnings about skipped documents.
+
+    ``bundled`` are the other objects the files hold that belong to the cluster state (a
+    ResourceClaim, PVC, PriorityClass, PodGroup... next to the pod that uses it): ``kubectl apply
+    -f`` would create them with the pod, so they join the cluster state for the run.
+    """
 
     def __init__(self, items: Iterable[PodToExplain] = (), warnings: list[str] | None = None) -> None:
         super().__init__(items)
         self.warnings: list[str] = list(warnings or [])
+        self.bundled: list[Document] = []
+
+    def joined(self, cluster: ClusterState) -> ClusterState:
+        """``cluster`` with the bundled objects added (replacing objects of the same name, as an
+        apply would); ``cluster`` itself when there are none."""
+        return cluster.with_documents(self.bundled) if self.bundled else cluster
+
+    def bundled_notes(self) -> list[str]:
+        """One line per file naming the objects that joined the cluster state."""
+        by_file: dict[str, list[str]] = {}
+        for doc in self.bundled:
+            meta = doc.obj.get("metadata") or {}
+            name = f"{meta['namespace']}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
+            by_file.setdefault(doc.file, []).append(f"{doc.kind} {name}")
+        return [f"{file}: {', '.join(objs)} joined the cluster state for this run, as if applied before the pods"
+                for file, objs in by_file.items()]
 
 
 def load_pods(paths: Iterable[str], cluster: ClusterState | None = None, stdin: Any = None) -> PodsToExplain:
@@ -165,13 +186,20 @@ def pods_from_documents(docs: Iterable[Document], cluster: ClusterState | None =
     out = PodsToExplain()
     skipped: dict[str, int] = {}
     docs = list(docs)
+    workloads = []
     for doc in docs:
         kind = doc.kind
         groups = WORKLOAD_KINDS.get(kind)
-        if groups is None or _group(doc.api_version) not in groups:
+        if groups is not None and _group(doc.api_version) in groups:
+            workloads.append(doc)
+        elif _bundles_with_pods(doc):
+            out.bundled.append(doc)
+        else:
             label = kind if groups is None else f"{kind} ({doc.api_version})"
             skipped[label] = skipped.get(label, 0) + 1
-            continue
+    if cluster is not None and out.bundled:
+        cluster = out.joined(cluster)  # a bundled PriorityClass counts at admission
+    for doc in workloads:
         try:
             item = _convert(doc)
             if cluster is not None:
@@ -180,13 +208,27 @@ def pods_from_documents(docs: Iterable[Document], cluster: ClusterState | None =
             raise exc.at(doc.file, field_line(doc, exc.message)) from None
         out.append(item)
     for kind, n in sorted(skipped.items()):
-        out.warnings.append(f"skipped {n} {kind} object(s): not a Pod or a workload with a pod template")
+        why = ("nodes are the cluster state: give the file with --cluster" if kind == "Node"
+               else "not a Pod, a workload with a pod template, or an object of the cluster state")
+        out.warnings.append(f"skipped {n} {kind} object(s): {why}")
     if not out:
         where = docs[0].file if docs else None
         kinds = ", ".join(sorted(skipped)) or "none"
         raise InputError(f"nothing to explain: no Pod or workload (Deployment, ReplicaSet, StatefulSet, "
                          f"DaemonSet, Job, CronJob) among the objects (kinds: {kinds})", where)
     return out
+
+
+#: Kinds of the cluster state that a pod file never bundles: the pods and workloads are what it
+#: explains, and nodes are the cluster itself.
+_NOT_BUNDLED = frozenset({"Pod", "Node", "ReplicaSet", "ReplicationController", "StatefulSet"})
+
+
+def _bundles_with_pods(doc: Document) -> bool:
+    entry = KIND_COLLECTIONS.get(doc.kind)
+    if entry is None or doc.kind in _NOT_BUNDLED:
+        return False
+    return _group(doc.api_version) in entry[2]
 
 
 # ---------------------------------------------------------------------------- conversion

@@ -199,14 +199,20 @@ class ScenarioRunner:
         cluster = located("metrics" if scenario.metrics else "cluster",
                           lambda: self.cluster(scenario.cluster, scenario.metrics))
         items: list[Any] = []
+        bundled: list[dict] = []
         for i, source in enumerate(scenario.pods):
             if isinstance(source, InlinePod):
                 docs = [Document(source.obj, scenario.file, source.line)]
             else:
                 docs = located(f"pods[{i}]", lambda: self.documents(source))
-            items.extend(located(f"pods[{i}]", lambda: pods_from_documents(docs, cluster)))
+            loaded = located(f"pods[{i}]", lambda: pods_from_documents(docs, cluster))
+            # Objects of the cluster state in a pods file (a claim beside its pod) join it.
+            cluster = located(f"pods[{i}]", lambda: loaded.joined(cluster))
+            bundled.extend(doc.obj for doc in loaded.bundled)
+            items.extend(loaded)
         objects = [obj for item in items for obj in item.cluster_objects()]
-        objects_key = json.dumps(objects, sort_keys=True, default=str) if objects else ""
+        # Explainers are shared by scenarios with the same inputs: everything joined is in the key.
+        objects_key = json.dumps([bundled, objects], sort_keys=True, default=str) if objects or bundled else ""
         key = (None if scenario.config is None else os.path.realpath(scenario.config),
                tuple(os.path.realpath(p) for p in scenario.cluster),
                None if scenario.metrics is None else os.path.realpath(scenario.metrics),

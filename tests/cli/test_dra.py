@@ -94,3 +94,23 @@ def test_allocation_mode_from_a_newer_api_server_fails_the_claim_at_filter_not_t
     assert doc["outcome"] == "Error"
     assert doc["message"] == ('running "DynamicResources" filter plugin: claim default/skewed, request gpu: '
                               "unsupported count mode AtLeast")
+
+
+BUNDLED = str(Path(__file__).parent / "cases" / "dra" / "claim-bundled-with-its-pod.yaml")
+
+
+@pytest.mark.parametrize("command", ["explain", "simulate", "capacity"])
+def test_a_claim_bundled_with_its_pod_joins_the_cluster_state_and_is_named(command: str) -> None:
+    result = run_cli(command, BUNDLED, "--cluster", CLUSTER, "-o", "json", "--seed", "1")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"note: {BUNDLED}: ResourceClaim default/gpu-claim joined the cluster state for this run, as if applied "
+        "before the pods"]
+    doc = json.loads(result.stdout)
+    if command == "explain":
+        assert doc["outcome"] == "Scheduled"
+    elif command == "simulate":
+        assert doc["placements"][0]["outcome"] == "Scheduled"
+    else:
+        # Copies share the one claim: allocated once, it pins every copy to the node of its device.
+        assert doc["count"] > 0 and len(doc["perNode"]) == 1

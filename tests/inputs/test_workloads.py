@@ -52,6 +52,7 @@ def test_workload_cases(case: dict) -> None:
     result = _run(case)
     assert len(result) == len(case["pods"])
     assert result.warnings == case.get("warnings", [])
+    assert [_ref(d.obj) for d in result.bundled] == case.get("bundled", [])
     for item, want in zip(result, case["pods"]):
         pod = item.pod
         name = pod["metadata"]["name"]

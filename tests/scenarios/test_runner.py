@@ -374,3 +374,15 @@ def test_a_pod_of_a_scheduler_no_profile_serves_is_not_handled_and_the_others_ru
     ]))
     assert [c.status for c in checks(report)] == ["passed", "passed", "passed"], [c.reason for c in checks(report)]
 
+
+
+def test_objects_of_the_cluster_state_in_a_pods_file_join_it_for_that_scenario_only(tmp_path: Path) -> None:
+    # The PriorityClass comes with its pod (kubectl apply -f creates both): the pod is admitted
+    # with its value. The second scenario, on the same cluster, has no such class.
+    bundled = write(tmp_path / "urgent.yaml", {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                                               "metadata": {"name": "urgent"}, "value": 5000},
+                    pod("urgent-pod", priorityClassName="urgent"))
+    report = run(tmp_path,
+                 scenario(name="with", pods=[str(bundled)], expect=[{"pod": "urgent-pod", "outcome": "Scheduled"}]),
+                 scenario(name="without", pods=[HELLO], expect=[{"pod": "hello", "outcome": "Scheduled"}]))
+    assert [c.status for c in checks(report)] == ["passed", "passed"], [c.reason for c in checks(report)]
