@@ -24,7 +24,7 @@ from typing import BinaryIO, Iterable, Iterator
 
 from kschedctl.errors import InputError
 
-__all__ = ["confined", "allowed_roots", "check_path", "open_input", "read_capped", "OUTSIDE_HINT"]
+__all__ = ["confined", "allowed_roots", "check_path", "open_input", "read_capped", "size_text", "OUTSIDE_HINT"]
 
 #: How a refusal tells the user to lift the rule.
 OUTSIDE_HINT = "pass --allow-outside-paths to read it"
@@ -101,7 +101,7 @@ def read_capped(path: str, cap: int, what: str) -> bytes:
     with open_input(path, regular_only=True) as fh:
         data = fh.read(cap + 1)
     if len(data) > cap:
-        raise InputError(f"{what} is larger than {_size(cap)}, the limit", path)
+        raise InputError(f"{what} is larger than {size_text(cap)}, the limit", path)
     return data
 
 
@@ -111,7 +111,8 @@ def _check_real(path: str, real: str, roots: tuple[str, ...]) -> None:
         raise InputError(f"is outside the scenario root {where}; {OUTSIDE_HINT}", path)
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
+    """``n`` bytes as a limit is spoken of: ``1 MiB``, ``64 KiB``, ``100 bytes``."""
     if n >= 1 << 20 and n % (1 << 20) == 0:
         return f"{n >> 20} MiB"
     if n >= 1 << 10 and n % (1 << 10) == 0:
