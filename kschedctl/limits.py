@@ -25,5 +25,13 @@ CONFIG_MAX_NODES = 200_000
 #: Deepest nesting of a configuration or scenario document.
 CONFIG_MAX_DEPTH = 64
 
+#: Largest TLS file (caFile, certFile, keyFile) an extender's tlsConfig names, in bytes; a
+#: certificate chain is a few KiB.
+TLS_FILE_MAX_BYTES = 1024 * 1024
+#: Largest response body read from an extender, in bytes: a filter answer listing 15,000 full
+#: Node objects is about 150 MiB.
+EXTENDER_RESPONSE_MAX_BYTES = 256 * 1024 * 1024
+
 __all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS",
-           "CONFIG_FILE_MAX_BYTES", "CONFIG_MAX_NODES", "CONFIG_MAX_DEPTH"]
+           "CONFIG_FILE_MAX_BYTES", "CONFIG_MAX_NODES", "CONFIG_MAX_DEPTH", "TLS_FILE_MAX_BYTES",
+           "EXTENDER_RESPONSE_MAX_BYTES"]

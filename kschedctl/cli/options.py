@@ -75,6 +75,17 @@ PluginOption = Annotated[
 NoExtendersOption = Annotated[bool, typer.Option(
     "--no-extenders", help="Do not call the configuration's extenders (they are called over HTTP(S) by default, "
                            "as kube-scheduler calls them).")]
+# test and sweep read files that other files name (often from a pull request): their trust flags.
+AllowOutsidePathsOption = Annotated[bool, typer.Option(
+    "--allow-outside-paths", help="Let the files read name files outside the scenario root (the git repository "
+                                  "of the working directory, or else the working directory).")]
+AllowExtendersOption = Annotated[bool, typer.Option(
+    "--allow-extenders", help="Call the extenders that the configurations declare (not called by default: a file "
+                              "from a pull request could make the runner send requests anywhere).")]
+AllowExtenderURLOption = Annotated[Optional[list[str]], typer.Option(
+    "--allow-extender-url", metavar="URL",
+    help="Call only the extenders whose urlPrefix has this URL's scheme, host and port, and a path under its "
+         "path (repeatable).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or warnings on stderr.")]
 WidthOption = Annotated[Optional[int], typer.Option(
     "--width", min=20, metavar="N", help="Width of the table output in columns (default: the terminal's; when the output "

@@ -10,7 +10,8 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app
-from kschedctl.cli.options import NoExtendersOption, PluginOption, QuietOption, WidthOption
+from kschedctl.cli.options import (AllowExtendersOption, AllowExtenderURLOption, AllowOutsidePathsOption,
+                                   PluginOption, QuietOption, WidthOption)
 
 
 class SweepOutput(str, Enum):
@@ -57,7 +58,13 @@ def sweep(
         "--timings/--no-timings", help="Show each cell's wall time (--no-timings: output that depends only on "
                                        "the inputs, for diffs and CI).")] = True,
     plugin: PluginOption = None,
-    no_extenders: NoExtendersOption = False,
+    allow_outside_paths: AllowOutsidePathsOption = False,
+    allow_extenders: AllowExtendersOption = False,
+    allow_extender_url: AllowExtenderURLOption = None,
+    # From when sweep called extenders by default: scripts passing it still run (and skip them).
+    no_extenders: Annotated[bool, typer.Option(
+        "--no-extenders", hidden=True, help="Skip every extender (with a warning) instead of refusing the "
+                                            "configurations that declare one.")] = False,
     quiet: QuietOption = False,
     width: WidthOption = None,
 ) -> None:
@@ -65,8 +72,12 @@ def sweep(
     workload and repetition, in parallel on the local cores or on a Ray cluster; rank the cells
     by a metric (pods placed, unschedulable by reason, preemptions and victims, nodes used,
     utilisation and its spread over nodes and zones, the largest free room on one node, wall
-    time). A failing cell is reported in its row; the others complete. Exit 0 when every cell
-    ran, 1 when some failed."""
+    time). A failing cell is reported in its row; the others complete. As with kschedctl test,
+    the files a sweep names must be inside the scenario root (the git repository of the working
+    directory, or else the working directory), symlinks resolved, and extenders are not called:
+    the cells of a configuration that declares one fail, unless --allow-outside-paths /
+    --allow-extenders / --allow-extender-url say otherwise. Exit 0 when every cell ran, 1 when
+    some failed."""
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
     from kschedctl.sweep.metrics import METRICS
     from kschedctl.sweep.model import read_sweep
@@ -78,15 +89,19 @@ def sweep(
         raise UsageError("--workers and --ray-address exclude each other (Ray decides where cells run)")
     from kschedctl.errors import EXIT_BAD_INPUT
     from kschedctl.scenarios.files import ScenarioFileError
+    from kschedctl.scenarios.trust import TrustPolicy
 
+    trust = TrustPolicy.for_run(allow_outside_paths=allow_outside_paths, allow_extenders=allow_extenders,
+                                extender_urls=allow_extender_url or ())
     try:
-        spec = read_sweep(file)
+        with trust.files():
+            spec = read_sweep(file)
     except ScenarioFileError as exc:  # every problem of the file, one line each
         for finding in exc.findings:
             typer.echo(f"error: {finding}", err=True)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     cells = spec.cells()
-    options = RunOptions(extenders=not no_extenders, plugins=tuple(plugin or ()))
+    options = RunOptions(extenders=not no_extenders, plugins=tuple(plugin or ()), trust=trust)
 
     from kschedctl.render.simulate import progress_bar
 

@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app
-from kschedctl.cli.options import PluginOption, WidthOption
+from kschedctl.cli.options import (AllowExtendersOption, AllowExtenderURLOption, AllowOutsidePathsOption,
+                                   PluginOption, WidthOption)
 
 
 class TestFormat(str, Enum):
@@ -43,11 +44,12 @@ _HELP = " ".join("""Run scenario files (configuration + cluster + pods + expecta
 each expectation. An expectation checks one pod (outcome, node, nodeIn, notNode, messageContains,
 rank, filter, victims, nominatedNode) or a whole simulate run (countPerNode, countPerZone, scheduled,
 unschedulable, placements, preempted). Configurations and clusters are loaded once per distinct path.
-Scenarios may only name files inside the scenario root (the git repository of the paths given,
-or else their directory) and their extenders are not called, unless --allow-outside-paths /
---allow-extenders say otherwise: scenario files from a pull request cannot reach the network or
-other files. Exit 0 when every expectation passed, 1 when any failed, 2 when a scenario file is
-malformed or a file it names cannot be loaded.""".split())
+Scenarios may only make kschedctl read files inside the scenario root (the git repository of the
+working directory, or else the working directory), symlinks resolved, and their extenders are not
+called, unless --allow-outside-paths / --allow-extenders / --allow-extender-url say otherwise:
+scenario files from a pull request cannot reach the network or other files. Exit 0 when every
+expectation passed, 1 when any failed, 2 when a scenario file is malformed or a file it names
+cannot be loaded.""".split())
 
 
 @app.command("test", help=_HELP, epilog=_EPILOG)
@@ -63,16 +65,9 @@ def run_tests(
     failures_only: Annotated[bool, typer.Option(
         "--failures-only", help="In the table, list only the checks that did not pass.")] = False,
     plugin: PluginOption = None,
-    allow_outside_paths: Annotated[bool, typer.Option(
-        "--allow-outside-paths", help="Let scenarios read files outside the scenario root (the git repository of "
-                                      "the paths given, or else their directory).")] = False,
-    allow_extenders: Annotated[bool, typer.Option(
-        "--allow-extenders", help="Call the extenders that scenarios' configurations declare (not called by "
-                                  "default: a scenario from a pull request could make the runner send requests "
-                                  "anywhere).")] = False,
-    allow_extender_url: Annotated[Optional[list[str]], typer.Option(
-        "--allow-extender-url", metavar="PREFIX",
-        help="Call only the extenders whose urlPrefix starts with PREFIX (repeatable).")] = None,
+    allow_outside_paths: AllowOutsidePathsOption = False,
+    allow_extenders: AllowExtendersOption = False,
+    allow_extender_url: AllowExtenderURLOption = None,
     width: WidthOption = None,
 ) -> None:
     """``kschedctl test``: see ``_HELP``."""
@@ -81,21 +76,21 @@ def run_tests(
     from kschedctl.scenarios.files import ScenarioFileError, load_scenarios
     from kschedctl.scenarios.junit import write_junit
     from kschedctl.scenarios.runner import ScenarioRunner
+    from kschedctl.scenarios.trust import TrustPolicy
 
+    trust = TrustPolicy.for_run(allow_outside_paths=allow_outside_paths, allow_extenders=allow_extenders,
+                                extender_urls=allow_extender_url or ())
     registry = extra = None
     if plugin:
         from kschedctl.cli.common import registry_with_plugins
 
         registry, extra = registry_with_plugins(plugin)
     try:
-        scenarios = load_scenarios(paths or ["."])
+        with trust.files():
+            scenarios = load_scenarios(paths or ["."])
     except ScenarioFileError as exc:
         _report_file_errors(exc.findings, output, junit)
         raise typer.Exit(2) from None
-    from kschedctl.scenarios.trust import TrustPolicy
-
-    trust = TrustPolicy.for_paths(paths or ["."], allow_outside_paths=allow_outside_paths,
-                                  allow_extenders=allow_extenders, extender_prefixes=allow_extender_url or ())
     runner = ScenarioRunner(registry, extra, trust=trust)
     from kschedctl.render.progress import progress_wanted
     from kschedctl.render.simulate import progress_bar

@@ -22,9 +22,10 @@ import jsonschema
 
 from kschedctl.config import schema as schemas
 from kschedctl.config.args import ARGS_KINDS, parse_duration
-from kschedctl.config.lines import Loaded, child, index, line_for, load_yaml
+from kschedctl.config.lines import MAX_BYTES, Loaded, child, index, line_for, load_yaml
 from kschedctl.config.types import FieldError
 from kschedctl.errors import InputError
+from kschedctl.inputs import access
 
 GROUP = "kubescheduler.config.k8s.io"
 V1 = f"{GROUP}/v1"
@@ -95,8 +96,10 @@ def read_text(path: str) -> str:
                 return sys.stdin.read()
             data = stream.read()
         else:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            with access.open_input(path) as fh:
+                data = fh.read(MAX_BYTES + 1)  # never more: a device or a pipe has no end
+            if len(data) > MAX_BYTES:
+                raise InputError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB", path)
     except OSError as exc:
         raise InputError(f"cannot read the file: {exc.strerror or exc}", path) from None
     try:

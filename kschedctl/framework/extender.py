@@ -54,6 +54,8 @@ from urllib.parse import urlsplit
 
 from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import MAX_NODE_SCORE
+from kschedctl.inputs import access
+from kschedctl.limits import EXTENDER_RESPONSE_MAX_BYTES, TLS_FILE_MAX_BYTES
 from kschedctl.k8s.duration import parse_metav1_duration
 from kschedctl.framework.types import NodeInfo
 
@@ -120,9 +122,13 @@ def _tls_bytes(tls: Mapping[str, Any], data_key: str, file_key: str, where: str)
     """PEM bytes from ``<x>File`` (wins, as client-go's dataFromSliceOrFile) or base64 ``<x>Data``."""
     path = tls.get(file_key) or ""
     if path:
+        path = str(path)
         try:
-            with open(path, "rb") as fh:
-                return fh.read()
+            # The trust rule of the run, a regular file only and a size cap: a configuration from
+            # a pull request may name a file outside the repository, a FIFO or /dev/zero.
+            return access.read_capped(path, TLS_FILE_MAX_BYTES, "the file")
+        except InputError as exc:
+            raise ExtenderConfigError(f"{where}: tlsConfig.{file_key}: {path}: {exc.message}") from None
         except OSError as exc:
             raise ExtenderConfigError(f"{where}: tlsConfig.{file_key}: open {path}: {exc.strerror or exc}") from None
     data = tls.get(data_key)
@@ -590,6 +596,7 @@ class HTTPExtender:
             if response.status != 200:
                 raise ExtenderError(f"failed {verb} with extender at URL {url}, code {response.status}")
             chunks = []
+            received = 0
             try:
                 while True:
                     # One receive at a time, each bounded by what is left of the deadline: a server
@@ -599,6 +606,10 @@ class HTTPExtender:
                     chunk = response.read1(65536)
                     if not chunk:
                         break
+                    received += len(chunk)
+                    if received > EXTENDER_RESPONSE_MAX_BYTES:
+                        raise ExtenderError(f"{post}: response body larger than "
+                                            f"{access.size_text(EXTENDER_RESPONSE_MAX_BYTES)}, the limit")
                     chunks.append(chunk)
             except (socket.timeout, TimeoutError):
                 raise ExtenderError("context deadline exceeded (Client.Timeout or context cancellation while "

@@ -17,7 +17,9 @@ where known, the line, and every check is made before anything large is built:
   at most ``MAX_DEPTH`` levels, aliases checked with go-yaml's rule before anything is built
   (no "billion laughs", no shared dicts), integer literals at most ``MAX_NUMBER_CHARS``
   characters, timestamps kept as strings as go-yaml gives them to kubectl;
-- JSON is held to the same nesting and number limits here.
+- JSON is held to the same nesting and number limits here;
+- every file is opened, and every directory listed, through :mod:`kschedctl.inputs.access`,
+  which refuses what a confined run (``kschedctl test``, ``kschedctl sweep``) may not read.
 
 JSON is read with ``json`` when the text starts with ``{`` or ``[`` (a stream of values is
 fine); YAML with the reader (libyaml's ``CSafeLoader`` when PyYAML has it).
@@ -35,7 +37,7 @@ from typing import IO, Any, Callable, Iterable, Iterator
 
 from kschedctl import limits
 from kschedctl.errors import InputError
-from kschedctl.inputs import yaml_reader
+from kschedctl.inputs import access, yaml_reader
 from kschedctl.inputs.yaml_reader import MAX_DEPTH, MAX_NUMBER_CHARS, number_reason
 
 __all__ = [
@@ -179,6 +181,7 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
         if not exists:
             raise InputError("no such file or directory", path)
         if is_dir:
+            access.check_path(path)
             _walk(path, out, set())
         else:
             out.append(path)
@@ -272,6 +275,7 @@ def _walk(directory: str, out: list[str], seen: set[str]) -> None:
         except OSError:
             is_dir = False
         if is_dir:
+            access.check_path(entry.path)  # a symlinked directory is listed only inside the roots
             _walk(entry.path, out, seen)
         elif entry.name.lower().endswith(EXTENSIONS):
             out.append(entry.path)
@@ -279,7 +283,7 @@ def _walk(directory: str, out: list[str], seen: set[str]) -> None:
 
 def _read_file(path: str) -> bytes:
     try:
-        with open(path, "rb") as f:
+        with access.open_input(path) as f:
             st = os.fstat(f.fileno())
             if st.st_size > MAX_FILE_BYTES:
                 raise _too_big(path)
@@ -680,7 +684,7 @@ def field_line(doc: "Document", message: str) -> int | None:
     if match is None or not doc.file or doc.file == STDIN_NAME or doc.line is None:
         return doc.line
     try:
-        with open(doc.file, "rb") as fh:
+        with access.open_input(doc.file) as fh:
             text = fh.read(MAX_FILE_BYTES + 1).decode("utf-8-sig")
         import yaml
 

@@ -22,6 +22,7 @@ import yaml
 
 from kschedctl.config.lines import MAX_BYTES, LineWalker, nearest_line, read_nodes
 from kschedctl.errors import InputError
+from kschedctl.inputs import access
 from kschedctl.scenarios.model import API_VERSION, KIND, POD_CHECKS, Scenario
 
 _SCHEMA_PATH = Path(__file__).with_name("schema.json")
@@ -94,6 +95,11 @@ def discover(paths: Iterable[str]) -> tuple[list[str], list[Finding]]:
     for path in paths:
         path = os.fspath(path)
         if os.path.isdir(path):
+            try:
+                access.check_path(path)  # os.walk below follows no symlinked directory but this one
+            except InputError as exc:
+                problems.append(Finding(path, None, exc.message))
+                continue
             for root, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(names):
@@ -110,9 +116,9 @@ def discover(paths: Iterable[str]) -> tuple[list[str], list[Finding]]:
 
 def _looks_like_scenario(path: str) -> bool:
     try:
-        with open(path, "rb") as fh:
+        with access.open_input(path) as fh:
             head = fh.read(MAX_BYTES + 1)
-    except OSError:
+    except (OSError, InputError):
         return True  # let reading it report the problem
     return bool(_KIND_LINE.search(head.decode("utf-8", "replace")))
 
@@ -140,8 +146,10 @@ def load_scenarios(paths: Iterable[str]) -> list[Scenario]:
 def read_file(path: str) -> tuple[list[Scenario], list[Finding]]:
     """The scenarios of one file and the problems found in it."""
     try:
-        with open(path, "rb") as fh:
+        with access.open_input(path) as fh:
             raw = fh.read(MAX_BYTES + 1)
+    except InputError as exc:
+        return [], [Finding(path, None, exc.message)]
     except OSError as exc:
         return [], [Finding(path, None, f"cannot read the file: {exc.strerror or exc}")]
     if len(raw) > MAX_BYTES:

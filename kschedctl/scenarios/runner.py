@@ -90,7 +90,11 @@ class ScenarioRunner:
         return report
 
     def run_scenario(self, scenario: Scenario) -> ScenarioResult:
-        """Every expectation of one scenario."""
+        """Every expectation of one scenario, every file it makes kschedctl open held to the policy."""
+        with self.trust.files():
+            return self._run_scenario(scenario)
+
+    def _run_scenario(self, scenario: Scenario) -> ScenarioResult:
         started = time.perf_counter()
         result = ScenarioResult(scenario)
         try:
@@ -180,21 +184,12 @@ class ScenarioRunner:
             except KschedctlError as exc:
                 raise InputError(f"{field}: {_one_line(exc)}", scenario.file, scenario.lines.get(field)) from None
 
-        # The trust boundary is checked before anything is read.
-        if scenario.config is not None:
-            located("config", lambda: self.trust.check_file(scenario.config))
-        for path in scenario.cluster:
-            located("cluster", lambda: self.trust.check_file(path))
-        if scenario.metrics is not None:
-            located("metrics", lambda: self.trust.check_file(scenario.metrics))
-        for i, source in enumerate(scenario.pods):
-            if not isinstance(source, InlinePod):
-                located(f"pods[{i}]", lambda: self.trust.check_file(source))
+        # Files outside the trust boundary are refused as they are opened (run_scenario holds
+        # every open to the policy); extenders before anything could call them.
         cfg = located("config", lambda: self.config(scenario.config))
         refused = self.trust.refused_extenders(cfg.extenders)
         if refused:
-            raise InputError(f"config: declares extenders ({', '.join(refused)}): kschedctl test does not call "
-                             "them unless --allow-extenders (or --allow-extender-url PREFIX) is given",
+            raise InputError(f"config: {self.trust.refusal(refused, 'test')}",
                              scenario.file, scenario.lines.get("config"))
         cluster = located("metrics" if scenario.metrics else "cluster",
                           lambda: self.cluster(scenario.cluster, scenario.metrics))

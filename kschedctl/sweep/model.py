@@ -109,8 +109,10 @@ def read_sweep(path: str) -> Sweep:
     listing ``file:line: message`` findings (exit 2)."""
     from kschedctl.scenarios.files import ScenarioFileError
 
+    from kschedctl.inputs import access
+
     try:
-        with open(path, "rb") as fh:
+        with access.open_input(path) as fh:
             raw = fh.read(16 * 1024 * 1024 + 1)
     except OSError as exc:
         raise InputError(f"cannot read the sweep file: {exc.strerror or exc}", path) from None

@@ -3,7 +3,9 @@
 A cell is a pure function of its inputs (files, settings, seed), so the results do not depend
 on how many workers run them or where: they are collected by cell index. Each worker process
 keeps what it loaded (configurations, cluster states) for the cells it runs next. A cell that
-fails (bad input, a plugin error) gets its error in its row; the others run on.
+fails (bad input, a plugin error) gets its error in its row; the others run on. Each cell runs
+under the trust policy of its ``RunOptions`` (kschedctl sweep's: files inside the working
+directory's repository, no extender unless allowed), in whichever process runs it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from kschedctl.errors import InputError, KschedctlError
+from kschedctl.inputs import access
+from kschedctl.scenarios.trust import TRUST_EVERYTHING, TrustPolicy
 from kschedctl.sweep.metrics import cell_metrics
 from kschedctl.sweep.model import Cell, ClusterSource, ConfigSource, Sweep, apply_settings
 
@@ -51,10 +55,15 @@ class CellResult:
 
 @dataclass(frozen=True)
 class RunOptions:
-    """What every cell is run with (picklable, for workers)."""
+    """What every cell is run with (picklable, for workers).
+
+    ``trust``: which files the cells may open and which extenders they may call (a configuration
+    declaring another one fails its cells); ``extenders`` False skips every extender instead.
+    """
 
     extenders: bool = True
     plugins: tuple[str, ...] = ()
+    trust: TrustPolicy = TRUST_EVERYTHING
 
 
 # -- one cell -------------------------------------------------------------------------------------
@@ -75,7 +84,8 @@ def _registry(plugins: tuple[str, ...]) -> tuple[Any, dict[str, tuple[str, ...]]
 
 def load_cell_config(source: ConfigSource, extra_plugins: dict[str, tuple[str, ...]] | None = None) -> Any:
     """The configuration of ``source``: its file (or the built-in default) with its settings."""
-    key = json.dumps([source.file, source.settings], default=str)
+    # What was read under one trust rule is not handed to a run under another.
+    key = json.dumps([access.allowed_roots(), source.file, source.settings], default=str)
     if key not in _configs:
         from kschedctl.config import load_config
 
@@ -98,7 +108,7 @@ def load_cell_config(source: ConfigSource, extra_plugins: dict[str, tuple[str, .
 
 def load_cell_cluster(source: ClusterSource) -> Any:
     """The cluster state of ``source`` (with its load metrics), loaded once per process."""
-    key = (source.files, source.metrics)
+    key = (access.allowed_roots(), source.files, source.metrics)
     if key not in _clusters:
         from kschedctl.inputs.cluster import load_cluster
 
@@ -117,24 +127,34 @@ def run_cell(cell: Cell, options: RunOptions = RunOptions(), cluster_state: Any 
     out = CellResult.of(cell)
     started = time.perf_counter()
     try:
-        from kschedctl.inputs.workloads import load_pods
-        from kschedctl.scheduler.replicas import simulation_batch
-        from kschedctl.scheduler.simulate import Simulator
-
         registry, extra = _registry(options.plugins)
-        cfg = load_cell_config(cell.config, extra)
-        state = cluster_state if cluster_state is not None else load_cell_cluster(cell.cluster)
-        items = load_pods(list(cell.workload.files), state)
-        batch, state = simulation_batch(items, items.joined(state))
-        sim = Simulator(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)
-        result = sim.run(batch, cell.config.profile, include_cluster_pending=cell.include_cluster_pending)
-        out.metrics = cell_metrics(result)
+        with options.trust.files():  # every file the cell opens, in whichever process runs it
+            _run_cell(cell, options, cluster_state, registry, extra, out)
     except KschedctlError as exc:
         out.error = str(exc)
     except Exception as exc:  # a plugin's own failure: this cell's row says so, the others run on
         out.error = f"{type(exc).__name__}: {exc}"
     out.metrics["seconds"] = round(time.perf_counter() - started, 3)
     return out
+
+
+def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any,
+              extra: dict[str, tuple[str, ...]] | None, out: CellResult) -> None:
+    from kschedctl.inputs.workloads import load_pods
+    from kschedctl.scheduler.replicas import simulation_batch
+    from kschedctl.scheduler.simulate import Simulator
+
+    cfg = load_cell_config(cell.config, extra)
+    if options.extenders:
+        refused = options.trust.refused_extenders(cfg.extenders)
+        if refused:
+            raise InputError(options.trust.refusal(refused, "sweep"), cell.config.file or cell.config.name)
+    state = cluster_state if cluster_state is not None else load_cell_cluster(cell.cluster)
+    items = load_pods(list(cell.workload.files), state)
+    batch, state = simulation_batch(items, items.joined(state))
+    sim = Simulator(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)
+    result = sim.run(batch, cell.config.profile, include_cluster_pending=cell.include_cluster_pending)
+    out.metrics = cell_metrics(result)
 
 
 # -- many cells -----------------------------------------------------------------------------------
@@ -197,7 +217,9 @@ def run_cells_on_ray(cells: list[Cell], address: str, options: RunOptions = RunO
     failed: dict[ClusterSource, str] = {}
     for source in dict.fromkeys(c.cluster for c in cells):
         try:
-            refs[source] = ray.put(load_cell_cluster(source))
+            with options.trust.files():
+                state = load_cell_cluster(source)
+            refs[source] = ray.put(state)
         except KschedctlError as exc:
             failed[source] = str(exc)
     results: list[CellResult | None] = [None] * len(cells)

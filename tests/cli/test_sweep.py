@@ -75,7 +75,8 @@ def test_without_ray_the_address_is_refused_clearly() -> None:
         pytest.skip("ray is installed: tests/sweep/test_run.py runs it in local mode")
 
 
-def test_a_bad_sweep_file_lists_its_problems_with_lines(tmp_path: Path) -> None:
+def test_a_bad_sweep_file_lists_its_problems_with_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the scenario root: files outside the working directory are refused
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: kschedctl/v1\nkind: Sweep\nconfigs: [{}]\nclusters: []\nworkloads: [w.yaml]\n"
                    "seeds: 3\n")
@@ -103,7 +104,7 @@ def test_ctrl_c_stops_the_workers_cleanly(tmp_path: Path) -> None:
     long.write_text("apiVersion: kschedctl/v1\nkind: Sweep\nconfigs: [{}]\nclusters: [nodes.yaml]\n"
                     "workloads: [web.yaml]\nrepetitions: 1000\n")
     proc = subprocess.Popen([sys.executable, "-m", "kschedctl", "sweep", str(long), "-j", "2", "-o", "json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     time.sleep(2.5)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)

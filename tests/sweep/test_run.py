@@ -93,8 +93,11 @@ def test_the_same_answer_with_one_worker_or_several(sweep_file: Path) -> None:
     one = run_sweep(sweep, "nodesUsed", workers=1).to_dict(timings=False)
     two = run_sweep(sweep, "nodesUsed", workers=2).to_dict(timings=False)
     assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
-    cli_one = run_cli("sweep", str(sweep_file), "-o", "json", "--no-timings", "-j", "1", "--rank-by", "nodesUsed")
-    cli_two = run_cli("sweep", str(sweep_file), "-o", "json", "--no-timings", "-j", "2", "--rank-by", "nodesUsed")
+    # The sweep names a profile of this repository from a temporary directory.
+    cli_one = run_cli("sweep", str(sweep_file), "-o", "json", "--no-timings", "-j", "1", "--rank-by", "nodesUsed",
+                      "--allow-outside-paths")
+    cli_two = run_cli("sweep", str(sweep_file), "-o", "json", "--no-timings", "-j", "2", "--rank-by", "nodesUsed",
+                      "--allow-outside-paths")
     assert cli_one.exit_code == cli_two.exit_code == 1  # the broken config's cells failed
     assert cli_one.stdout == cli_two.stdout
     assert json.loads(cli_one.stdout)["summary"] == {
