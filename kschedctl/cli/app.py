@@ -10,6 +10,7 @@ import typer
 
 from kschedctl import UPSTREAM_VERSION, __version__
 from kschedctl.errors import KschedctlError
+from kschedctl.printable import message_line
 
 app = typer.Typer(
     name="kschedctl",
@@ -114,11 +115,15 @@ def _verbatim(text: str) -> str:
     return "\n\n".join("\b\n" + p for p in text.strip("\n").split("\n\n"))
 
 
-def error(message: str) -> None:
-    """One line on stderr, the way every error reaches the user."""
-    # One line, whatever the input put into the message (a value with a line break, ...).
-    one_line = " ".join(message.splitlines()) if "\n" in message or "\r" in message else message
-    typer.echo(f"error: {one_line}", err=True)
+def error(message: object) -> None:
+    """One line on stderr, the way every error reaches the user: whatever the input put into the
+    message (a line break, an escape sequence) is printed as a visible escape, a long one is cut."""
+    typer.echo(f"error: {message_line(message)}", err=True)
+
+
+def warning(message: object) -> None:
+    """One line on stderr, like ``error``."""
+    typer.echo(f"warning: {message_line(message)}", err=True)
 
 
 def main(argv: list[str] | None = None, prog_name: str = "kschedctl", complete_var: str | None = None) -> None:

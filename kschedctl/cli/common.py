@@ -124,9 +124,12 @@ def expand_for_simulation(paths: list[str], cluster_state: Any) -> tuple[list[di
 
 
 def print_warnings(warnings: Iterable[str], quiet: bool) -> None:
+    """One ``warning:`` line per warning on stderr, made printable (see ``app.warning``)."""
+    from kschedctl.cli.app import warning as print_warning
+
     if not quiet:
         for warning in warnings:
-            typer.echo(f"warning: {warning}", err=True)
+            print_warning(warning)
 
 
 def one_replica_notes(items: Iterable[Any], command: str) -> list[str]:

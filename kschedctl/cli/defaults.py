@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kschedctl.cli.app import app
+from kschedctl.cli.app import app, warning as print_warning
 from kschedctl.cli.options import WidthOption
 
 
@@ -57,7 +57,7 @@ def defaults(
 
     cfg = load_config(config, allow_unknown_plugins=allow_unknown_plugins)
     for warning in cfg.warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        print_warning(warning)
     typer.echo(dump(default_config_dict(cfg), output.value), nl=False)
 
 
@@ -77,7 +77,7 @@ def _explain_origin(config: Optional[str], output: DefaultsFormat, allow_unknown
         if result.errors or result.config is None:
             raise ConfigInvalidError(config, result.errors)
         for warning in result.config.warnings:
-            typer.echo(f"warning: {warning}", err=True)
+            print_warning(warning)
         raw = raw_config_text(text, config)
     origins = config_origins(raw, file=config)
     if output is DefaultsFormat.table:

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kschedctl.k8s.quantity import humanize_bytes
+from kschedctl.render.console import SafeConsole
 from kschedctl.scheduler.simulation_result import (
     PREEMPTED,
     NodeUsage,
@@ -223,8 +224,8 @@ def progress_bar(description: str, total: int, enabled: bool) -> Iterator[Callab
         def render(self, task: Any) -> Text:
             return Text(f"{task.speed:,.0f}/s" if task.speed else "", style="dim")
 
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Rate(),
-                        TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+    progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), Rate(),
+                        TimeElapsedColumn(), console=SafeConsole(stderr=True), transient=True)
     with progress:
         task = progress.add_task(description, total=total)
 

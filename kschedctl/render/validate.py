@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from kschedctl.render.github import escape_data as _escape_data
+from kschedctl.render.github import escape_property as _escape_prop
 from kschedctl.render.output import dump
 
 
@@ -21,15 +23,6 @@ def results_data(results: Sequence[Any]) -> dict[str, Any]:
 def render_machine(results: Sequence[Any], fmt: str) -> str:
     """``-o json`` / ``-o yaml``."""
     return dump(results_data(results), fmt)
-
-
-def _escape_data(text: str) -> str:
-    # GitHub workflow-command escaping of the message part.
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_prop(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def render_github(results: Sequence[Any]) -> str:
