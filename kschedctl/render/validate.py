@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from kschedctl.printable import printable
 from kschedctl.render.github import escape_data as _escape_data
 from kschedctl.render.github import escape_property as _escape_prop
 from kschedctl.render.output import dump
@@ -46,7 +47,8 @@ def _table(title: str, findings: Sequence[Any], style: str) -> Table:
     table.add_column("problem", style=style, overflow="fold")
     table.add_column("hint", style="dim", overflow="fold")
     for f in findings:
-        table.add_row("" if f.line is None else str(f.line), f.field or "-", f"{f.type}: {f.message}", f.hint)
+        table.add_row("" if f.line is None else str(f.line), printable(f.field or "-"),
+                      printable(f"{f.type}: {f.message}"), printable(f.hint or ""))
     return table
 
 
@@ -60,10 +62,11 @@ def print_tables(results: Sequence[Any], console: Console, origins: Sequence[Any
         if r.unreadable:  # its error went to stderr, where every command reports bad input
             continue
         if r.valid:
-            verdict = Text.assemble((r.file, "bold"), ": ", ("valid", "bold green"))
+            verdict = Text.assemble((printable(r.file), "bold"), ": ", ("valid", "bold green"))
         else:
             n = len(r.errors)
-            verdict = Text.assemble((r.file, "bold"), ": ", (f"invalid ({n} error{'s' if n != 1 else ''})", "bold red"))
+            verdict = Text.assemble((printable(r.file), "bold"), ": ",
+                                    (f"invalid ({n} error{'s' if n != 1 else ''})", "bold red"))
         console.print(verdict, soft_wrap=True)
         if r.errors:
             console.print(_table("errors", r.errors, "red"))
@@ -108,7 +111,7 @@ def origin_table(profile: Any, changed_only: bool = False) -> Table | None:
     for po in [profile.multi_point, *profile.points]:
         entries = [e for e in po.entries if not changed_only or e.origin != "DefaultSet"]
         for k, e in enumerate(entries):
-            name = Text(e.plugin, style="strike dim" if not e.enabled else "")
+            name = Text(printable(e.plugin), style="strike dim" if not e.enabled else "")
             weight = "" if e.weight is None or not e.enabled else str(e.weight)
             table.add_row(po.point if k == 0 else "", name, weight, _origin_text(e), end_section=k == len(entries) - 1)
             rows += 1
@@ -121,7 +124,7 @@ def _origin_warnings_table(profile: Any) -> Table:
     table.add_column("trap", style="yellow")
     table.add_column("problem", overflow="fold")
     for w in profile.warnings:
-        table.add_row(w.field, w.code, w.message)
+        table.add_row(printable(w.field), w.code, printable(w.message))
     return table
 
 

@@ -139,6 +139,8 @@ def test_no_line_from_the_inputs_is_a_command_or_an_escape(repo: Path, case: str
     result = run_cli(*COMMANDS[case])
     assert result.exit_code in (0, 1, 2), (result.exit_code, result.stderr)
     assert_harmless(result, github="github" in case)
+    if "--width" not in COMMANDS[case]:  # line breaks are escaped, not merely defused (\x3a:) at a line start
+        assert not any(line.lstrip().startswith("\\x3a:") for line in (result.stdout + result.stderr).split("\n"))
     if case not in _NOT_ECHOED:  # the escape sequence is shown, as visible text
         assert any(escape in result.stdout + result.stderr for escape in ("\\x1b", "\\u001b", "\\e")), result
 
