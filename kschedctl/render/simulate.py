@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kschedctl.k8s.quantity import humanize_bytes
+from kschedctl.printable import printable
 from kschedctl.render.console import SafeConsole
 from kschedctl.scheduler.simulation_result import (
     PREEMPTED,
@@ -138,7 +139,7 @@ def _failures(failed: list, wide: bool) -> Table:
     t.add_column("Message", overflow="fold")
     t.add_column("For example")
     for (outcome, message), pods in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-        t.add_row(str(len(pods)), Text(outcome, style=_OUTCOME_STYLE.get(outcome, "")), message, pods[0])
+        t.add_row(str(len(pods)), Text(outcome, style=_OUTCOME_STYLE.get(outcome, "")), printable(message), pods[0])
     return t
 
 
