@@ -6,10 +6,13 @@ prints its one-line ``str()`` and exits with its ``exit_code``, never with a tra
 
 from __future__ import annotations
 
+from kschedctl.printable import printable, shorten
+
 #: Exit codes fixed by the contract.
 EXIT_OK = 0
 EXIT_NO = 1  # unschedulable / rejected pod, invalid configuration, failed scenario
 EXIT_BAD_INPUT = 2  # unreadable file, malformed YAML, wrong kind, bad usage
+EXIT_INTERNAL = 3  # a bug in kschedctl: the answer is unknown, neither yes nor no
 
 
 class KschedctlError(Exception):
@@ -53,3 +56,9 @@ class UsageError(KschedctlError):
 
 class ClusterAccessError(KschedctlError):
     """The live cluster could not be read (no kubeconfig, unreachable, unauthorized)."""
+
+
+def internal_error_text(exc: BaseException) -> str:
+    """What a bug reads as (``internal error: KeyError: 'x'``): the exception's type and its
+    message, cut short and printable. Never a verdict: the CLI exits 3, a scenario reports an error."""
+    return f"internal error: {type(exc).__name__}: {shorten(printable(exc), 300)}"

@@ -29,7 +29,7 @@ LAYERS: list[set[str]] = [
     {"inputs"},
     {"k8s"},
     {"atomic", "limits"},
-    {"errors"},
+    {"errors", "printable"},
 ]
 RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
 

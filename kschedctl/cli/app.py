@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import inspect
+import os
 import sys
 from typing import Annotated, Any, Optional
 
 import typer
 
 from kschedctl import UPSTREAM_VERSION, __version__
-from kschedctl.errors import KschedctlError
+from kschedctl.errors import EXIT_INTERNAL, KschedctlError, internal_error_text
+from kschedctl.printable import message_line
 
 app = typer.Typer(
     name="kschedctl",
@@ -35,8 +37,20 @@ def _root(
         Optional[bool],
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
     ] = None,
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="On an internal error (exit 3), print the full traceback (also: KSCHEDCTL_DEBUG=1).")] = False,
 ) -> None:
     """kschedctl: explain, validate and simulate kube-scheduler decisions."""
+    global _debug
+    _debug = _debug or debug
+
+
+#: Set by ``--debug``: an internal error prints its traceback rather than one line.
+_debug = False
+
+
+def _debug_wanted() -> bool:
+    return _debug or os.environ.get("KSCHEDCTL_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
 
 
 #: One line per command in ``kschedctl --help`` (short enough never to be cut).
@@ -114,11 +128,15 @@ def _verbatim(text: str) -> str:
     return "\n\n".join("\b\n" + p for p in text.strip("\n").split("\n\n"))
 
 
-def error(message: str) -> None:
-    """One line on stderr, the way every error reaches the user."""
-    # One line, whatever the input put into the message (a value with a line break, ...).
-    one_line = " ".join(message.splitlines()) if "\n" in message or "\r" in message else message
-    typer.echo(f"error: {one_line}", err=True)
+def error(message: object) -> None:
+    """One line on stderr, the way every error reaches the user: whatever the input put into the
+    message (a line break, an escape sequence) is printed as a visible escape, a long one is cut."""
+    typer.echo(f"error: {message_line(message)}", err=True)
+
+
+def warning(message: object) -> None:
+    """One line on stderr, like ``error``."""
+    typer.echo(f"warning: {message_line(message)}", err=True)
 
 
 def main(argv: list[str] | None = None, prog_name: str = "kschedctl", complete_var: str | None = None) -> None:
@@ -128,6 +146,8 @@ def main(argv: list[str] | None = None, prog_name: str = "kschedctl", complete_v
     left to catch here is kschedctl's own user-facing errors, printed as one line, never a traceback.
     ``prog_name`` and ``complete_var`` let the kubectl plugin run the same application.
     """
+    global _debug
+    _debug = False
     _register_commands()
     try:
         app(args=argv, prog_name=prog_name, complete_var=complete_var)
@@ -139,3 +159,11 @@ def main(argv: list[str] | None = None, prog_name: str = "kschedctl", complete_v
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except Exception as exc:  # a bug: never exit 1, which the contract reads as "no"
+        if _debug_wanted():
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+        else:
+            error(f"{internal_error_text(exc)} (run with --debug for the traceback)")
+        sys.exit(EXIT_INTERNAL)

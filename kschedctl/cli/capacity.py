@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kschedctl.cli.app import app
+from kschedctl.cli.app import app, warning as print_warning
 from kschedctl.cli.options import (
     ClusterOption,
     ConfigOption,
@@ -88,7 +88,7 @@ def capacity(
 
     if not quiet:
         for warning in [*(getattr(cluster_state, "warnings", None) or ()), *result.warnings]:
-            typer.echo(f"warning: {warning}", err=True)
+            print_warning(warning)
     if output == OutputFormat.table:
         from kschedctl.render.console import output_console
 

@@ -112,10 +112,12 @@ def load_pods(paths: list[str], cluster_state: Any, quiet: bool = False) -> Any:
     """
     from kschedctl.inputs.workloads import load_pods as load
 
+    from kschedctl.printable import message_line
+
     items = load(paths, cluster_state, stdin=sys.stdin if "-" in paths else None)
     if not quiet:
         for note in items.bundled_notes():
-            typer.echo(f"note: {note}", err=True)
+            typer.echo(f"note: {message_line(note)}", err=True)
     return items
 
 
@@ -133,9 +135,12 @@ def expand_for_simulation(paths: list[str], cluster_state: Any,
 
 
 def print_warnings(warnings: Iterable[str], quiet: bool) -> None:
+    """One ``warning:`` line per warning on stderr, made printable (see ``app.warning``)."""
+    from kschedctl.cli.app import warning as print_warning
+
     if not quiet:
         for warning in warnings:
-            typer.echo(f"warning: {warning}", err=True)
+            print_warning(warning)
 
 
 def one_replica_notes(items: Iterable[Any], command: str) -> list[str]:

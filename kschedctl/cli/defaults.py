@@ -7,7 +7,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from kschedctl.cli.app import app
+from kschedctl.cli.app import app, warning as print_warning
 from kschedctl.cli.options import WidthOption
 
 
@@ -59,7 +59,7 @@ def defaults(
 
     cfg, invalid = _defaulted(config, allow_unknown_plugins)
     for warning in cfg.warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        print_warning(warning)
     typer.echo(dump(default_config_dict(cfg), output.value), nl=False)
     _report_invalid(config, invalid)
 
@@ -81,9 +81,9 @@ def _report_invalid(config: Optional[str], invalid: list[Any]) -> None:
         return
     for finding in invalid:
         where = f"{config}:{finding.line}" if finding.line else f"{config}"
-        typer.echo(f"warning: {where}: invalid: {finding}", err=True)
-    typer.echo(f"warning: {config}: kube-scheduler would refuse to start with this configuration "
-               f"({len(invalid)} validation error(s))", err=True)
+        print_warning(f"{where}: invalid: {finding}")
+    print_warning(f"{config}: kube-scheduler would refuse to start with this configuration "
+                  f"({len(invalid)} validation error(s))")
     raise typer.Exit(1)
 
 
@@ -105,7 +105,7 @@ def _explain_origin(config: Optional[str], output: DefaultsFormat, allow_unknown
             raise ConfigInvalidError(config, result.errors)
         invalid = result.errors
         for warning in result.config.warnings:
-            typer.echo(f"warning: {warning}", err=True)
+            print_warning(warning)
         raw = raw_config_text(text, config)
     origins = config_origins(raw, file=config)
     if output is DefaultsFormat.table:

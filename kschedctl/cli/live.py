@@ -174,5 +174,7 @@ def pending_pods(cluster_state: Any, namespaces: Iterable[str] = (), all_namespa
 
 def print_warnings(warnings: Iterable[str]) -> None:
     """One ``warning:`` line per warning on stderr."""
+    from kschedctl.cli.app import warning as print_warning
+
     for warning in warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        print_warning(warning)

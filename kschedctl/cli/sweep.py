@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kschedctl.cli.app import app
+from kschedctl.cli.app import app, error
 from kschedctl.cli.options import (AllowExtendersOption, AllowExtenderURLOption, AllowOutsidePathsOption,
                                    PluginOption, QuietOption, WidthOption)
 
@@ -98,7 +98,7 @@ def sweep(
             spec = read_sweep(file)
     except ScenarioFileError as exc:  # every problem of the file, one line each
         for finding in exc.findings:
-            typer.echo(f"error: {finding}", err=True)
+            error(finding)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     cells = spec.cells()
     options = RunOptions(extenders=not no_extenders, plugins=tuple(plugin or ()), trust=trust)

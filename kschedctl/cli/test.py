@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kschedctl.cli.app import app
+from kschedctl.cli.app import app, error, warning as print_warning
 from kschedctl.cli.options import (AllowExtendersOption, AllowExtenderURLOption, AllowOutsidePathsOption,
                                    PluginOption, WidthOption)
 
@@ -99,7 +99,7 @@ def run_tests(
     with progress_bar("scenarios", len(scenarios), show) as progress:
         report = runner.run(scenarios, progress=progress)
     for warning in runner.warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        print_warning(warning)
     if junit is not None:
         write_junit(str(junit), report)
     if output is TestFormat.table:
@@ -126,7 +126,7 @@ def _report_file_errors(findings: list, output: TestFormat, junit: Optional[Path
     if junit is not None:
         write_junit(str(junit), None, findings)
     for finding in findings:
-        typer.echo(f"error: {finding}", err=True)
+        error(finding)
     if output is TestFormat.github:
         sys.stdout.write(render.render_file_errors_github(findings))
     elif output in (TestFormat.json, TestFormat.yaml):

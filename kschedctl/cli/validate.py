@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kschedctl.cli.app import app
+from kschedctl.cli.app import app, error
 from kschedctl.cli.options import WidthOption
 
 
@@ -67,7 +67,7 @@ def validate(
             results.append(validate_text(text, path, allow_unknown_plugins=allow_unknown_plugins,
                                          extra_plugins=extra, removed_versions_invalid=True))
         except InputError as exc:
-            typer.echo(f"error: {exc.at(path)}", err=True)
+            error(exc.at(path))
             results.append(ValidationResult.of_unreadable(path, exc.message, exc.line))
         texts.append(text)
     if output is ValidateFormat.table:

@@ -30,6 +30,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from kschedctl.errors import QuantityError
+from kschedctl.printable import QUOTED_MAX_CHARS, shorten
 
 #: Nano-units per unit, milli-unit and unit.
 NANO = 1_000_000_000
@@ -58,8 +59,15 @@ _DIGITS = frozenset("0123456789")
 _MAX_DIGITS = 1000
 
 
+def _quoted(value: object) -> str:
+    """``value`` as a message quotes it: cut short when long (a 200,000-digit string is not echoed)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 2 * QUOTED_MAX_CHARS:
+        return f"<an integer of {value.bit_length():,} bits>"  # repr() itself refuses past 4300 digits
+    return shorten(repr(value))
+
+
 def _error(value: object, reason: str) -> QuantityError:
-    return QuantityError(f"invalid quantity {value!r}: {reason}")
+    return QuantityError(f"invalid quantity {_quoted(value)}: {reason}")
 
 
 def _scan(text: str) -> tuple[bool, str, str, str]:
@@ -147,7 +155,7 @@ def _parse_nanos_text(raw: str) -> int:
         shift = exponent - len(denom) + 9  # power of ten from mantissa to nanos
         if shift >= 0:
             if shift + len(str(mantissa)) - 1 > 28:  # certainly beyond 2^63-1 units
-                raise QuantityError(f"quantity {raw!r} is too large (more than 2^63-1)")
+                raise QuantityError(f"quantity {_quoted(raw)} is too large (more than 2^63-1)")
             nanos = mantissa * 10**shift
         elif -shift > len(str(mantissa)):
             nanos = 1  # upstream rounds any non-zero amount up to one nano
@@ -155,7 +163,7 @@ def _parse_nanos_text(raw: str) -> int:
             scale = 10**-shift
             nanos = -(-mantissa // scale)
     if nanos > _MAX_NANOS:
-        raise QuantityError(f"quantity {raw!r} is too large (more than 2^63-1)")
+        raise QuantityError(f"quantity {_quoted(raw)} is too large (more than 2^63-1)")
     return nanos if positive else -nanos
 
 
@@ -165,7 +173,7 @@ def _nanos_cached(value: str | int | float) -> int:
         return _parse_nanos_text(value)
     if isinstance(value, int):
         if abs(value) > MAX_QUANTITY:
-            raise QuantityError(f"quantity {value!r} is too large (more than 2^63-1)")
+            raise QuantityError(f"quantity {_quoted(value)} is too large (more than 2^63-1)")
         return value * NANO
     # a YAML/JSON float: upstream parses the number's text; repr() is its shortest spelling
     return _parse_nanos_text(repr(value))

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from kschedctl.printable import printable
 from kschedctl.scheduler.capacity import CapacityResult
 
 #: Nodes listed without --wide.
@@ -23,7 +24,7 @@ def render_capacity(result: CapacityResult, console: Console, wide: bool = False
     t.add_row("Copies that fit", Text(str(result.count), style="bold green" if result.count else "bold red"))
     t.add_row("Nodes used", str(len(result.per_node)))
     label = "Stopped" if result.limit_reached else f"Next copy ({result.outcome})"
-    t.add_row(label, result.stop_reason or "-")
+    t.add_row(label, printable(result.stop_reason or "-"))
     if result.preemption_possible:
         victims = ", ".join(result.preemption_possible.get("victims") or ()) or "-"
         t.add_row("Preemption", f"would make room on {result.preemption_possible.get('nominatedNode')} by evicting "

@@ -5,17 +5,27 @@ would assume 80 columns and cut the very numbers users look for, so the output i
 ``--width``, else ``COLUMNS``, else the width the content needs. In every case no cell is cut
 short: a column that does not fit wraps (``fold``) instead of ending in "…", and lines carry no
 trailing spaces.
+
+Nothing from the inputs reaches the terminal as a control sequence: every string and ``Text`` a
+renderer prints has its control characters written as visible escapes (``kschedctl.printable``)
+before layout, and again, as a net, in the rendered text of every segment, where no line may
+begin with ``::`` either (a GitHub workflow command). The escape sequences rich itself writes for
+colours and styles are not text: they pass (NO_COLOR and FORCE_COLOR work as they always did).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import IO, Any
+from typing import IO, Any, Iterable
 
 from rich.console import Console, Group
 from rich.panel import Panel
+from rich.segment import Segment
 from rich.table import Table
+from rich.text import Span, Text
+
+from kschedctl.printable import defuse_lines, has_unsafe, printable
 
 #: Width used off a terminal when neither --width nor COLUMNS says one: wide enough for any
 #: table kschedctl prints, so each takes its natural width.
@@ -46,26 +56,80 @@ class _RStripLines:
         return False
 
 
-def _never_truncate(renderable: Any) -> None:
-    # One policy for every table, however deeply nested: wrap, never cut.
+#: Renderers' own line breaks stay; every other control character is escaped.
+_KEEP = "\n"
+
+
+def printable_text(text: Text) -> Text:
+    """``text`` (changed in place) with its control characters escaped, its styles kept on the
+    characters they covered."""
+    plain = text.plain
+    if not has_unsafe(plain, _KEEP):
+        return text
+    pieces = [printable(char, _KEEP) for char in plain]
+    offsets = [0]
+    for piece in pieces:
+        offsets.append(offsets[-1] + len(piece))
+    spans = [Span(offsets[min(span.start, len(plain))], offsets[min(span.end, len(plain))], span.style)
+             for span in text.spans]
+    text.plain = "".join(pieces)
+    text.spans = spans
+    return text
+
+
+def _printable(renderable: Any) -> Any:
+    if isinstance(renderable, str):
+        return printable(renderable, _KEEP)
+    if isinstance(renderable, Text):
+        return printable_text(renderable)
+    return renderable
+
+
+def _prepare(renderable: Any) -> Any:
+    """``renderable`` ready to print: text escaped (``_printable``) and, one policy for every
+    table however deeply nested, cells that wrap rather than being cut."""
+    renderable = _printable(renderable)
     if isinstance(renderable, Table):
+        renderable.title = _printable(renderable.title)
+        renderable.caption = _printable(renderable.caption)
         for column in renderable.columns:
+            column.header = _printable(column.header)
             column.no_wrap = False  # a narrow width wraps a cell at its spaces...
             if column.overflow in ("ellipsis", "crop"):
                 column.overflow = "fold"  # ...and folds a word too long for it
-            for cell in column._cells:
-                _never_truncate(cell)
+            column._cells[:] = [_prepare(cell) for cell in column._cells]
     elif isinstance(renderable, Panel):
-        _never_truncate(renderable.renderable)
+        renderable.renderable = _prepare(renderable.renderable)
+        renderable.title = _printable(renderable.title)
+        renderable.subtitle = _printable(renderable.subtitle)
     elif isinstance(renderable, Group):
-        for inner in renderable.renderables:
-            _never_truncate(inner)
+        inner = renderable.renderables  # the list the group renders
+        inner[:] = [_prepare(item) for item in inner]
+    return renderable
 
 
-class OutputConsole(Console):
+def _printable_segments(segments: Iterable[Segment]) -> list[Segment]:
+    segments = list(segments)
+    # One search over all the text first: the common case, nothing to escape, costs one pass.
+    if not has_unsafe("".join(text for text, _, control in segments if control is None), _KEEP):
+        return segments
+    return [Segment(printable(text, _KEEP), style) if control is None and has_unsafe(text, _KEEP)
+            else Segment(text, style, control) for text, style, control in segments]
+
+
+class SafeConsole(Console):
+    """A rich Console that writes no control character of the text it prints (rich's own
+    styling and cursor codes aside) and no line beginning with ``::``."""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return defuse_lines(super()._render_buffer(_printable_segments(buffer)))
+
+
+class OutputConsole(SafeConsole):
     """A rich Console whose tables never truncate a cell, and that prints strings as they are:
     messages from plugins and inputs (a CEL error quoting ``[eEinumkKMGTP]``, a name with
-    ``:colon:``) are never read as rich markup or emoji codes."""
+    ``:colon:``) are never read as rich markup or emoji codes, their control characters are
+    escaped."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("markup", False)
@@ -73,9 +137,7 @@ class OutputConsole(Console):
         super().__init__(*args, **kwargs)
 
     def print(self, *objects: Any, **kwargs: Any) -> None:  # noqa: A003 - rich's name
-        for renderable in objects:
-            _never_truncate(renderable)
-        super().print(*objects, **kwargs)
+        super().print(*(_prepare(renderable) for renderable in objects), **kwargs)
 
 
 def output_console(width: int | None = None, file: IO[str] | None = None) -> OutputConsole:

@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from kschedctl.printable import printable
+
 #: How many rows a table lists before "... N more" without --wide.
 _ROWS = 30
 
@@ -40,7 +42,7 @@ def _pods_table(result: Any, wide: bool, moved_only: bool) -> Table:
     rows = [p for p in result.pods if p.moved or not moved_only]
     shown = rows if wide else rows[:_ROWS]
     for p in shown:
-        why = Text(p.reason, style="yellow") if p.moved else Text("same", style="dim")
+        why = Text(printable(p.reason), style="yellow") if p.moved else Text("same", style="dim")
         table.add_row(p.pod, _placed(p.a), _placed(p.b), why)
     if len(shown) < len(rows):
         table.add_row(Text(f"... {len(rows) - len(shown)} more (--wide)", style="dim"), "", "", "")

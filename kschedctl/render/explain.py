@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kschedctl.k8s.quantity import format_milli_cpu, humanize_bytes
+from kschedctl.printable import printable
 from kschedctl.scheduler.diagnosis import rejections_by_plugin
 from kschedctl.scheduler.result import ExplainResult, NodeResult
 
@@ -77,7 +78,7 @@ def render_pending_summary(results: list[ExplainResult], console: Console) -> No
         if r.scheduled:
             where, blocker, fix = r.selected_node or "", "", ""
         else:
-            where = r.message
+            where = printable(r.message)
             blocker = ", ".join(first.blocking_plugins) if first else _first_reason(r)
             fix = (first.text if first.node in first.text else f"{first.node}: {first.text}") if first else (
                    "; ".join(h.text for h in r.pod_hints[:1]) or "")
@@ -154,7 +155,7 @@ def _summary(r: ExplainResult) -> Table:
               + (f" (stops after {r.num_nodes_to_find} feasible)" if r.num_nodes_to_find and
                  r.num_nodes_to_find < total else ""))
     if r.message:
-        t.add_row("Message", r.message)
+        t.add_row("Message", printable(r.message))
     return t
 
 
@@ -173,7 +174,7 @@ def _stages(r: ExplainResult) -> Table:
     t.add_column("Code")
     t.add_column("Reasons / details", overflow="fold")
     for s in r.stages:
-        info = "; ".join(s.reasons)
+        info = printable("; ".join(s.reasons))
         extra = dict(s.extra or {})
         if s.status is not None and s.status.details:
             extra.update(s.status.details)
@@ -245,7 +246,7 @@ def _why(f: Any) -> Text:
         return Text("not implemented by kschedctl yet", style="bold magenta")
     if not f.reasons and f.plugin.startswith(EXTENDER_PREFIX):
         return Text("dropped (no reason given)", style=_CODE_STYLE.get(f.code, ""))
-    text = Text("; ".join(f.reasons) or f.code, style=_CODE_STYLE.get(f.code, ""))
+    text = Text(printable("; ".join(f.reasons)) or f.code, style=_CODE_STYLE.get(f.code, ""))
     details = f.status.details if f.status is not None else None
     if details:
         text.append("\n" + _details_text(details), style="dim")
@@ -316,7 +317,7 @@ def _rejections(r: ExplainResult) -> Table:
     t.add_column("Reason", overflow="fold")
     t.add_column("Nodes", justify="right")
     for plugin, code, reason, count in rows:
-        t.add_row(plugin, Text(code, style=_CODE_STYLE.get(code, "")), reason, str(count))
+        t.add_row(plugin, Text(code, style=_CODE_STYLE.get(code, "")), printable(reason), str(count))
     if not rows:
         t.add_row("-", "-", "no node was rejected", "0")
     return t
@@ -373,7 +374,7 @@ def _one_node(r: ExplainResult, name: str) -> list:
     t.add_column("Details", overflow="fold")
     for f in n.filters:
         details = _short(f.status.details) if f.status is not None and f.status.details else ""
-        t.add_row(f.plugin, Text(f.code, style=_CODE_STYLE.get(f.code, "")), "; ".join(f.reasons), details)
+        t.add_row(f.plugin, Text(f.code, style=_CODE_STYLE.get(f.code, "")), printable("; ".join(f.reasons)), details)
     parts: list = [t]
     if n.scores:
         s = Table(title=f"Scores of {name} (rank {n.rank}, total {n.total_score})", title_justify="left",
@@ -463,7 +464,7 @@ def _extenders(r: ExplainResult) -> Table:
             if "passed" in c:
                 line += f" ({c['passed']}/{c['nodes']} nodes passed)"
             if c.get("message"):
-                line += f" - {c['message']}" + (" (ignored)" if c.get("ignored") else "")
+                line += f" - {printable(c['message'])}" + (" (ignored)" if c.get("ignored") else "")
             calls.append(Text(line, style=_CODE_STYLE.get(c["code"], "")))
         if not e.get("interested", True):
             calls.append(Text("not interested in this pod (managedResources)", style="dim"))

@@ -1,21 +1,59 @@
-"""Machine-readable output: ``-o json`` and ``-o yaml`` print the same structure."""
+"""Machine-readable output: ``-o json`` and ``-o yaml`` print the same structure.
+
+Both carry every string as it is, in the format's own escapes where a character could not be
+printed as it is: JSON writes C1 controls, Unicode line separators, bidirectional overrides and
+the undecodable bytes of a file name as ``\\uXXXX`` (it already escapes C0 controls); YAML writes
+any string holding a control character double-quoted, where PyYAML escapes them (``\\n``,
+``\\e``, ``\\N``), and an undecodable byte of a file name as ``\\xff`` text. So no line break of
+a value starts a new output line, and nothing reaches a terminal as a control sequence. Nor does
+YAML fold a long value at a space onto a new line (where ``text ::warning::x`` would put a
+workflow command at the start of a line): lines are never wrapped.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import yaml
 
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+from kschedctl.printable import has_unsafe, printable
+
+_BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+#: What JSON (with ensure_ascii=False) would print as it is, but a terminal or CI log must not see.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+#: A line width no value reaches: PyYAML folds longer scalars at spaces.
+_NEVER_WRAP = 1 << 30
+
+
+class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
+    pass
+
+
+def _represent_str(dumper: Any, value: str) -> Any:
+    if not has_unsafe(value, keep="\t"):
+        return dumper.represent_str(value)
+    if _SURROGATES.search(value):  # libyaml cannot encode them: the bytes as \xff text
+        value = _SURROGATES.sub(lambda m: printable(m.group()), value)
+        if not has_unsafe(value, keep="\t"):
+            return dumper.represent_str(value)
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
+
+
+_Dumper.add_representer(str, _represent_str)
 
 
 def to_json(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False)
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def to_yaml(data: Any) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
+                     width=_NEVER_WRAP)
 
 
 def dump(data: Any, fmt: str) -> str:

@@ -39,15 +39,15 @@ class ListingProgress:
 
     def __enter__(self) -> "ListingProgress":
         if self.enabled:
-            from rich.console import Console
+            from kschedctl.render.console import SafeConsole
             from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
 
             self._progress = Progress(
                 SpinnerColumn(),
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),
                 BarColumn(),
                 TextColumn("{task.fields[count]:>8,}"),
-                console=Console(stderr=True),
+                console=SafeConsole(stderr=True),
                 transient=True,
             )
             self._progress.start()
@@ -80,11 +80,12 @@ class working:  # noqa: N801 - used as a context manager, like rich's own ``stat
 
     def __enter__(self) -> "working":
         if self.enabled:
-            from rich.console import Console
+            from kschedctl.render.console import SafeConsole
             from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                                      console=Console(stderr=True), transient=True)
+            # A description names files: text, not markup (a name with "[/]" must not stop the run).
+            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False),
+                                      TimeElapsedColumn(), console=SafeConsole(stderr=True), transient=True)
             self._progress.start()
             self._progress.add_task(self.description, total=None)
         return self

@@ -8,6 +8,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from kschedctl.printable import printable
+from kschedctl.render.github import escape_data as _escape_data
+from kschedctl.render.github import escape_property as _escape_prop
 from kschedctl.render.output import dump
 from kschedctl.scenarios.report import ERROR, FAILED, PASSED, TestReport
 
@@ -31,8 +34,9 @@ def render_table(report: TestReport, console: Console, failures_only: bool = Fal
             if failures_only and check.status == PASSED:
                 continue
             label, style = _STYLE.get(check.status, (check.status, ""))
-            reason = Text(check.reason, style="red" if check.status == FAILED else "magenta")
-            cells = [Text(label, style=style), Text(sr.scenario.name if first else ""), Text(check.title)]
+            reason = Text(printable(check.reason), style="red" if check.status == FAILED else "magenta")
+            cells = [Text(label, style=style), Text(printable(sr.scenario.name) if first else ""),
+                     Text(printable(check.title))]
             table.add_row(*cells, *([reason] if any_problem else []))
             first = False
             rows += 1
@@ -42,13 +46,14 @@ def render_table(report: TestReport, console: Console, failures_only: bool = Fal
     for sr, check in problems:
         label, style = _STYLE.get(check.status, (check.status, ""))
         where = sr.scenario.file if check.line is None else f"{sr.scenario.file}:{check.line}"
-        head = Text.assemble((label, style), " ", (sr.scenario.name, "cyan"), " > ", check.title, " ",
-                             (f"({where})", "dim"))
+        head = Text.assemble((label, style), " ", (printable(sr.scenario.name), "cyan"), " > ",
+                             printable(check.title), " ", (f"({printable(where)})", "dim"))
         console.print()
         console.print(head, soft_wrap=True)
-        console.print(Text("  " + check.reason, style="red" if check.status == FAILED else "magenta"), soft_wrap=True)
+        console.print(Text("  " + printable(check.reason), style="red" if check.status == FAILED else "magenta"),
+                      soft_wrap=True)
         for line in check.details:
-            console.print(Text("    " + line, style="dim"), soft_wrap=True)
+            console.print(Text("    " + printable(line), style="dim"), soft_wrap=True)
     if problems:
         console.print()
     counts = report.counts()
@@ -71,15 +76,6 @@ def render_file_errors_machine(findings: Iterable[Any], fmt: str) -> str:
             "summary": {"scenarios": 0, "checks": 0, "passed": 0, "failed": 0, "errors": len(findings), "seconds": 0},
             "scenarios": [], "fileErrors": [f.to_dict() for f in findings]}
     return dump(data, fmt)
-
-
-def _escape_data(text: str) -> str:
-    # GitHub workflow-command escaping of the message part.
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_prop(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def _annotation(level: str, file: str, line: int | None, title: str, message: str) -> str:

@@ -17,6 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from kschedctl.k8s.quantity import humanize_bytes
+from kschedctl.printable import printable
+from kschedctl.render.console import SafeConsole
 from kschedctl.scheduler.simulation_result import (
     NOT_HANDLED,
     PREEMPTED,
@@ -139,7 +141,7 @@ def _failures(failed: list, wide: bool) -> Table:
     t.add_column("Message", overflow="fold")
     t.add_column("For example")
     for (outcome, message), pods in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-        t.add_row(str(len(pods)), Text(outcome, style=_OUTCOME_STYLE.get(outcome, "")), message, pods[0])
+        t.add_row(str(len(pods)), Text(outcome, style=_OUTCOME_STYLE.get(outcome, "")), printable(message), pods[0])
     return t
 
 
@@ -225,8 +227,8 @@ def progress_bar(description: str, total: int, enabled: bool) -> Iterator[Callab
         def render(self, task: Any) -> Text:
             return Text(f"{task.speed:,.0f}/s" if task.speed else "", style="dim")
 
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Rate(),
-                        TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+    progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), Rate(),
+                        TimeElapsedColumn(), console=SafeConsole(stderr=True), transient=True)
     with progress:
         task = progress.add_task(description, total=total)
 

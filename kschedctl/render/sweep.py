@@ -18,6 +18,7 @@ from rich.text import Text
 
 from kschedctl.errors import InputError
 from kschedctl.k8s.quantity import format_milli_cpu, humanize_bytes
+from kschedctl.printable import printable
 from kschedctl.sweep.metrics import METRICS
 
 #: Metrics the table shows, in order (the CSV and JSON carry them all).
@@ -42,7 +43,7 @@ def _cell_text(metric: str, value: Any) -> str:
 
 def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
     ranked = result.ranked()
-    title = Text(f"Sweep {result.sweep.name}: {len(result.cells)} cells, ranked by {result.rank_by}")
+    title = Text(f"Sweep {printable(result.sweep.name)}: {len(result.cells)} cells, ranked by {result.rank_by}")
     table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
     table.add_column("#", justify="right")
     for col in ("config", "cluster", "workload"):
@@ -55,7 +56,8 @@ def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
         table.add_column(METRICS[metric][0], justify="right", style=style)
     for i, cell in enumerate(ranked, 1):
         # names are text, not markup: "bin-packing[percentageOfNodesToScore=50]" has brackets
-        row: list[Any] = [str(i), Text(cell.config), Text(cell.cluster), Text(cell.workload)]
+        row: list[Any] = [str(i), Text(printable(cell.config)), Text(printable(cell.cluster)),
+                          Text(printable(cell.workload))]
         if result.sweep.repetitions > 1:
             row.append(str(cell.seed))
         if cell.error:
@@ -72,7 +74,7 @@ def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
     if reasons:
         console.print("Why pods stayed unschedulable (pods, over all cells):")
         for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:10]:
-            console.print(f"  {n:>6}  {reason}", markup=False, highlight=False)
+            console.print(f"  {n:>6}  {printable(reason)}", markup=False, highlight=False)
     failed: dict[str, list[int]] = {}
     for i, cell in enumerate(ranked, 1):
         if cell.error:
@@ -81,11 +83,12 @@ def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
         count = sum(len(v) for v in failed.values())
         console.print(Text(f"{count} of {len(result.cells)} cells failed:", style="red"))
         for error, rows in failed.items():
-            console.print(Text(f"  #{', #'.join(map(str, rows))}: {error}"), highlight=False)
+            console.print(Text(f"  #{', #'.join(map(str, rows))}: {printable(error)}"), highlight=False)
 
 
 def sweep_csv(result: Any, timings: bool = True) -> str:
-    """One row per cell (matrix order), every metric a column; reasons as "reason=count; ..."."""
+    """One row per cell (matrix order), every metric a column; reasons as "reason=count; ...".
+    Names and errors are printable (``\\n``, not a line break a CI log would read as a new line)."""
     metrics = [m for m in METRICS if timings or m != "seconds"]
     extra = ["pods", "gated", "rejected", "errors", "preempted"]
     buf = io.StringIO()
@@ -96,9 +99,10 @@ def sweep_csv(result: Any, timings: bool = True) -> str:
     for c in result.cells:
         m = c.metrics
         reasons = "; ".join(f"{k}={v}" for k, v in (m.get("unschedulableReasons") or {}).items())
-        writer.writerow([order[c.index], c.index, c.config, c.cluster, c.workload, c.repetition, c.seed,
-                         *("" if m.get(k) is None else m.get(k) for k in metrics),
-                         *("" if m.get(k) is None else m.get(k) for k in extra), reasons, c.error or ""])
+        writer.writerow([order[c.index], c.index, printable(c.config), printable(c.cluster), printable(c.workload),
+                         c.repetition, c.seed, *("" if m.get(k) is None else m.get(k) for k in metrics),
+                         *("" if m.get(k) is None else m.get(k) for k in extra), printable(reasons),
+                         printable(c.error or "")])
     return buf.getvalue()
 
 
@@ -115,6 +119,7 @@ def write_plot(result: Any, path: str) -> None:
     except ImportError:
         raise InputError("--plot needs matplotlib: pip install 'kschedctl[plot]'") from None
     configs = [c.name for c in result.sweep.configs]
+    labels = [_plot_label(name) for name in configs]
     ok = [c for c in result.cells if not c.error]
 
     def draw(ax: Any, metric: str) -> None:
@@ -123,7 +128,7 @@ def write_plot(result: Any, path: str) -> None:
         ax.boxplot([s if s else [float("nan")] for s in series], showmeans=True)
         for i, values in enumerate(series, 1):  # every cell as a dot over its box
             ax.plot([i] * len(values), values, "o", alpha=0.5, markersize=4)
-        ax.set_xticks(range(1, len(configs) + 1), configs, rotation=20, ha="right", fontsize=8)
+        ax.set_xticks(range(1, len(configs) + 1), labels, rotation=20, ha="right", fontsize=8)
         better = "higher is better" if METRICS[metric][1] else "lower is better"
         ax.set_title(f"{METRICS[metric][0]} ({better})", fontsize=10)
 
@@ -149,14 +154,20 @@ def write_plot(result: Any, path: str) -> None:
         draw(ax, metric)
     for ax in list(axes.flat)[len(PLOTTED):]:
         ax.set_visible(False)
-    fig.suptitle(f"Sweep {result.sweep.name}")
+    fig.suptitle(f"Sweep {_plot_label(result.sweep.name)}")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
 
 
+def _plot_label(name: str) -> str:
+    """A name as matplotlib draws it as it is: printable, and with its dollar signs escaped, which
+    would otherwise start mathtext (a name like ``$x^{$`` stops the chart with a parse error)."""
+    return printable(name).replace("$", r"\$")
+
+
 def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _svg_body(svg: str) -> str:

@@ -8,6 +8,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from kschedctl.printable import printable
+from kschedctl.render.github import escape_data as _escape_data
+from kschedctl.render.github import escape_property as _escape_prop
 from kschedctl.render.output import dump
 
 
@@ -21,15 +24,6 @@ def results_data(results: Sequence[Any]) -> dict[str, Any]:
 def render_machine(results: Sequence[Any], fmt: str) -> str:
     """``-o json`` / ``-o yaml``."""
     return dump(results_data(results), fmt)
-
-
-def _escape_data(text: str) -> str:
-    # GitHub workflow-command escaping of the message part.
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_prop(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def render_github(results: Sequence[Any]) -> str:
@@ -53,7 +47,8 @@ def _table(title: str, findings: Sequence[Any], style: str) -> Table:
     table.add_column("problem", style=style, overflow="fold")
     table.add_column("hint", style="dim", overflow="fold")
     for f in findings:
-        table.add_row("" if f.line is None else str(f.line), f.field or "-", f"{f.type}: {f.message}", f.hint)
+        table.add_row("" if f.line is None else str(f.line), printable(f.field or "-"),
+                      printable(f"{f.type}: {f.message}"), printable(f.hint or ""))
     return table
 
 
@@ -67,10 +62,11 @@ def print_tables(results: Sequence[Any], console: Console, origins: Sequence[Any
         if r.unreadable:  # its error went to stderr, where every command reports bad input
             continue
         if r.valid:
-            verdict = Text.assemble((r.file, "bold"), ": ", ("valid", "bold green"))
+            verdict = Text.assemble((printable(r.file), "bold"), ": ", ("valid", "bold green"))
         else:
             n = len(r.errors)
-            verdict = Text.assemble((r.file, "bold"), ": ", (f"invalid ({n} error{'s' if n != 1 else ''})", "bold red"))
+            verdict = Text.assemble((printable(r.file), "bold"), ": ",
+                                    (f"invalid ({n} error{'s' if n != 1 else ''})", "bold red"))
         console.print(verdict, soft_wrap=True)
         if r.errors:
             console.print(_table("errors", r.errors, "red"))
@@ -115,7 +111,7 @@ def origin_table(profile: Any, changed_only: bool = False) -> Table | None:
     for po in [profile.multi_point, *profile.points]:
         entries = [e for e in po.entries if not changed_only or e.origin != "DefaultSet"]
         for k, e in enumerate(entries):
-            name = Text(e.plugin, style="strike dim" if not e.enabled else "")
+            name = Text(printable(e.plugin), style="strike dim" if not e.enabled else "")
             weight = "" if e.weight is None or not e.enabled else str(e.weight)
             table.add_row(po.point if k == 0 else "", name, weight, _origin_text(e), end_section=k == len(entries) - 1)
             rows += 1
@@ -128,7 +124,7 @@ def _origin_warnings_table(profile: Any) -> Table:
     table.add_column("trap", style="yellow")
     table.add_column("problem", overflow="fold")
     for w in profile.warnings:
-        table.add_row(w.field, w.code, w.message)
+        table.add_row(printable(w.field), w.code, printable(w.message))
     return table
 
 

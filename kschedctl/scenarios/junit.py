@@ -3,23 +3,27 @@
 One ``<testsuite>`` per scenario (named after it, with its file), one ``<testcase>`` per
 expectation; a failed expectation carries ``<failure message=... type="ExpectationFailed">``
 with the details as text, one that could not be checked ``<error type="ScenarioError">``.
-Scenario files that could not be read at all become one suite of errors. Text is stripped
-of the characters XML 1.0 cannot carry.
+Scenario files that could not be read at all become one suite of errors. Control characters
+(which XML 1.0 cannot carry, or which would reach the terminal of whoever reads the report) are
+written as visible escapes (``\x1b``), undecodable bytes of a file name as ``\xff``; line
+breaks stay only in the failure text, where they separate the details.
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from typing import Any, Iterable
 
+from kschedctl.printable import printable
 from kschedctl.scenarios.report import ERROR, FAILED, TestReport
-
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _clean(text: Any) -> str:
-    return _XML_INVALID.sub("?", str(text))
+    return printable(text)
+
+
+def _clean_lines(text: Any) -> str:
+    return printable(text, keep="\n")
 
 
 def to_junit_xml(report: TestReport | None = None, file_errors: Iterable[Any] = ()) -> str:
@@ -37,7 +41,7 @@ def to_junit_xml(report: TestReport | None = None, file_errors: Iterable[Any] = 
             if finding.line is not None:
                 case.set("line", str(finding.line))
             err = ET.SubElement(case, "error", message=_clean(finding.message), type="ScenarioFileError")
-            err.text = _clean(str(finding))
+            err.text = _clean_lines(str(finding))
         totals["tests"] += len(errors)
         totals["errors"] += len(errors)
     if report is not None:
@@ -59,7 +63,7 @@ def to_junit_xml(report: TestReport | None = None, file_errors: Iterable[Any] = 
                     tag, kind = ("failure", "ExpectationFailed") if failed else ("error", "ScenarioError")
                     el = ET.SubElement(case, tag, message=_clean(check.reason), type=kind)
                     where = s.file if check.line is None else f"{s.file}:{check.line}"
-                    el.text = _clean("\n".join([f"{where}: {check.reason}", *check.details]))
+                    el.text = _clean_lines("\n".join([f"{where}: {check.reason}", *check.details]))
             totals["tests"] += len(checks)
             totals["failures"] += failures
             totals["errors"] += errs

@@ -1,7 +1,8 @@
 """Results of ``kschedctl test``: one ``CheckResult`` per expectation, grouped by scenario.
 
 ``TestReport.to_dict()`` is the ``-o json`` / ``-o yaml`` structure (``kind: TestReport``);
-``exit_code`` follows the contract: 0 all passed, 1 any failed, 2 a scenario could not run.
+``exit_code`` follows the contract: 0 all passed, 1 any failed, 2 a scenario could not run, and
+3 (beyond the contract's three) when one met a bug in kschedctl: a crash never reads as "no".
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kschedctl.errors import EXIT_BAD_INPUT, EXIT_NO, EXIT_OK
+from kschedctl.errors import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_NO, EXIT_OK
 from kschedctl.scenarios.model import Scenario
 
 PASSED = "passed"
@@ -33,6 +34,8 @@ class CheckResult:
     #: What was observed, for machines (outcome, node, message, ...).
     actual: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    #: An error because of a bug in kschedctl (an unexpected exception), not because of the inputs.
+    internal: bool = False
 
     @property
     def passed(self) -> bool:
@@ -95,6 +98,8 @@ class TestReport:
     @property
     def exit_code(self) -> int:
         counts = self.counts()
+        if any(c.internal for _, c in self.checks()):
+            return EXIT_INTERNAL
         if counts[ERROR]:
             return EXIT_BAD_INPUT
         return EXIT_NO if counts[FAILED] else EXIT_OK

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from kschedctl.errors import InputError, KschedctlError
+from kschedctl.errors import InputError, KschedctlError, internal_error_text
 from kschedctl.scenarios.model import Expectation, InlinePod, Scenario, as_list, pod_key
 from kschedctl.scenarios.report import ERROR, FAILED, PASSED, CheckResult, ScenarioResult, TestReport
 from kschedctl.scenarios.trust import TRUST_EVERYTHING, TrustPolicy
@@ -99,9 +99,11 @@ class ScenarioRunner:
         result = ScenarioResult(scenario)
         try:
             ctx = self._context(scenario)
-        except KschedctlError as exc:
+        except Exception as exc:  # bad input, or a bug: this scenario's error, the others still run
+            internal = not isinstance(exc, KschedctlError)
+            reason = internal_error_text(exc) if internal else _one_line(exc)
             for exp in scenario.expectations:
-                result.checks.append(CheckResult(exp.title, ERROR, exp.line, exp.pod, reason=_one_line(exc)))
+                result.checks.append(CheckResult(exp.title, ERROR, exp.line, exp.pod, reason=reason, internal=internal))
             result.seconds = time.perf_counter() - started
             return result
         for exp in scenario.expectations:
@@ -111,8 +113,7 @@ class ScenarioRunner:
             except KschedctlError as exc:
                 check = CheckResult(exp.title, ERROR, exp.line, exp.pod, reason=_one_line(exc))
             except Exception as exc:  # a bug must not hide the other scenarios' verdicts
-                check = CheckResult(exp.title, ERROR, exp.line, exp.pod,
-                                    reason=f"internal error: {type(exc).__name__}: {exc}")
+                check = CheckResult(exp.title, ERROR, exp.line, exp.pod, reason=internal_error_text(exc), internal=True)
             check.seconds = time.perf_counter() - t0
             result.checks.append(check)
         result.seconds = time.perf_counter() - started

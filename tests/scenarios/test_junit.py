@@ -60,11 +60,11 @@ def test_file_errors_become_an_error_suite(tmp_path: Path) -> None:
                                                                "no such file or directory"]
 
 
-def test_characters_xml_cannot_carry_are_replaced(tmp_path: Path) -> None:
+def test_characters_xml_cannot_carry_are_escaped(tmp_path: Path) -> None:
     report = run(tmp_path, scenario("bell\x07 name", pods=[HELLO], expect=[{"messageContains": "\x01x"}]))
     root = parse(to_junit_xml(report))
     suite = root.find("testsuite")
-    assert suite.get("name") == "bell? name"
+    assert suite.get("name") == "bell\\x07 name"  # visible, as the table and the annotations show it
     assert suite.find("testcase/failure").get("message") == 'message does not contain "\\u0001x"'
 
 
