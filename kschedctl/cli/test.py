@@ -1,4 +1,4 @@
-"""``kschedctl test PATHS...``: run scenario files as CI checks (exit 0 passed, 1 failed, 2 bad files)."""
+"""``kschedctl test PATHS...``: run scenario files as CI checks (exit 0 passed, 1 failed, 2 bad files, 3 internal error)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ working directory, or else the working directory), symlinks resolved, and their 
 called, unless --allow-outside-paths / --allow-extenders / --allow-extender-url say otherwise:
 scenario files from a pull request cannot reach the network or other files. Exit 0 when every
 expectation passed, 1 when any failed, 2 when a scenario file is malformed or a file it names
-cannot be loaded.""".split())
+cannot be loaded, 3 when kschedctl itself failed on a scenario (an internal error).""".split())
 
 
 @app.command("test", help=_HELP, epilog=_EPILOG)
