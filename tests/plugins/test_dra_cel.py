@@ -386,3 +386,80 @@ def test_regex_cache_is_bounded() -> None:
         result.device_matches(make_device({"driver": "d", "attributes": {"p": {"string": f"a{{{i % 1000}}}"}}}))
     assert len(cel._REGEX_CACHE) <= cel._REGEX_CACHE_ENTRIES
     assert cel._regex_cache_instructions == sum(rx.programsize for rx in cel._REGEX_CACHE.values())
+
+
+NINES = "9" * 4991  # issue 31: more digits than Python converts between int and str
+ZEROS = "0" * 5000
+
+
+@pytest.mark.parametrize("expression", [
+    f'isQuantity("{NINES}") && quantity("{NINES}").isGreaterThan(quantity("0")) '
+    f'&& quantity("-{NINES}").isLessThan(quantity("0"))',
+    f'quantity("{NINES}").compareTo(quantity("9223372036854775807")) == 1 '
+    f'&& quantity("{NINES}").isGreaterThan(quantity("{NINES[:-1]}"))',
+    f'quantity("{NINES}").asApproximateFloat() == double("inf") && !quantity("{NINES}").isInteger()',
+    f'quantity("{NINES}").sub(quantity("{NINES}")) == quantity("0") '
+    f'&& quantity("{NINES}").add(1).compareTo(quantity("{NINES}")) == 1',
+    # a decimal amount is not capped at 2^63-1 (only a binary one is)
+    'quantity("99999999999999999999999").compareTo(quantity("9223372036854775807")) == 1',
+    'quantity("-99999999999999999999999").compareTo(quantity("-9223372036854775807")) == -1',
+    f'quantity("{NINES}Ki") == quantity("9223372036854775807")',
+    'quantity("16Ei") == quantity("9223372036854775807") '
+    '&& quantity("7.99999999999999999999Ei").compareTo(quantity("8Ei")) == 0',
+    # long digit strings that are small numbers
+    f'quantity("1e{ZEROS}1") == quantity("10")',
+    f'quantity("0.{ZEROS}1") == quantity("1n")',
+    f'quantity("1.{ZEROS}1Ki").compareTo(quantity("1Ki")) == 1',
+    # the exponent is strconv.ParseInt'ed: out of int64 is a suffix error
+    f'!isQuantity("1e{NINES}") && !isQuantity("1e9223372036854775808") && isQuantity("1e9223372036854775807")',
+    f'!isQuantity("{NINES}x")',
+])
+def test_huge_quantities_as_upstream(expression: str) -> None:
+    """Answers as the v1.34 quantity library gives them (checked against it)."""
+    result = cel.compile_expression(expression)
+    assert result.error is None, result.error
+    assert result.device_matches(make_device(None)) is True
+
+
+@pytest.mark.parametrize("expression, error", [
+    (f'quantity("1e{NINES}") == quantity("1")', "unable to parse quantity's suffix"),
+    (f'int(device.attributes["d"].s) > 0', "type conversion error from 'string' to 'int'"),
+    (f'uint(device.attributes["d"].s) > 0u', "type conversion error from 'string' to 'uint'"),
+    (f'semver("1.2.{NINES}").major() == 1', "value out of range"),
+    (f'isSemver("1.2.{NINES}")', None),
+])
+def test_long_digit_strings_are_cel_errors(expression: str, error: str | None) -> None:
+    result = cel.compile_expression(expression)
+    assert result.error is None, result.error
+    device = make_device({"driver": "d", "attributes": {"s": {"string": NINES}}})
+    if error is None:
+        assert result.device_matches(device) is False
+        return
+    with pytest.raises(cel.CelError) as info:
+        result.device_matches(device)
+    assert str(info.value) == error if "'" in error else error in str(info.value)
+
+
+@pytest.mark.parametrize("conversion", ["int", "uint"])
+def test_long_digit_constant_conversions_fail_at_compile_time(conversion: str) -> None:
+    """cel.OptOptimize folds the conversion of a constant; upstream's text (checked against it)."""
+    result = cel.compile_expression(f'{conversion}("{NINES}") == {conversion}("1")')
+    assert result.error == f"program instantiation failed: type conversion error from 'string' to '{conversion}'"
+
+
+@pytest.mark.parametrize("literal", [NINES, f"-{NINES}", f"{NINES}u"])
+def test_long_integer_literals_are_compile_errors(literal: str) -> None:
+    result = cel.compile_expression(f"{literal} != {literal}")
+    assert result.error is not None and "invalid " in result.error and "int literal" in result.error
+
+
+def test_quantities_beyond_kschedctls_digit_guard() -> None:
+    """A guard, not upstream: a string built at run time can hold millions of digits, and
+    1e2000000000 in nano units has two billion."""
+    ten_to_the_sixth_nines = "".join(f'.replace("9", "{"9" * 10}")' for _ in range(6))
+    for argument in (f'"9"{ten_to_the_sixth_nines}', '"12345678901234567890e2000000000"'):
+        result = cel.compile_expression(f'quantity({argument}).isGreaterThan(quantity("0"))')
+        assert result.error is None, result.error
+        with pytest.raises(cel.CelError) as info:
+            result.device_matches(make_device(None))
+        assert str(info.value) == cel._QUANTITY_TOO_LARGE

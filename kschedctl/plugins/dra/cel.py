@@ -75,6 +75,9 @@ Known differences from upstream
   places (``compareTo`` promotes the receiver to its decimal form, ``add``/``sub`` on a decimal
   quantity write through a shared pointer), which can change later ``isInteger()`` /
   ``asApproximateFloat()`` results within one evaluation; kschedctl does not reproduce that.
+* A quantity of more than 100,000 digits (only a string built at run time can hold one, or an
+  exponent such as ``12345678901234567890e2000000000`` that upstream would expand to two billion
+  digits) is an error here; upstream computes it, or takes minutes trying.
 * ``sort``/``sortBy`` are stable here; Go's sort.Slice may order equal keys differently.
 * No interrupt/deadline checks (kschedctl has no contexts); Go map iteration order is random
   upstream, here maps iterate in insertion order.
@@ -82,6 +85,7 @@ Known differences from upstream
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import re
@@ -186,7 +190,8 @@ class Quantity:
         self.ptr = ptr
 
     def __repr__(self) -> str:
-        return f"Quantity({self.m}e{self.e}{', dec' if self.dec else ''})"
+        m = self.m if _decimal_digits(self.m) <= 100 else f"<{_decimal_digits(self.m)} digits>"
+        return f"Quantity({m}e{self.e}{', dec' if self.dec else ''})"
 
     def cmp(self, other: "Quantity") -> int:
         return _qcmp(self.m, self.e, other.m, other.e)
@@ -357,8 +362,58 @@ _DEC_SUFFIX = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12
 _BIN_SUFFIX = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _SUFFIX_CHARS = frozenset("eEinumkKMGTP")
 _DIGITS = frozenset("0123456789")
-#: Amounts whose exponents differ by more than this are not materialised (a guard, not upstream).
-_MAX_QUANTITY_DIGITS = 5000
+#: Quantities of more digits than this are not computed: a guard, not upstream, whose big decimals
+#: have no bound (a selector could build a string of millions of digits; parsing it, or rescaling
+#: 1e2000000000 to nano units, would take seconds or more). Every literal fits (10 KiB).
+_MAX_QUANTITY_DIGITS = 100_000
+_QUANTITY_TOO_LARGE = f"kschedctl: a quantity of more than {_MAX_QUANTITY_DIGITS} digits is not evaluated"
+
+
+@functools.lru_cache(maxsize=128)
+def _pow10(n: int) -> int:
+    return 10 ** n
+
+
+def _decimal_digits(n: int) -> int:
+    """The number of decimal digits of abs(n), without str(): Python refuses to convert an int of
+    more than 4300 digits to text."""
+    n = abs(n)
+    if n < 10 ** 18:
+        return len(str(n))
+    d = int(n.bit_length() * 0.30102999566398114)  # the count is d or d + 1
+    return d + 1 if n >= _pow10(d) else d
+
+
+def _parse_digits(digits: str) -> int:
+    """int(digits) for a string of ASCII digits of any length: int() refuses more than 4300
+    digits, so long strings are split and joined (in subquadratic time)."""
+    if len(digits) <= 4000:
+        return int(digits)
+    half = len(digits) // 2
+    return _parse_digits(digits[:half]) * _pow10(len(digits) - half) + _parse_digits(digits[half:])
+
+
+def _int_text(n: int) -> str:
+    """str(n) for an int of any length (str() refuses more than 4300 digits)."""
+    if n < 0:
+        return "-" + _int_text(-n)
+    digits = _decimal_digits(n)
+    if digits <= 4000:
+        return str(n)
+    half = digits // 2
+    high, low = divmod(n, _pow10(half))
+    return _int_text(high) + _int_text(low).rjust(half, "0")
+
+
+def _parse_bounded(text: str, lo: int, hi: int) -> int | None:
+    """int(text) for an optionally signed decimal integer, or None outside [lo, hi] (int64 or
+    uint64 bounds, as strconv reports a range error); never converts thousands of digits."""
+    sign = -1 if text[:1] == "-" else 1
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 20:
+        return None
+    v = sign * int(digits)
+    return v if lo <= v <= hi else None
 
 
 def _qcmp(m1: int, e1: int, m2: int, e2: int) -> int:
@@ -369,8 +424,8 @@ def _qcmp(m1: int, e1: int, m2: int, e2: int) -> int:
         return 1 if s1 > s2 else -1
     if s1 == 0:
         return 0
-    mag1 = len(str(abs(m1))) + e1
-    mag2 = len(str(abs(m2))) + e2
+    mag1 = _decimal_digits(m1) + e1
+    mag2 = _decimal_digits(m2) + e2
     if mag1 != mag2:
         return s1 if mag1 > mag2 else -s1
     if e1 >= e2:
@@ -436,8 +491,9 @@ def _parse_quantity(s: str) -> Quantity:
         exponent = _BIN_SUFFIX[suffix]
         binary = True
     elif len(suffix) > 1 and suffix[0] in "eE" and _INT_RE.match(suffix[1:]) and \
-            _MIN_INT <= int(suffix[1:]) <= _MAX_INT:
-        exponent = ((int(suffix[1:]) + (1 << 31)) % (1 << 32)) - (1 << 31)  # Go's int32(parsed)
+            _parse_bounded(suffix[1:], _MIN_INT, _MAX_INT) is not None:  # strconv.ParseInt(s, 10, 64)
+        exponent = ((_parse_bounded(suffix[1:], _MIN_INT, _MAX_INT) + (1 << 31)) % (1 << 32)) \
+            - (1 << 31)  # Go's int32(parsed)
     else:
         raise CelError(ERR_SUFFIX)
     mantissa = 1
@@ -460,26 +516,36 @@ def _parse_quantity(s: str) -> Quantity:
             result = v * mantissa
             if result <= _MAX_INT:  # int64Multiply did not overflow: an int64Amount
                 return Quantity(result if positive else -result, scale, False)
-    # The inf.Dec path: exact decimal, rounded up to nano, capped at 2^63-1.
+    # The inf.Dec path: the exact decimal, rounded up (away from zero) to nano units; a binary
+    # amount is capped at 2^63-1 (maxAllowed), a decimal one is not. |value| = digits * 10**ue
+    # (times 2**exponent when binary), computed without materialising more than the result.
     m = re.fullmatch(r"[+-]?([0-9]*)(?:\.([0-9]*))?", value)
     if m is None or not (m.group(1) or m.group(2)):
         raise CelError(ERR_NUMERIC)
     ip, fp = m.group(1), m.group(2) or ""
-    if len(ip) + len(fp) > _MAX_QUANTITY_DIGITS:
-        raise CelError(ERR_NUMERIC)
-    um, ue = int(ip + fp or "0"), -len(fp)  # |value| = um * 10**ue
-    if binary:
-        um <<= exponent
+    digits = (ip + fp).lstrip("0")
+    ue = -len(fp) if binary else exponent - len(fp)
+    if not digits:
+        return Quantity(0, ue, True)  # zero is not rounded
+    shift = exponent if binary else 0
+    if binary and len(digits) + ue > 19:  # at least 10**19 > 2^63-1
+        return Quantity(_MAX_INT if positive else -_MAX_INT, 0, True)  # maxAllowed, at scale 0
+    below_nano = -9 - ue  # digits under the nano unit
+    if below_nano > 0:
+        if below_nano >= len(digits) + (19 if binary else 0):  # the value is under one nano unit
+            um = 1
+        else:
+            if len(digits) > _MAX_QUANTITY_DIGITS:
+                raise CelError(_QUANTITY_TOO_LARGE)
+            q, r = divmod(_parse_digits(digits) << shift, _pow10(below_nano))
+            um = q + (1 if r else 0)
     else:
-        ue += exponent
-    if um and ue < -9:  # inf.RoundUp to nano: away from zero
-        q, r = divmod(um, 10 ** (-9 - ue)) if -9 - ue < _MAX_QUANTITY_DIGITS else (0, 1)
-        um, ue = q + (1 if r else 0), -9
-    if _qcmp(um, ue, _MAX_INT, 0) > 0:
-        um, ue = _MAX_INT, 0  # maxAllowed, at scale 0
-    elif um and ue > -9:
-        um, ue = um * 10 ** (ue + 9), -9  # Round(Nano) rescales; asApproximateFloat sees it
-    return Quantity(um if positive else -um, ue, True)
+        if len(digits) - below_nano > _MAX_QUANTITY_DIGITS:
+            raise CelError(_QUANTITY_TOO_LARGE)
+        um = (_parse_digits(digits) << shift) * _pow10(-below_nano)  # Round(Nano) rescales
+    if binary and um > _MAX_INT * 1_000_000_000:
+        return Quantity(_MAX_INT if positive else -_MAX_INT, 0, True)
+    return Quantity(um if positive else -um, -9, True)
 
 
 def _quantity_from_input(value: Any) -> Quantity:
@@ -487,7 +553,9 @@ def _quantity_from_input(value: Any) -> Quantity:
     if isinstance(value, bool) or value is None:
         raise CelError(ERR_FORMAT_WRONG)
     if isinstance(value, int):
-        text = str(value)
+        if _decimal_digits(value) > _MAX_QUANTITY_DIGITS:
+            raise CelError(_QUANTITY_TOO_LARGE)
+        text = _int_text(value)
     elif isinstance(value, float):
         text = repr(value)
     else:
@@ -574,8 +642,8 @@ _SEMVER_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-
 def _parse_uint64(s: str) -> int:
     if not _UINT_RE.match(s):
         raise CelError(f"strconv.ParseUint: parsing {_go_quote(s)}: invalid syntax")
-    v = int(s)
-    if v > _MAX_UINT:
+    v = _parse_bounded(s, 0, _MAX_UINT)
+    if v is None:
         raise CelError(f"strconv.ParseUint: parsing {_go_quote(s)}: value out of range")
     return v
 
@@ -1515,18 +1583,18 @@ class _Parser:
         pos = signed.pos if signed is not None else t.pos
         k = t.kind
         if k == "int":
-            text = t.text
-            v = int(text[2:], 16) if text.startswith("0x") else int(text)
-            if signed is not None:
-                v = -v
-            if not _MIN_INT <= v <= _MAX_INT:
+            text = ("-" if signed is not None else "") + t.text
+            v = int(text.replace("0x", ""), 16) if "0x" in text else _parse_bounded(text, _MIN_INT, _MAX_INT)
+            if v is None or not _MIN_INT <= v <= _MAX_INT:
                 self.errors.add(pos, "invalid int literal")
+                v = 0
             return _Lit(pos, v)
         if k == "uint":
             text = t.text[:-1]
-            v = int(text[2:], 16) if text.startswith("0x") else int(text)
-            if v > _MAX_UINT:
+            v = int(text[2:], 16) if text.startswith("0x") else _parse_bounded(text, 0, _MAX_UINT)
+            if v is None or v > _MAX_UINT:
                 self.errors.add(pos, "invalid uint literal")
+                v = 0
             return _Lit(pos, _UInt(v))
         if k == "float":
             f = float(t.text)
@@ -2600,8 +2668,8 @@ def _to_int(v: Any) -> int:
             raise CelError("integer overflow")
         return int(v)
     if t is str:
-        if _INT_RE.match(v) and _MIN_INT <= int(v) <= _MAX_INT:
-            return int(v)
+        if _INT_RE.match(v) and _parse_bounded(v, _MIN_INT, _MAX_INT) is not None:
+            return _parse_bounded(v, _MIN_INT, _MAX_INT)
         raise _conv_error(v, "int")
     raise _no_overload_sig("int", (v,))
 
@@ -2619,8 +2687,8 @@ def _to_uint(v: Any) -> _UInt:
             raise CelError("unsigned integer overflow")
         return _UInt(int(v))
     if t is str:
-        if _UINT_RE.match(v) and int(v) <= _MAX_UINT:
-            return _UInt(int(v))
+        if _UINT_RE.match(v) and _parse_bounded(v, 0, _MAX_UINT) is not None:
+            return _UInt(_parse_bounded(v, 0, _MAX_UINT))
         raise _conv_error(v, "uint")
     raise _no_overload_sig("uint", (v,))
 
