@@ -63,15 +63,21 @@ Known differences from upstream
   wording only approximates ANTLR's, and only the first syntax error is reported.
 * Runtime type errors read ``no such overload`` or ``no such overload: f(types)``; the exact variant
   cel-go picks depends on its dispatch path and is not always reproduced.
-* ``matches``/``find``/``findAll`` run RE2 patterns on Python's ``re`` after translating RE2 syntax
-  (ASCII ``\\d \\s \\w \\b``, ``\\z``, POSIX classes, ``(?i)`` mid-pattern ...); a valid RE2 feature
-  that ``re`` cannot express (``\\pL``, ``(?U)``, ...) is an error, never a silent mismatch.
+* ``matches``/``find``/``findAll`` run on RE2 (google-re2), whose syntax and matching Go's regexp
+  reimplements. Go's own limits are applied where they differ: ``\\C`` is refused, a parse tree
+  higher than 1000 is "expression nests too deeply" (the height is computed as Go's parser builds
+  the tree, except that Go's factoring of common prefixes out of alternatives is not modelled).
+  RE2's memory budget (its default 8 MiB, kept so that no pattern costs more than about 0.1 s to
+  refuse) is smaller than Go's program size limit, and RE2 expands a Unicode class into UTF-8 byte
+  ranges where Go keeps one instruction: a pattern such as ``\\pL{1000}`` is "expression too
+  large" here and accepted upstream. ``.{1000}``, ``[a-z]{1000}`` and ``\\p{Greek}{1000}`` compile.
 * Quantities are immutable here. Upstream's apimachinery code mutates a ``Quantity`` in a few
   places (``compareTo`` promotes the receiver to its decimal form, ``add``/``sub`` on a decimal
   quantity write through a shared pointer), which can change later ``isInteger()`` /
   ``asApproximateFloat()`` results within one evaluation; kschedctl does not reproduce that.
-* Python's ``re`` backtracks where RE2 runs in linear time: a pathological pattern such as
-  ``(a+)+$`` can be slow here on a long string (attribute values are at most 64 characters).
+* A quantity of more than 100,000 digits (only a string built at run time can hold one, or an
+  exponent such as ``12345678901234567890e2000000000`` that upstream would expand to two billion
+  digits) is an error here; upstream computes it, or takes minutes trying.
 * ``sort``/``sortBy`` are stable here; Go's sort.Slice may order equal keys differently.
 * No interrupt/deadline checks (kschedctl has no contexts); Go map iteration order is random
   upstream, here maps iterate in insertion order.
@@ -79,12 +85,15 @@ Known differences from upstream
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import re
 import sys
 from decimal import Decimal
 from typing import Any, Callable, NoReturn
+
+import re2
 
 from kschedctl.k8s.quantity import ERR_FORMAT_WRONG, ERR_NUMERIC, ERR_SUFFIX
 
@@ -181,7 +190,8 @@ class Quantity:
         self.ptr = ptr
 
     def __repr__(self) -> str:
-        return f"Quantity({self.m}e{self.e}{', dec' if self.dec else ''})"
+        m = self.m if _decimal_digits(self.m) <= 100 else f"<{_decimal_digits(self.m)} digits>"
+        return f"Quantity({m}e{self.e}{', dec' if self.dec else ''})"
 
     def cmp(self, other: "Quantity") -> int:
         return _qcmp(self.m, self.e, other.m, other.e)
@@ -352,8 +362,58 @@ _DEC_SUFFIX = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12
 _BIN_SUFFIX = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _SUFFIX_CHARS = frozenset("eEinumkKMGTP")
 _DIGITS = frozenset("0123456789")
-#: Amounts whose exponents differ by more than this are not materialised (a guard, not upstream).
-_MAX_QUANTITY_DIGITS = 5000
+#: Quantities of more digits than this are not computed: a guard, not upstream, whose big decimals
+#: have no bound (a selector could build a string of millions of digits; parsing it, or rescaling
+#: 1e2000000000 to nano units, would take seconds or more). Every literal fits (10 KiB).
+_MAX_QUANTITY_DIGITS = 100_000
+_QUANTITY_TOO_LARGE = f"kschedctl: a quantity of more than {_MAX_QUANTITY_DIGITS} digits is not evaluated"
+
+
+@functools.lru_cache(maxsize=128)
+def _pow10(n: int) -> int:
+    return 10 ** n
+
+
+def _decimal_digits(n: int) -> int:
+    """The number of decimal digits of abs(n), without str(): Python refuses to convert an int of
+    more than 4300 digits to text."""
+    n = abs(n)
+    if n < 10 ** 18:
+        return len(str(n))
+    d = int(n.bit_length() * 0.30102999566398114)  # the count is d or d + 1
+    return d + 1 if n >= _pow10(d) else d
+
+
+def _parse_digits(digits: str) -> int:
+    """int(digits) for a string of ASCII digits of any length: int() refuses more than 4300
+    digits, so long strings are split and joined (in subquadratic time)."""
+    if len(digits) <= 4000:
+        return int(digits)
+    half = len(digits) // 2
+    return _parse_digits(digits[:half]) * _pow10(len(digits) - half) + _parse_digits(digits[half:])
+
+
+def _int_text(n: int) -> str:
+    """str(n) for an int of any length (str() refuses more than 4300 digits)."""
+    if n < 0:
+        return "-" + _int_text(-n)
+    digits = _decimal_digits(n)
+    if digits <= 4000:
+        return str(n)
+    half = digits // 2
+    high, low = divmod(n, _pow10(half))
+    return _int_text(high) + _int_text(low).rjust(half, "0")
+
+
+def _parse_bounded(text: str, lo: int, hi: int) -> int | None:
+    """int(text) for an optionally signed decimal integer, or None outside [lo, hi] (int64 or
+    uint64 bounds, as strconv reports a range error); never converts thousands of digits."""
+    sign = -1 if text[:1] == "-" else 1
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 20:
+        return None
+    v = sign * int(digits)
+    return v if lo <= v <= hi else None
 
 
 def _qcmp(m1: int, e1: int, m2: int, e2: int) -> int:
@@ -364,8 +424,8 @@ def _qcmp(m1: int, e1: int, m2: int, e2: int) -> int:
         return 1 if s1 > s2 else -1
     if s1 == 0:
         return 0
-    mag1 = len(str(abs(m1))) + e1
-    mag2 = len(str(abs(m2))) + e2
+    mag1 = _decimal_digits(m1) + e1
+    mag2 = _decimal_digits(m2) + e2
     if mag1 != mag2:
         return s1 if mag1 > mag2 else -s1
     if e1 >= e2:
@@ -431,8 +491,9 @@ def _parse_quantity(s: str) -> Quantity:
         exponent = _BIN_SUFFIX[suffix]
         binary = True
     elif len(suffix) > 1 and suffix[0] in "eE" and _INT_RE.match(suffix[1:]) and \
-            _MIN_INT <= int(suffix[1:]) <= _MAX_INT:
-        exponent = ((int(suffix[1:]) + (1 << 31)) % (1 << 32)) - (1 << 31)  # Go's int32(parsed)
+            _parse_bounded(suffix[1:], _MIN_INT, _MAX_INT) is not None:  # strconv.ParseInt(s, 10, 64)
+        exponent = ((_parse_bounded(suffix[1:], _MIN_INT, _MAX_INT) + (1 << 31)) % (1 << 32)) \
+            - (1 << 31)  # Go's int32(parsed)
     else:
         raise CelError(ERR_SUFFIX)
     mantissa = 1
@@ -455,26 +516,36 @@ def _parse_quantity(s: str) -> Quantity:
             result = v * mantissa
             if result <= _MAX_INT:  # int64Multiply did not overflow: an int64Amount
                 return Quantity(result if positive else -result, scale, False)
-    # The inf.Dec path: exact decimal, rounded up to nano, capped at 2^63-1.
+    # The inf.Dec path: the exact decimal, rounded up (away from zero) to nano units; a binary
+    # amount is capped at 2^63-1 (maxAllowed), a decimal one is not. |value| = digits * 10**ue
+    # (times 2**exponent when binary), computed without materialising more than the result.
     m = re.fullmatch(r"[+-]?([0-9]*)(?:\.([0-9]*))?", value)
     if m is None or not (m.group(1) or m.group(2)):
         raise CelError(ERR_NUMERIC)
     ip, fp = m.group(1), m.group(2) or ""
-    if len(ip) + len(fp) > _MAX_QUANTITY_DIGITS:
-        raise CelError(ERR_NUMERIC)
-    um, ue = int(ip + fp or "0"), -len(fp)  # |value| = um * 10**ue
-    if binary:
-        um <<= exponent
+    digits = (ip + fp).lstrip("0")
+    ue = -len(fp) if binary else exponent - len(fp)
+    if not digits:
+        return Quantity(0, ue, True)  # zero is not rounded
+    shift = exponent if binary else 0
+    if binary and len(digits) + ue > 19:  # at least 10**19 > 2^63-1
+        return Quantity(_MAX_INT if positive else -_MAX_INT, 0, True)  # maxAllowed, at scale 0
+    below_nano = -9 - ue  # digits under the nano unit
+    if below_nano > 0:
+        if below_nano >= len(digits) + (19 if binary else 0):  # the value is under one nano unit
+            um = 1
+        else:
+            if len(digits) > _MAX_QUANTITY_DIGITS:
+                raise CelError(_QUANTITY_TOO_LARGE)
+            q, r = divmod(_parse_digits(digits) << shift, _pow10(below_nano))
+            um = q + (1 if r else 0)
     else:
-        ue += exponent
-    if um and ue < -9:  # inf.RoundUp to nano: away from zero
-        q, r = divmod(um, 10 ** (-9 - ue)) if -9 - ue < _MAX_QUANTITY_DIGITS else (0, 1)
-        um, ue = q + (1 if r else 0), -9
-    if _qcmp(um, ue, _MAX_INT, 0) > 0:
-        um, ue = _MAX_INT, 0  # maxAllowed, at scale 0
-    elif um and ue > -9:
-        um, ue = um * 10 ** (ue + 9), -9  # Round(Nano) rescales; asApproximateFloat sees it
-    return Quantity(um if positive else -um, ue, True)
+        if len(digits) - below_nano > _MAX_QUANTITY_DIGITS:
+            raise CelError(_QUANTITY_TOO_LARGE)
+        um = (_parse_digits(digits) << shift) * _pow10(-below_nano)  # Round(Nano) rescales
+    if binary and um > _MAX_INT * 1_000_000_000:
+        return Quantity(_MAX_INT if positive else -_MAX_INT, 0, True)
+    return Quantity(um if positive else -um, -9, True)
 
 
 def _quantity_from_input(value: Any) -> Quantity:
@@ -482,7 +553,9 @@ def _quantity_from_input(value: Any) -> Quantity:
     if isinstance(value, bool) or value is None:
         raise CelError(ERR_FORMAT_WRONG)
     if isinstance(value, int):
-        text = str(value)
+        if _decimal_digits(value) > _MAX_QUANTITY_DIGITS:
+            raise CelError(_QUANTITY_TOO_LARGE)
+        text = _int_text(value)
     elif isinstance(value, float):
         text = repr(value)
     else:
@@ -569,8 +642,8 @@ _SEMVER_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-
 def _parse_uint64(s: str) -> int:
     if not _UINT_RE.match(s):
         raise CelError(f"strconv.ParseUint: parsing {_go_quote(s)}: invalid syntax")
-    v = int(s)
-    if v > _MAX_UINT:
+    v = _parse_bounded(s, 0, _MAX_UINT)
+    if v is None:
         raise CelError(f"strconv.ParseUint: parsing {_go_quote(s)}: value out of range")
     return v
 
@@ -653,10 +726,11 @@ def _go_int64(u: int) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# Regular expressions. cel-go and the k8s regex library use Go's RE2 engine; Python's re has
-# different syntax and defaults (Unicode \d \w \s \b, $ before a final newline, {,n}, lookarounds,
-# backreferences, possessive quantifiers), so RE2 patterns are translated, and anything RE2
-# rejects is rejected with Go's wording, anything re cannot express raises loudly.
+# Regular expressions. cel-go's ``matches`` and the k8s regex library (``find``, ``findAll``) use
+# Go's regexp package: RE2 syntax, matching in time linear in the text, unanchored search. They
+# run here on RE2 itself (google-re2), over UTF-8 bytes as Go matches strings. Go's parser is a port
+# of RE2's; where the two accept different patterns (``\C``, nesting depth), Go's rule is applied
+# first. Errors read as Go's.
 # --------------------------------------------------------------------------------------------
 
 
@@ -664,375 +738,244 @@ class _RegexError(CelError):
     """A pattern Go's regexp package rejects (text: Go's error)."""
 
 
-class _RegexUnsupported(CelError):
-    """A valid RE2 pattern that kschedctl cannot run on Python's re."""
-
-
-_W = "0-9A-Za-z_"
-_PERL_CLASSES = {"d": ("0-9", False), "D": ("0-9", True), "s": ("\\t\\n\\f\\r ", False),
-                 "S": ("\\t\\n\\f\\r ", True), "w": (_W, False), "W": (_W, True)}
-_POSIX_CLASSES = {
-    "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ",
-    "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
-    "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": _W,
-    "xdigit": "0-9A-Fa-f",
-}
-_WORD_BOUNDARY = f"(?:(?<![{_W}])(?=[{_W}])|(?<=[{_W}])(?![{_W}]))"
-_NOT_WORD_BOUNDARY = f"(?:(?<![{_W}])(?![{_W}])|(?<=[{_W}])(?=[{_W}]))"
-_REPEAT_RE = re.compile(r"\{([0-9]+)(,([0-9]*))?\}")
-
-
-class _Re2:
-    """Translates one RE2 pattern (Go regexp.Compile's Perl flags) into Python re syntax."""
-
-    def __init__(self, pattern: str) -> None:
-        self.p = pattern
-        self.i = 0
-        self.names: set[str] = set()
-
-    def fail(self, code: str, frag: str) -> NoReturn:
-        raise _RegexError(f"error parsing regexp: {code}: `{frag}`")
-
-    def translate(self) -> str:
-        out = self.seq({"i": False, "m": False, "s": False})
-        if self.i < len(self.p):  # a ')' without its '('
-            self.fail("unexpected )", self.p)
-        return out
-
-    def seq(self, flags: dict) -> str:
-        p, n = self.p, len(self.p)
-        out: list[str] = []
-        wrappers: list[str] = []  # "(?i:" groups opened by a flag change in mid-sequence
-        can_repeat = False
-        while self.i < n:
-            c = p[self.i]
-            if c == ")":
-                break
-            if c == "|":
-                # a mid-sequence flag group covers every later alternative, so re-open it
-                out.append(")" * len(wrappers) + "|" + "".join(wrappers))
-                self.i += 1
-                can_repeat = False
-                continue
-            if c in "*+?" or (c == "{" and _REPEAT_RE.match(p, self.i)):
-                start = self.i
-                if c == "{":
-                    m = _REPEAT_RE.match(p, self.i)
-                    lo = int(m.group(1))
-                    hi = lo if m.group(2) is None else (int(m.group(3)) if m.group(3) else -1)
-                    if lo > 1000 or hi > 1000 or (hi >= 0 and hi < lo):
-                        self.fail("invalid repeat count", m.group(0))
-                    self.i = m.end()
-                    q = m.group(0)
-                else:
-                    self.i += 1
-                    q = c
-                if self.i < n and p[self.i] == "?":
-                    self.i += 1
-                    q += "?"
-                if not can_repeat:
-                    self.fail("missing argument to repetition operator", p[start:self.i])
-                if self.i < n and (p[self.i] in "*+?" or (p[self.i] == "{" and _REPEAT_RE.match(p, self.i))):
-                    self.fail("invalid nested repetition operator", p[start:self.i + 1])
-                out.append(q)
-                can_repeat = False
-                continue
-            can_repeat = True
-            if c == "(":
-                new_flags = self.group_start(flags)
-                if isinstance(new_flags, dict):  # "(?flags)": applies to the rest of this group
-                    if new_flags["i"] != flags["i"]:
-                        w = "(?i:" if new_flags["i"] else "(?-i:"
-                        wrappers.append(w)
-                        out.append(w)
-                    flags = new_flags
-                    can_repeat = False
-                    continue
-                out.append(new_flags)
-            elif c == "[":
-                out.append(self.char_class())
-            elif c == "\\":
-                out.append(self.escape())
-            elif c == "^":
-                self.i += 1
-                out.append("(?:^|(?<=\\n))" if flags["m"] else "(?:\\A)")
-            elif c == "$":
-                self.i += 1
-                out.append("(?=\\n|\\Z)" if flags["m"] else "(?:\\Z)")
-            elif c == ".":
-                self.i += 1
-                out.append("[\\s\\S]" if flags["s"] else "[^\\n]")
-            else:
-                self.i += 1
-                out.append(re.escape(c))
-        out.append(")" * len(wrappers))
-        return "".join(out)
-
-    def group_start(self, flags: dict) -> str | dict:
-        """Parse from '(' through the group's ')' (returning its translation), or a bare flag
-        group "(?i)" (returning the new flags)."""
-        p, n, start = self.p, len(self.p), self.i
-        self.i += 1
-        inner_flags = flags
-        prefix = "("
-        if p.startswith("?", self.i):
-            m = re.compile(r"\?P?<([^>]*)>").match(p, self.i)
-            if m:
-                name = m.group(1)
-                if not name or not re.fullmatch(r"[A-Za-z0-9_]+", name):
-                    self.fail("invalid named capture", p[start:m.end()])
-                if name in self.names:
-                    self.fail("duplicate capture group name", p[start:m.end()])
-                self.names.add(name)
-                self.i = m.end()
-            else:
-                m = re.compile(r"\?([a-zA-Z-]*)([:)])").match(p, self.i)
-                if not m or not self.valid_flags(m.group(1)):
-                    frag = p[start:m.end()] if m else p[start:self.i + 2]
-                    self.fail("invalid or unsupported Perl syntax", frag)
-                inner_flags = dict(flags)
-                on = True
-                for ch in m.group(1):
-                    if ch == "-":
-                        on = False
-                    elif ch == "U":
-                        raise _RegexUnsupported("kschedctl cannot evaluate the RE2 flag (?U) (ungreedy) "
-                                                "with Python's re")
-                    else:
-                        inner_flags[ch] = on
-                self.i = m.end()
-                if m.group(2) == ")":
-                    return inner_flags
-                prefix = "(?:" if inner_flags["i"] == flags["i"] else ("(?i:" if inner_flags["i"] else "(?-i:")
-        body = self.seq(inner_flags)
-        if self.i >= n:
-            self.fail("missing closing )", p)
-        self.i += 1
-        return prefix + body + ")"
-
-    @staticmethod
-    def valid_flags(spec: str) -> bool:
-        # Go: a non-empty set of imsU, at most one '-', not leading to nothing
-        if not spec or spec.count("-") > 1 or spec.endswith("-"):
-            return False
-        return all(ch in "imsU-" for ch in spec)
-
-    def escape(self, in_class: bool = False) -> str:
-        """Translate the escape at self.i ('\\'); inside a class, return class content."""
-        p, n, start = self.p, len(self.p), self.i
-        self.i += 1
-        if self.i >= n:
-            self.fail("trailing backslash at end of expression", "")
-        c = p[self.i]
-        self.i += 1
-        if c in _PERL_CLASSES:
-            body, neg = _PERL_CLASSES[c]
-            if in_class:
-                if neg:
-                    raise _RegexUnsupported(f"kschedctl cannot evaluate \\{c} inside a character class "
-                                            "with Python's re")
-                return body
-            return f"[{'^' if neg else ''}{body}]"
-        if c in "pP":
-            raise _RegexUnsupported(f"kschedctl cannot evaluate the RE2 Unicode class \\{c}... "
-                                    "with Python's re")
-        if not in_class:
-            if c == "b":
-                return _WORD_BOUNDARY
-            if c == "B":
-                return _NOT_WORD_BOUNDARY
-            if c == "A":
-                return "(?:\\A)"
-            if c == "z":
-                return "(?:\\Z)"
-            if c == "Q":
-                end = p.find("\\E", self.i)
-                lit = p[self.i:] if end < 0 else p[self.i:end]
-                self.i = n if end < 0 else end + 2
-                return "(?:" + re.escape(lit) + ")" if lit else "(?:)"
-        ch = self.escaped_char(c, start)
-        return re.escape(ch)
-
-    def escaped_char(self, c: str, start: int) -> str:
-        p, n = self.p, len(self.p)
-        if c in "1234567" and not (self.i < n and p[self.i] in "01234567"):
-            self.fail("invalid escape sequence", p[start:self.i])
-        if c in "01234567":
-            v = int(c)
-            for _ in range(2):
-                if self.i < n and p[self.i] in "01234567":
-                    v = v * 8 + int(p[self.i])
-                    self.i += 1
-            return chr(v)
-        if c == "x":
-            if self.i < n and p[self.i] == "{":
-                end = p.find("}", self.i)
-                digits = p[self.i + 1:end] if end > 0 else ""
-                if end < 0 or not re.fullmatch(r"[0-9A-Fa-f]+", digits) or int(digits, 16) > 0x10FFFF:
-                    self.fail("invalid escape sequence", p[start:(end + 1 if end > 0 else n)])
-                self.i = end + 1
-                return chr(int(digits, 16))
-            digits = p[self.i:self.i + 2]
-            if not re.fullmatch(r"[0-9A-Fa-f]{2}", digits):
-                self.fail("invalid escape sequence", p[start:self.i + len(digits)])
-            self.i += 2
-            return chr(int(digits, 16))
-        simple = {"a": "\a", "f": "\f", "t": "\t", "n": "\n", "r": "\r", "v": "\v"}
-        if c in simple:
-            return simple[c]
-        if c < "\x80" and not c.isalnum():
-            return c
-        self.fail("invalid escape sequence", p[start:self.i])
-
-    def char_class(self) -> str:
-        p, n, start = self.p, len(self.p), self.i
-        self.i += 1
-        neg = self.i < n and p[self.i] == "^"
-        if neg:
-            self.i += 1
-        parts: list[str] = []
-        first = True
-        while True:
-            if self.i >= n:
-                self.fail("missing closing ]", p[start:])
-            c = p[self.i]
-            if c == "]" and not first:
-                self.i += 1
-                break
-            first = False
-            if c == "[" and p.startswith("[:", self.i):
-                end = p.find(":]", self.i + 2)
-                if end >= 0:
-                    name = p[self.i + 2:end]
-                    negated = name.startswith("^")
-                    body = _POSIX_CLASSES.get(name[1:] if negated else name)
-                    if body is None:
-                        self.fail("invalid character class range", p[self.i:end + 2])
-                    if negated:
-                        raise _RegexUnsupported("kschedctl cannot evaluate a negated POSIX class inside "
-                                                "a character class with Python's re")
-                    parts.append(body)
-                    self.i = end + 2
-                    continue
-            if c == "\\":
-                esc_start = self.i
-                item = self.escape(in_class=True)
-                if self.p[esc_start + 1] in _PERL_CLASSES:
-                    parts.append(item)
-                    continue
-                lo = self.unescape_class_item(item)
-            else:
-                lo = c
-                self.i += 1
-            if self.i + 1 < n and p[self.i] == "-" and p[self.i + 1] != "]":
-                self.i += 1
-                if p[self.i] == "\\":
-                    hi = self.unescape_class_item(self.escape(in_class=True))
-                else:
-                    hi = p[self.i]
-                    self.i += 1
-                if hi < lo:
-                    self.fail("invalid character class range", f"{lo}-{hi}")
-                parts.append(re.escape(lo) + "-" + re.escape(hi))
-            else:
-                parts.append(re.escape(lo))
-        return "[" + ("^" if neg else "") + "".join(parts) + "]"
-
-    @staticmethod
-    def unescape_class_item(item: str) -> str:
-        return item[1:] if item.startswith("\\") and len(item) == 2 else item
-
-
+#: RE2's error codes (re2/regexp.cc) in Go's regexp/syntax wording, longest first so that a code
+#: that is a prefix of another ("invalid character class") is tried last.
+_GO_REGEX_ERRORS = sorted({
+    "invalid escape sequence": "invalid escape sequence",
+    "invalid character class": "invalid character class",
+    "invalid character class range": "invalid character class range",
+    "missing ]": "missing closing ]",
+    "missing )": "missing closing )",
+    "unexpected )": "unexpected )",
+    "trailing \\": "trailing backslash at end of expression",
+    "no argument for repetition operator": "missing argument to repetition operator",
+    "invalid repetition size": "invalid repeat count",
+    "bad repetition operator": "invalid nested repetition operator",
+    "invalid perl operator": "invalid or unsupported Perl syntax",
+    "invalid UTF-8": "invalid UTF-8",
+    "invalid named capture group": "invalid named capture",
+}.items(), key=lambda item: -len(item[0]))
+#: Go's maxHeight: a parse tree higher than this is "expression nests too deeply".
+_GO_REGEX_MAX_HEIGHT = 1000
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # RE2 would otherwise log every bad pattern on stderr
+#: Compiled patterns by text, oldest first. Each RE2 object keeps its program and a lazily grown
+#: DFA (both within RE2's 8 MiB budget), so the cache is bounded by entries and by instructions.
 _REGEX_CACHE: dict[str, Any] = {}
+_REGEX_CACHE_ENTRIES = 64
+_REGEX_CACHE_INSTRUCTIONS = 1 << 20
+_regex_cache_instructions = 0
 
 
-def _nested_repetition(pattern: str) -> bool:
-    """Whether a repeated group itself repeats or alternates, e.g. ``(a+)+`` or ``(a|ab)*``:
-    RE2 matches such patterns in linear time, Python's backtracking engine may need exponential
-    time (a hostile selector could hang the run), so kschedctl refuses them."""
-    stack: list[bool] = []
+def _go_regex_error(code: str, arg: str) -> _RegexError:
+    return _RegexError(f"error parsing regexp: {code}: `{arg}`")
+
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _utf8(s: str) -> bytes:
+    """s as Go holds it: UTF-8, a lone surrogate (which no Go string decoded from JSON or YAML
+    holds) as U+FFFD."""
+    try:
+        return s.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE_RE.sub("\ufffd", s).encode("utf-8")
+
+
+def _re2_compile(pattern: str) -> Any:
+    """RE2's compiled pattern, or _RegexError with Go's text for what RE2 refuses."""
+    try:
+        return re2.compile(_utf8(pattern), _RE2_OPTIONS)
+    except re2.error as err:
+        message = err.args[0] if err.args else ""
+        if isinstance(message, bytes):
+            message = message.decode("utf-8", "replace")
+        if message.startswith("pattern too large"):
+            raise _go_regex_error("expression too large", pattern) from None
+        for re2_code, go_code in _GO_REGEX_ERRORS:
+            if message == re2_code or message.startswith(re2_code + ": "):
+                raise _go_regex_error(go_code, message[len(re2_code) + 2:]) from None
+        raise _RegexError(f"error parsing regexp: {message}") from None
+
+
+def _any_byte_escape(pattern: str) -> int:
+    """The offset of the first ``\\C`` outside ``\\Q...\\E``, or -1. RE2 reads it as "any byte";
+    Go's parser refuses it as an invalid escape."""
     i, n = 0, len(pattern)
-    risky_closed = False
+    while i < n - 1:
+        if pattern[i] != "\\":
+            i += 1
+        elif pattern[i + 1] == "C":
+            return i
+        elif pattern[i + 1] == "Q":
+            end = pattern.find("\\E", i + 2)
+            i = n if end < 0 else end + 2
+        else:
+            i += 2
+    return -1
+
+
+def _go_tree_height(pattern: str) -> int:
+    """About the height of the parse tree Go's regexp/syntax builds (checkHeight): a capture or a
+    repetition is a node over its operand; a concatenation or an alternation of several parts is
+    one node over them, flattened through non-capturing groups; adjacent literal characters are one
+    node, alternatives of single characters one class. Go's factoring of common prefixes out of
+    alternatives is not modelled. Only called on patterns RE2 parsed."""
+    # a node is (height, kind); kind "cat"/"alt" nodes are flattened into a parent of their kind
+    def join(nodes: list[tuple[int, str]], kind: str, empty: int) -> tuple[int, str]:
+        if not nodes:
+            return empty, "empty"
+        if len(nodes) == 1:
+            return nodes[0]
+        if kind == "alt" and all(k == "char" for _, k in nodes):
+            return 1, "char"  # one character class
+        return 1 + max(h - 1 if k == kind else h for h, k in nodes), kind
+
+    # one frame per open group: [capturing, finished branches, nodes of the current branch]
+    stack: list[list] = [[False, [], []]]
+    i, n = 0, len(pattern)
+    prev_literal = False  # the last node is a literal that a next literal character joins
     while i < n:
         c = pattern[i]
-        if c == "\\":
-            i += 2
-            risky_closed = False
-            continue
-        if c == "[":
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            i = j + 1
-            risky_closed = False
-            continue
+        nodes = stack[-1][2]
         if c == "(":
-            stack.append(False)
-        elif c == ")":
-            inner = stack.pop() if stack else False
-            risky_closed = inner
-            if stack and inner:
-                stack[-1] = True
-            i += 1
+            capturing = not pattern.startswith("?", i + 1) or pattern.startswith(("?P<", "?<"), i + 1)
+            if pattern.startswith("?", i + 1):
+                close = min(x for x in (pattern.find(":", i), pattern.find(")", i), n) if x >= 0)
+                if not capturing and pattern[close:close + 1] == ")":  # a flag group: "(?i)"
+                    i, prev_literal = close + 1, False
+                    continue
+                i = pattern.find(">", i) + 1 if capturing else close + 1
+            else:
+                i += 1
+            stack.append([capturing, [], []])
+            prev_literal = False
             continue
-        elif c in "+*{" or (c == "?" and i > 0 and pattern[i - 1] not in "(+*?}"):
-            if risky_closed and c != "?":
-                return True
-            if stack:
-                stack[-1] = True
-        elif c == "|" and stack:
-            stack[-1] = True
-        risky_closed = False
+        if c == ")" and len(stack) > 1:
+            capturing, branches, last = stack.pop()
+            height, kind = join(branches + [join(last, "cat", 1)], "alt", 1)
+            stack[-1][2].append((height + 1, "cap") if capturing else (height, kind))
+            i, prev_literal = i + 1, False
+            continue
+        if c == "|":
+            stack[-1][1].append(join(nodes, "cat", 1))
+            stack[-1][2] = []
+            i, prev_literal = i + 1, False
+            continue
+        if c in "*+?{":
+            end = pattern.find("}", i) + 1 if c == "{" else i + 1
+            if c != "{" or re.fullmatch(r"\{[0-9]+(,[0-9]*)?\}", pattern[i:end]):
+                if nodes:
+                    nodes[-1] = (nodes[-1][0] + 1, "rep")
+                i = end + (pattern[end:end + 1] == "?")
+                prev_literal = False
+                continue
+        if c == "[":
+            j = i + 1 + (pattern[i + 1:i + 2] == "^")
+            j += pattern[j:j + 1] == "]"
+            while j < n and pattern[j] != "]":
+                if pattern.startswith("[:", j) and pattern.find(":]", j + 2) >= 0:
+                    j = pattern.find(":]", j + 2) + 2
+                else:
+                    j += 2 if pattern[j] == "\\" else 1
+            nodes.append((1, "char"))
+            i, prev_literal = j + 1, False
+            continue
+        literal = c != "\\" and c not in ".^$"
         i += 1
-    return False
+        if c == "\\":
+            i += 1
+            if pattern[i - 1:i] in ("p", "P", "x") and pattern[i:i + 1] == "{":
+                i = pattern.find("}", i) + 1
+            elif pattern[i - 1:i] in ("p", "P"):
+                i += 1
+        followed_by_repeat = i < n and pattern[i] in "*+?{"
+        if literal and prev_literal and not followed_by_repeat:
+            nodes[-1] = (1, "leaf")  # a literal of several characters
+        else:
+            nodes.append((1, "char" if c not in "^$" else "leaf"))
+        prev_literal = literal
+    frame = stack[0]
+    return join(frame[1] + [join(frame[2], "cat", 1)], "alt", 1)[0]
 
 
 def _regex(pattern: str) -> Any:
-    """The compiled Python equivalent of an RE2 pattern (cached); raises _RegexError (Go's text)
-    or _RegexUnsupported."""
+    """The compiled RE2 pattern (cached); _RegexError with Go's text if Go refuses it."""
     compiled = _REGEX_CACHE.get(pattern)
-    if compiled is None:
-        if _nested_repetition(pattern):
-            raise _RegexUnsupported(f"kschedctl cannot evaluate the regular expression {pattern!r}: a repeated group "
-                                    f"that itself repeats or alternates could take exponential time in Python's "
-                                    f"regular expression engine (RE2 runs it in linear time)")
-        translated = _Re2(pattern).translate()
+    if compiled is not None:
+        return compiled
+    any_byte = _any_byte_escape(pattern)
+    if any_byte >= 0:
+        # Go stops at the first error it meets; RE2's own errors before \C come first, except
+        # the missing ) or ] that cutting the pattern there creates
         try:
-            compiled = re.compile(translated)
-        except re.error as err:  # a translation gap: never evaluate something else instead
-            raise _RegexUnsupported(f"kschedctl cannot evaluate the regular expression {pattern!r}: {err}") \
-                from None
-        if len(_REGEX_CACHE) > 4096:
-            _REGEX_CACHE.clear()
-        _REGEX_CACHE[pattern] = compiled
+            _re2_compile(pattern[:any_byte])
+        except _RegexError as err:
+            if str(err).startswith("error parsing regexp: unexpected ): "):
+                raise _go_regex_error("unexpected )", pattern) from None  # whose text is the whole pattern
+            if not str(err).startswith("error parsing regexp: missing closing "):
+                raise
+        raise _go_regex_error("invalid escape sequence", "\\C")
+    compiled = _re2_compile(pattern)
+    if pattern.count("(") >= _GO_REGEX_MAX_HEIGHT // 2 and _go_tree_height(pattern) > _GO_REGEX_MAX_HEIGHT:
+        raise _go_regex_error("expression nests too deeply", pattern)
+    global _regex_cache_instructions
+    size = compiled.programsize
+    while _REGEX_CACHE and (len(_REGEX_CACHE) >= _REGEX_CACHE_ENTRIES
+                            or _regex_cache_instructions + size > _REGEX_CACHE_INSTRUCTIONS):
+        _regex_cache_instructions -= _REGEX_CACHE.pop(next(iter(_REGEX_CACHE))).programsize
+    _REGEX_CACHE[pattern] = compiled
+    _regex_cache_instructions += size
     return compiled
 
 
-def _find_all(rx: Any, s: str, limit: int) -> list[str]:
-    """Go's Regexp.FindAllString: an empty match right after a previous match is skipped."""
+def _search(rx: Any, b: bytes, pos: int = 0) -> Any:
+    """The leftmost match in b from pos, as Go finds it. RE2 tests empty-width assertions at
+    every byte, so ``\\B`` can hold inside a multi-byte character, where Go never looks; such an
+    empty match is skipped. (A match that consumes text always starts on a character.)"""
+    while True:
+        m = rx.search(b, pos)
+        if m is None:
+            return None
+        st = m.start()
+        if st == len(b) or not 0x80 <= b[st] < 0xC0 or m.end() != st:
+            return m
+        pos = st + 1
+        while pos < len(b) and 0x80 <= b[pos] < 0xC0:
+            pos += 1
+
+
+def _utf8_width(b: bytes, pos: int) -> int:
+    """The length of the UTF-8 sequence at b[pos] (b is well-formed UTF-8)."""
+    lead = b[pos]
+    return 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+
+
+def _find_all(rx: Any, text: str, limit: int) -> list[str]:
+    """Go's Regexp.FindAllString (allMatches): an empty match right after a previous match is
+    skipped, and the search then moves on by one character."""
+    b = _utf8(text)
     out: list[str] = []
-    if limit == 0:
-        return out
-    pos, prev_end, end = 0, -1, len(s)
-    while pos <= end and (limit < 0 or len(out) < limit):
-        m = rx.search(s, pos)
+    end = len(b)
+    if limit < 0:
+        limit = end + 1
+    pos, prev_end = 0, -1
+    while len(out) < limit and pos <= end:
+        m = _search(rx, b, pos)
         if m is None:
             break
         st, en = m.span()
         accept = True
-        if en == st:
+        if en == pos:  # an empty match at pos
             if st == prev_end:
                 accept = False
-            pos = en + 1
+            pos += _utf8_width(b, pos) if pos < end else 1
         else:
             pos = en
         prev_end = en
         if accept:
-            out.append(m.group(0))
+            out.append(b[st:en].decode("utf-8"))
     return out
 
 
@@ -1640,18 +1583,18 @@ class _Parser:
         pos = signed.pos if signed is not None else t.pos
         k = t.kind
         if k == "int":
-            text = t.text
-            v = int(text[2:], 16) if text.startswith("0x") else int(text)
-            if signed is not None:
-                v = -v
-            if not _MIN_INT <= v <= _MAX_INT:
+            text = ("-" if signed is not None else "") + t.text
+            v = int(text.replace("0x", ""), 16) if "0x" in text else _parse_bounded(text, _MIN_INT, _MAX_INT)
+            if v is None or not _MIN_INT <= v <= _MAX_INT:
                 self.errors.add(pos, "invalid int literal")
+                v = 0
             return _Lit(pos, v)
         if k == "uint":
             text = t.text[:-1]
-            v = int(text[2:], 16) if text.startswith("0x") else int(text)
-            if v > _MAX_UINT:
+            v = int(text[2:], 16) if text.startswith("0x") else _parse_bounded(text, 0, _MAX_UINT)
+            if v is None or v > _MAX_UINT:
                 self.errors.add(pos, "invalid uint literal")
+                v = 0
             return _Lit(pos, _UInt(v))
         if k == "float":
             f = float(t.text)
@@ -2422,8 +2365,6 @@ def _validate(nodes: list[_N], errors: _Errors) -> None:
                 _regex(n.args[0].value)
             except _RegexError:
                 errors.add(n.args[0].pos, "invalid matches argument")
-            except _RegexUnsupported as err:
-                errors.add(n.args[0].pos, str(err))
 
 
 # --------------------------------------------------------------------------------------------
@@ -2727,8 +2668,8 @@ def _to_int(v: Any) -> int:
             raise CelError("integer overflow")
         return int(v)
     if t is str:
-        if _INT_RE.match(v) and _MIN_INT <= int(v) <= _MAX_INT:
-            return int(v)
+        if _INT_RE.match(v) and _parse_bounded(v, _MIN_INT, _MAX_INT) is not None:
+            return _parse_bounded(v, _MIN_INT, _MAX_INT)
         raise _conv_error(v, "int")
     raise _no_overload_sig("int", (v,))
 
@@ -2746,8 +2687,8 @@ def _to_uint(v: Any) -> _UInt:
             raise CelError("unsigned integer overflow")
         return _UInt(int(v))
     if t is str:
-        if _UINT_RE.match(v) and int(v) <= _MAX_UINT:
-            return _UInt(int(v))
+        if _UINT_RE.match(v) and _parse_bounded(v, 0, _MAX_UINT) is not None:
+            return _UInt(_parse_bounded(v, 0, _MAX_UINT))
         raise _conv_error(v, "uint")
     raise _no_overload_sig("uint", (v,))
 
@@ -2832,7 +2773,7 @@ def _ends_with(s: Any, p: Any) -> bool:
 
 def _matches(s: Any, pattern: Any) -> bool:
     _want("matches", (s, pattern), str, str)
-    return _regex(pattern).search(s) is not None
+    return _search(_regex(pattern), _utf8(s)) is not None
 
 
 def _find(s: Any, pattern: Any) -> str:
@@ -2841,8 +2782,8 @@ def _find(s: Any, pattern: Any) -> str:
         rx = _regex(pattern)
     except _RegexError as err:
         raise CelError(f"Illegal regex: {err}") from None
-    m = rx.search(s)
-    return m.group(0) if m else ""
+    m = _search(rx, _utf8(s))
+    return m.group(0).decode("utf-8") if m else ""
 
 
 def _find_all_fn(s: Any, pattern: Any, n: Any = -1) -> list:
@@ -3559,8 +3500,6 @@ class _Compiler:
                 _regex(consts[1])  # compiled once here, as cel-go's regex optimization does
             except _RegexError as err:
                 raise _CompileFailure(f"program instantiation failed: {str(err)}") from None
-            except _RegexUnsupported as err:
-                raise _CompileFailure(str(err)) from None
         impl = _IMPLS[fn] if fn != "sum" else self.sum_impl(e.oids)
         return self.make_call(impl, argfns, _call_cost(fn, e.oids)), _NC
 
