@@ -17,7 +17,9 @@ where known, the line, and every check is made before anything large is built:
   at most ``MAX_DEPTH`` levels, aliases checked with go-yaml's rule before anything is built
   (no "billion laughs", no shared dicts), integer literals at most ``MAX_NUMBER_CHARS``
   characters, timestamps kept as strings as go-yaml gives them to kubectl;
-- JSON is held to the same nesting and number limits here.
+- JSON is held to the same nesting and number limits here;
+- field names are checked as kube-apiserver's strict decoding checks them
+  (:mod:`kschedctl.inputs.fields`, under the ``--validate`` setting in force).
 
 JSON is read with ``json`` when the text starts with ``{`` or ``[`` (a stream of values is
 fine); YAML with the reader (libyaml's ``CSafeLoader`` when PyYAML has it).
@@ -36,6 +38,7 @@ from typing import IO, Any, Callable, Iterable, Iterator
 from kschedctl import limits
 from kschedctl.errors import InputError
 from kschedctl.inputs import yaml_reader
+from kschedctl.inputs.fields import check_documents
 from kschedctl.inputs.yaml_reader import MAX_DEPTH, MAX_NUMBER_CHARS, number_reason
 
 __all__ = [
@@ -153,7 +156,7 @@ def load_documents(paths: Iterable[str], stdin: IO[Any] | None = None) -> list[D
                 _check_count(docs, STDIN_NAME)
                 continue
             for file in expand_paths([path]):
-                docs.extend(load_file(file))
+                docs.extend(check_documents(load_file(file), lambda file=file: _decode(_read_file(file), file)))
                 _check_count(docs, file)
     return docs
 
@@ -326,7 +329,7 @@ def _load_stdin(stdin: IO[Any] | None) -> list[Document]:
         raise
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read: {_os_reason(exc)}", STDIN_NAME) from None
-    return parse_text(data, STDIN_NAME)
+    return check_documents(parse_text(data, STDIN_NAME), lambda: _decode(data, STDIN_NAME))
 
 
 def _decode(raw: bytes, name: str) -> str:
