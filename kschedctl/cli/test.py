@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app
-from kschedctl.cli.options import PluginOption, WidthOption
+from kschedctl.cli.common import checks_fields
+from kschedctl.cli.options import PluginOption, ValidateOption, WidthOption
 
 
 class TestFormat(str, Enum):
@@ -51,6 +52,7 @@ malformed or a file it names cannot be loaded.""".split())
 
 
 @app.command("test", help=_HELP, epilog=_EPILOG)
+@checks_fields
 def run_tests(
     paths: Annotated[Optional[list[str]], typer.Argument(
         help="Scenario files, or directories searched recursively for *.yaml files with kind: Scenario "
@@ -74,6 +76,7 @@ def run_tests(
         "--allow-extender-url", metavar="PREFIX",
         help="Call only the extenders whose urlPrefix starts with PREFIX (repeatable).")] = None,
     width: WidthOption = None,
+    validate: ValidateOption = "strict",
 ) -> None:
     """``kschedctl test``: see ``_HELP``."""
     import sys

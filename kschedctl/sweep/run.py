@@ -31,6 +31,8 @@ class CellResult:
     seed: int
     metrics: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    #: What reading the cell's files warned about (``--validate=warn``); not part of the answer.
+    warnings: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, cell: Cell, error: str | None = None) -> "CellResult":
@@ -55,6 +57,8 @@ class RunOptions:
 
     extenders: bool = True
     plugins: tuple[str, ...] = ()
+    #: How the objects of the cells' files are checked (``--validate``: strict, warn, ignore).
+    validate: str = "strict"
 
 
 # -- one cell -------------------------------------------------------------------------------------
@@ -116,6 +120,16 @@ def run_cell(cell: Cell, options: RunOptions = RunOptions(), cluster_state: Any 
     """Simulate one cell; its metrics, or the error that stopped it."""
     out = CellResult.of(cell)
     started = time.perf_counter()
+    from kschedctl.inputs.fields import field_validation
+
+    with field_validation(options.validate) as validation:
+        _run_cell(cell, options, cluster_state, out)
+    out.warnings = validation.warnings
+    out.metrics["seconds"] = round(time.perf_counter() - started, 3)
+    return out
+
+
+def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, out: CellResult) -> None:
     try:
         from kschedctl.inputs.workloads import load_pods
         from kschedctl.scheduler.replicas import simulation_batch
@@ -132,8 +146,6 @@ def run_cell(cell: Cell, options: RunOptions = RunOptions(), cluster_state: Any 
         out.error = str(exc)
     except Exception as exc:  # a plugin's own failure: this cell's row says so, the others run on
         out.error = f"{type(exc).__name__}: {exc}"
-    out.metrics["seconds"] = round(time.perf_counter() - started, 3)
-    return out
 
 
 # -- many cells -----------------------------------------------------------------------------------
