@@ -132,14 +132,13 @@ def field_validation(mode: str | Validation = Validation.strict,
 class _Type:
     """An object type: its field names, and for the fields holding objects, what to check inside."""
 
-    __slots__ = ("name", "fields", "nested", "nested_keys", "fast")
+    __slots__ = ("name", "fields", "nested", "fast")
 
     def __init__(self, name: str, fields: Iterable[str]) -> None:
         self.name = name
         self.fields: frozenset[str] = frozenset(fields)
         #: field -> what its value holds, for the fields that hold objects somewhere inside.
         self.nested: dict[str, _Shape] = {}
-        self.nested_keys: frozenset[str] = frozenset()
         #: field -> (how to check it, the type inside) for the fast walk: see _clean.
         self.fast: dict[str, tuple[int, Any]] = {}
 
@@ -158,7 +157,6 @@ class _Schema:
                 shape = self._shape(ref)
                 if shape is not None:
                     nested[field_name] = shape
-            self.types[name].nested_keys = frozenset(nested)
         for kind in self.types.values():
             kind.fast = {key: _fast_code(shape) for key, shape in kind.nested.items()}
         self.kinds: dict[str, _Type] = {key: self.types[ref] for key, ref in data["kinds"].items()}
@@ -251,14 +249,15 @@ def _clean(obj: dict, kind: _Type) -> bool:
     """
     if not obj.keys() <= kind.fields:
         return False
-    if not kind.nested_keys:
-        return True
     fast = kind.fast
-    for key in obj.keys() & kind.nested_keys:
-        value = obj[key]
-        if not value:
+    if not fast:
+        return True
+    get = fast.get
+    for key, value in obj.items():
+        entry = get(key)
+        if entry is None or not value:
             continue
-        code, inner = fast[key]
+        code, inner = entry
         cls = value.__class__
         if code == _LEAF_LIST:
             if cls is list:
