@@ -118,10 +118,14 @@ def _kinds_in(path: str) -> set[str]:
     if path == "-":
         return set()
     from kschedctl.errors import KschedctlError
+    from kschedctl.inputs.fields import field_validation
     from kschedctl.inputs.loader import load_documents
 
     try:
-        return {str(doc.obj.get("kind")) for doc in load_documents([path]) if isinstance(doc.obj, dict)}
+        # Only the kinds, for a hint: what the fields hold was (or will be) said by the loaders.
+        with field_validation("ignore"):
+            docs = load_documents([path])
+        return {str(doc.obj.get("kind")) for doc in docs if isinstance(doc.obj, dict)}
     except KschedctlError:
         return set()
 

@@ -153,3 +153,13 @@ workloads: [{BAD_POD}]
     warned = run_cli("sweep", str(sweep), "-j", "1", "-o", "json", "--validate=warn")
     assert warned.exit_code == 0, warned.stdout
     assert warned.stderr == WARNING
+
+
+def test_a_warning_is_said_once_when_the_file_is_read_again_for_a_hint(tmp_path: Path) -> None:
+    # A --cluster file without Nodes is read again to name its kinds in a hint.
+    cluster = tmp_path / "pods.yaml"
+    cluster.write_text(Path(BAD_POD).read_text(encoding="utf-8"), encoding="utf-8")
+    pod = str(ROOT / "fixtures" / "pods" / "pod.yaml")
+    result = run_cli("explain", pod, "--cluster", str(cluster), "--validate=warn")
+    assert result.stderr.count("strict decoding error") == 1, result.stderr
+    assert "no Node in the cluster state" in result.stderr
