@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app, warning as print_warning
+from kschedctl.cli.common import checks_fields
 from kschedctl.cli.options import (
     ClusterOption,
     ConfigOption,
@@ -23,6 +24,7 @@ from kschedctl.cli.options import (
     QuietOption,
     RequestTimeoutOption,
     SeedOption,
+    ValidateOption,
     WidthOption,
     resolve_output,
 )
@@ -35,6 +37,7 @@ _EPILOG = """Example: how many more copies of a pod fit, and what stops the next
 
 
 @app.command(epilog=_EPILOG)
+@checks_fields
 def capacity(
     pod: Annotated[Optional[str], typer.Argument(help="A Pod or workload file (YAML/JSON; '-' for stdin); or -f FILE.",
                                                  metavar="POD", show_default=False)] = None,
@@ -54,6 +57,7 @@ def capacity(
     filename: FilenameOption = None,
     request_timeout: RequestTimeoutOption = None,
     metrics: MetricsOption = None,
+    validate: ValidateOption = "strict",
 ) -> None:
     """Schedule copies of the pod one after another, each assumed for the next, until one does
     not fit; show how many fit, how many per node, and the message of the one that did not.

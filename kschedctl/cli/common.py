@@ -5,9 +5,10 @@ Everything here imports the core lazily, so that ``kschedctl --help`` stays fast
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import typer
 
@@ -18,6 +19,27 @@ def registry_with_plugins(specs: Iterable[str]) -> tuple[Any, dict[str, tuple[st
     from kschedctl.plugins.loader import registry_with
 
     return registry_with(list(specs))
+
+
+def checks_fields(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorates a command with a ``validate`` (``--validate``) parameter: how the objects of its
+    files are checked (kschedctl.inputs.fields), warnings going to stderr as they are found
+    (unless ``quiet``), for as long as the command runs."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        from kschedctl.errors import UsageError
+        from kschedctl.inputs.fields import field_validation, parse_validation
+
+        quiet = bool(kwargs.get("quiet"))
+        try:
+            mode = parse_validation(kwargs.get("validate") or "strict")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        with field_validation(mode, report=lambda warning: print_warnings([warning], quiet)):
+            return command(*args, **kwargs)
+
+    return run
 
 
 def load_config(path: Path | str | None, extra_plugins: dict[str, tuple[str, ...]], quiet: bool = False) -> Any:
@@ -96,10 +118,14 @@ def _kinds_in(path: str) -> set[str]:
     if path == "-":
         return set()
     from kschedctl.errors import KschedctlError
+    from kschedctl.inputs.fields import field_validation
     from kschedctl.inputs.loader import load_documents
 
     try:
-        return {str(doc.obj.get("kind")) for doc in load_documents([path]) if isinstance(doc.obj, dict)}
+        # Only the kinds, for a hint: what the fields hold was (or will be) said by the loaders.
+        with field_validation("ignore"):
+            docs = load_documents([path])
+        return {str(doc.obj.get("kind")) for doc in docs if isinstance(doc.obj, dict)}
     except KschedctlError:
         return set()
 

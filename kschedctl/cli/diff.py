@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app
+from kschedctl.cli.common import checks_fields
 from kschedctl.cli.options import (
     AllFiltersOption,
     ClusterOption,
@@ -21,6 +22,7 @@ from kschedctl.cli.options import (
     PluginOption,
     QuietOption,
     RequestTimeoutOption,
+    ValidateOption,
     WidthOption,
     resolve_output,
 )
@@ -36,6 +38,7 @@ Examples
 
 
 @app.command(epilog=_EPILOG)
+@checks_fields
 def diff(
     pods: Annotated[Optional[list[str]], typer.Argument(
         help="Pod or workload files (YAML/JSON; '-' for stdin).", metavar="PODS...")] = None,
@@ -70,6 +73,7 @@ def diff(
     filename: FilenameOption = None,
     request_timeout: RequestTimeoutOption = None,
     metrics: MetricsOption = None,
+    validate: ValidateOption = "strict",
 ) -> None:
     """Compare where pods land under two configurations or two profiles (A/B).
 

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app
+from kschedctl.cli.common import checks_fields
 from kschedctl.cli.options import (
     AllFiltersOption,
     ClusterOption,
@@ -24,6 +25,7 @@ from kschedctl.cli.options import (
     QuietOption,
     RequestTimeoutOption,
     SeedOption,
+    ValidateOption,
     WidthOption,
 )
 
@@ -37,6 +39,7 @@ _EPILOG = """Example: why is the web Deployment's pod placed where it is, and wo
 
 
 @app.command(epilog=_EPILOG)
+@checks_fields
 def explain(
     pods: Annotated[Optional[list[str]], typer.Argument(
         help="Pod or workload files (YAML/JSON; '-' for stdin); optional with --pod.", metavar="POD")] = None,
@@ -75,6 +78,7 @@ def explain(
                                                      "(spec.schedulerName=my-scheduler).")] = None,
     request_timeout: RequestTimeoutOption = None,
     metrics: MetricsOption = None,
+    validate: ValidateOption = "strict",
 ) -> None:
     """Run each pod through the profile's extension points and show, per node and plugin, the
     filter verdicts, the scores and the chosen node (or why none). Exit 0 when every pod would

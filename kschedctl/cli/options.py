@@ -96,6 +96,10 @@ FilenameOption = Annotated[Optional[list[str]], typer.Option(
 MetricsOption = Annotated[Optional[Path], typer.Option(
     "--metrics", metavar="FILE", dir_okay=False,
     help="Measured node load for the Trimaran plugins: the load watcher's JSON answer (curl its /watcher).")]
+ValidateOption = Annotated[str, typer.Option(
+    "--validate", metavar="strict|warn|ignore",
+    help="Fields the object's v1.34 type does not have (a misspelled spec.nodeselector), as kubectl: strict "
+         "(or true) stops with an error, warn warns and goes on, ignore (or false) does not check.")]
 RequestTimeoutOption = Annotated[Optional[str], typer.Option(
     "--request-timeout", metavar="DURATION", help="How long to wait for one API server request of a live read, "
                                                   "as kubectl's (1s, 2m; 0 or a plain number of seconds).")]

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app
+from kschedctl.cli.common import checks_fields
 from kschedctl.cli.options import (
     ClusterOption,
     ConfigOption,
@@ -25,6 +26,7 @@ from kschedctl.cli.options import (
     SeedOption,
     TieBreak,
     TieBreakOption,
+    ValidateOption,
     WidthOption,
 )
 
@@ -37,6 +39,7 @@ _EPILOG = """Example: will the 3 web replicas fit, and where, under the bin-pack
 
 
 @app.command(epilog=_EPILOG)
+@checks_fields
 def simulate(
     pods: Annotated[Optional[list[str]], typer.Argument(
         help="Pod or workload files (YAML/JSON; '-' for stdin). Workloads are expanded to their replicas.",
@@ -62,6 +65,7 @@ def simulate(
     filename: FilenameOption = None,
     request_timeout: RequestTimeoutOption = None,
     metrics: MetricsOption = None,
+    validate: ValidateOption = "strict",
 ) -> None:
     """Schedule every pending pod one after another in queue-sort order, each placement assumed
     for the next, preempting as DefaultPreemption decides; show placements, unschedulable pods,

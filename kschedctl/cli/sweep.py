@@ -10,8 +10,9 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app, error
+from kschedctl.cli.common import checks_fields
 from kschedctl.cli.options import (AllowExtendersOption, AllowExtenderURLOption, AllowOutsidePathsOption,
-                                   PluginOption, QuietOption, WidthOption)
+                                   PluginOption, QuietOption, ValidateOption, WidthOption)
 
 
 class SweepOutput(str, Enum):
@@ -36,6 +37,7 @@ def _metric_names() -> list[str]:
 
 
 @app.command(epilog=_EPILOG)
+@checks_fields
 def sweep(
     file: Annotated[str, typer.Argument(help="The sweep file (apiVersion: kschedctl/v1, kind: Sweep).",
                                         metavar="SWEEP.yaml")],
@@ -67,6 +69,7 @@ def sweep(
                                             "configurations that declare one.")] = False,
     quiet: QuietOption = False,
     width: WidthOption = None,
+    validate: ValidateOption = "strict",
 ) -> None:
     """Run a matrix of simulations, one per configuration (and parameter variation), cluster,
     workload and repetition, in parallel on the local cores or on a Ray cluster; rank the cells
@@ -101,7 +104,9 @@ def sweep(
             error(finding)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     cells = spec.cells()
-    options = RunOptions(extenders=not no_extenders, plugins=tuple(plugin or ()), trust=trust)
+    from kschedctl.cli.common import print_warnings
+
+    options = RunOptions(extenders=not no_extenders, plugins=tuple(plugin or ()), trust=trust, validate=validate)
 
     from kschedctl.render.simulate import progress_bar
 
@@ -116,6 +121,7 @@ def sweep(
 
         result = run_sweep(spec, rank_by, workers=workers, ray_address=ray_address, options=options,
                            progress=advance, cells=cells)
+    print_warnings(dict.fromkeys(w for c in result.cells for w in c.warnings), quiet)
     if plot:
         from kschedctl.render.sweep import write_plot
 

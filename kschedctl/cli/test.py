@@ -9,8 +9,9 @@ from typing import Annotated, Optional
 import typer
 
 from kschedctl.cli.app import app, error, warning as print_warning
+from kschedctl.cli.common import checks_fields
 from kschedctl.cli.options import (AllowExtendersOption, AllowExtenderURLOption, AllowOutsidePathsOption,
-                                   PluginOption, WidthOption)
+                                   PluginOption, ValidateOption, WidthOption)
 
 
 class TestFormat(str, Enum):
@@ -53,6 +54,7 @@ cannot be loaded, 3 when kschedctl itself failed on a scenario (an internal erro
 
 
 @app.command("test", help=_HELP, epilog=_EPILOG)
+@checks_fields
 def run_tests(
     paths: Annotated[Optional[list[str]], typer.Argument(
         help="Scenario files, or directories searched recursively for *.yaml files with kind: Scenario "
@@ -69,6 +71,7 @@ def run_tests(
     allow_extenders: AllowExtendersOption = False,
     allow_extender_url: AllowExtenderURLOption = None,
     width: WidthOption = None,
+    validate: ValidateOption = "strict",
 ) -> None:
     """``kschedctl test``: see ``_HELP``."""
     import sys

@@ -20,6 +20,8 @@ where known, the line, and every check is made before anything large is built:
 - JSON is held to the same nesting and number limits here;
 - every file is opened, and every directory listed, through :mod:`kschedctl.inputs.access`,
   which refuses what a confined run (``kschedctl test``, ``kschedctl sweep``) may not read.
+- field names are checked as kube-apiserver's strict decoding checks them
+  (:mod:`kschedctl.inputs.fields`, under the ``--validate`` setting in force).
 
 JSON is read with ``json`` when the text starts with ``{`` or ``[`` (a stream of values is
 fine); YAML with the reader (libyaml's ``CSafeLoader`` when PyYAML has it).
@@ -38,6 +40,7 @@ from typing import IO, Any, Callable, Iterable, Iterator
 from kschedctl import limits
 from kschedctl.errors import InputError
 from kschedctl.inputs import access, yaml_reader
+from kschedctl.inputs.fields import check_documents
 from kschedctl.inputs.yaml_reader import MAX_DEPTH, MAX_NUMBER_CHARS, number_reason
 
 __all__ = [
@@ -155,7 +158,7 @@ def load_documents(paths: Iterable[str], stdin: IO[Any] | None = None) -> list[D
                 _check_count(docs, STDIN_NAME)
                 continue
             for file in expand_paths([path]):
-                docs.extend(load_file(file))
+                docs.extend(check_documents(load_file(file), lambda file=file: _decode(_read_file(file), file)))
                 _check_count(docs, file)
     return docs
 
@@ -330,7 +333,7 @@ def _load_stdin(stdin: IO[Any] | None) -> list[Document]:
         raise
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read: {_os_reason(exc)}", STDIN_NAME) from None
-    return parse_text(data, STDIN_NAME)
+    return check_documents(parse_text(data, STDIN_NAME), lambda: _decode(data, STDIN_NAME))
 
 
 def _decode(raw: bytes, name: str) -> str:

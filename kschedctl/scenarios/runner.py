@@ -20,6 +20,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from kschedctl.errors import InputError, KschedctlError, internal_error_text
@@ -174,6 +175,7 @@ class ScenarioRunner:
         return self._cached(self._docs, os.path.realpath(path), load)
 
     def _context(self, scenario: Scenario) -> _Context:
+        from kschedctl.inputs.fields import check_documents
         from kschedctl.inputs.loader import Document
         from kschedctl.inputs.workloads import pods_from_documents
 
@@ -198,7 +200,9 @@ class ScenarioRunner:
         bundled: list[dict] = []
         for i, source in enumerate(scenario.pods):
             if isinstance(source, InlinePod):
-                docs = [Document(source.obj, scenario.file, source.line)]
+                # Checked as a pod file is; the error names the scenario file and the field's line.
+                docs = check_documents([Document(source.obj, scenario.file, source.line)],
+                                       lambda: Path(scenario.file).read_text(encoding="utf-8-sig"))
             else:
                 docs = located(f"pods[{i}]", lambda: self.documents(source))
             loaded = located(f"pods[{i}]", lambda: pods_from_documents(docs, cluster))

@@ -35,6 +35,8 @@ class CellResult:
     seed: int
     metrics: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    #: What reading the cell's files warned about (``--validate=warn``); not part of the answer.
+    warnings: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, cell: Cell, error: str | None = None) -> "CellResult":
@@ -64,6 +66,8 @@ class RunOptions:
     extenders: bool = True
     plugins: tuple[str, ...] = ()
     trust: TrustPolicy = TRUST_EVERYTHING
+    #: How the objects of the cells' files are checked (``--validate``: strict, warn, ignore).
+    validate: str = "strict"
 
 
 # -- one cell -------------------------------------------------------------------------------------
@@ -126,6 +130,16 @@ def run_cell(cell: Cell, options: RunOptions = RunOptions(), cluster_state: Any 
     """Simulate one cell; its metrics, or the error that stopped it."""
     out = CellResult.of(cell)
     started = time.perf_counter()
+    from kschedctl.inputs.fields import field_validation
+
+    with field_validation(options.validate) as validation:
+        _guarded_cell(cell, options, cluster_state, out)
+    out.warnings = validation.warnings
+    out.metrics["seconds"] = round(time.perf_counter() - started, 3)
+    return out
+
+
+def _guarded_cell(cell: Cell, options: RunOptions, cluster_state: Any, out: CellResult) -> None:
     try:
         registry, extra = _registry(options.plugins)
         with options.trust.files():  # every file the cell opens, in whichever process runs it
@@ -134,8 +148,6 @@ def run_cell(cell: Cell, options: RunOptions = RunOptions(), cluster_state: Any 
         out.error = str(exc)
     except Exception as exc:  # a plugin's own failure: this cell's row says so, the others run on
         out.error = f"{type(exc).__name__}: {exc}"
-    out.metrics["seconds"] = round(time.perf_counter() - started, 3)
-    return out
 
 
 def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any,
