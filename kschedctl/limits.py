@@ -17,6 +17,10 @@ INPUT_MAX_OBJECTS = 2_000_000
 INPUT_MAX_DEPTH = 200
 #: Longest integer literal read (Python's int() is quadratic in the number of digits).
 MAX_NUMBER_CHARS = 1000
+#: Most pods the workloads of one load of pod files stand for (replicas, a Job's parallel pods,
+#: a DaemonSet's pod per node, summed), refused before any is made: simulate and test make them
+#: all. A pod takes a few KiB, so the limit is a few GiB at most; int32 counts go to 2 billion.
+WORKLOAD_MAX_PODS = 1_000_000
 
 #: Largest scheduler configuration or scenario file, in bytes.
 CONFIG_FILE_MAX_BYTES = 8 * 1024 * 1024
@@ -25,5 +29,5 @@ CONFIG_MAX_NODES = 200_000
 #: Deepest nesting of a configuration or scenario document.
 CONFIG_MAX_DEPTH = 64
 
-__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS",
+__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS", "WORKLOAD_MAX_PODS",
            "CONFIG_FILE_MAX_BYTES", "CONFIG_MAX_NODES", "CONFIG_MAX_DEPTH"]
