@@ -17,9 +17,10 @@ INPUT_MAX_OBJECTS = 2_000_000
 INPUT_MAX_DEPTH = 200
 #: Longest integer literal read (Python's int() is quadratic in the number of digits).
 MAX_NUMBER_CHARS = 1000
-#: Most pods the workloads of one load of pod files stand for (replicas, a Job's parallel pods,
-#: a DaemonSet's pod per node, summed), refused before any is made: simulate and test make them
-#: all. A pod takes a few KiB, so the limit is a few GiB at most; int32 counts go to 2 billion.
+#: Most pods the workloads of one run stand for (replicas and a Job's parallel pods summed over
+#: the pod files read together; in simulate, a DaemonSet's pod per node too), refused before any
+#: is made: simulate and test make them all. A pod takes a few KiB, so the limit keeps a run to a
+#: few GiB; the API's int32 counts would allow 2 billion.
 WORKLOAD_MAX_PODS = 1_000_000
 
 #: Largest scheduler configuration or scenario file, in bytes.

@@ -205,3 +205,20 @@ def test_huge_replica_counts_are_refused_before_any_pod_is_made(tmp_path: Path, 
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2
     assert proc.stderr == f"error: {path}:5: {message}\n"
+
+
+@pytest.mark.parametrize("command", ["explain", "simulate"])
+def test_daemonset_pods_count_per_node_where_they_are_made(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                          command: str) -> None:
+    # 8 nodes: simulate would make 8 pods, past a limit of 7; explain makes one.
+    monkeypatch.setattr(workloads, "MAX_PODS", 7)
+    path = tmp_path / "daemonset.yaml"
+    path.write_text("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n"
+                    "  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n"
+                    "    spec: {containers: [{name: c}]}\n", encoding="utf-8")
+    result = run_cli(command, "--cluster", str(CLUSTER), str(path), "-o", "json")
+    if command == "explain":
+        assert result.exit_code == 0, result.stderr
+    else:
+        assert result.exit_code == 2
+        assert result.stderr == f"error: {path}:1: 8 pods from the workloads of this run so far, past the limit of 7\n"

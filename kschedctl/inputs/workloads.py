@@ -173,7 +173,6 @@ def pods_from_documents(docs: Iterable[Document], cluster: ClusterState | None =
     out = PodsToExplain()
     skipped: dict[str, int] = {}
     docs = list(docs)
-    node_count = len(cluster.nodes) if cluster is not None else 1
     pods = 0
     for doc in docs:
         kind = doc.kind
@@ -185,7 +184,8 @@ def pods_from_documents(docs: Iterable[Document], cluster: ClusterState | None =
         try:
             item = _convert(doc)
             # Counted before any replica is made: simulate and test expand these counts into pods.
-            pods += controller_pod_count(doc.obj, node_count)
+            # A DaemonSet counts once here (its pods per node are counted where they are made).
+            pods += controller_pod_count(doc.obj) if kind != "Pod" else 0
             if pods > MAX_PODS:
                 raise InputError(f"{_described(doc.obj)}: {_count_field(kind)}: {pods:,} pods from the workloads "
                                  f"of this run so far, past the limit of {MAX_PODS:,}")
@@ -274,7 +274,7 @@ def _check_counts(obj: dict, kind: str) -> None:
 
 def _count_field(kind: str) -> str:
     return {"Job": "spec.parallelism", "CronJob": "spec.jobTemplate.spec.parallelism",
-            "DaemonSet": "spec.template", "Pod": "metadata"}.get(kind, "spec.replicas")
+            "DaemonSet": "spec.template"}.get(kind, "spec.replicas")
 
 
 def controller_pod_count(obj: dict, node_count: int = 1) -> int:
