@@ -14,8 +14,12 @@ from pathlib import Path
 from kschedctl.errors import InputError
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8) atomically; InputError (exit 2) if it cannot be written."""
+def write_text_atomic(path: str | os.PathLike[str], text: str, *, private: bool = False) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) atomically; InputError (exit 2) if it cannot be written.
+
+    The file gets the mode of the file it replaces, else 0666 less the umask; with ``private``,
+    0600 whatever it replaces: the temporary file is created 0600, so the text is never readable
+    by others, not even for a moment."""
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     try:
@@ -27,13 +31,14 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if target.exists():
-            # Keep the mode of the file being replaced (mkstemp creates 0600).
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
+        if not private:  # mkstemp created the file 0600: private files keep that
+            if target.exists():
+                # Keep the mode of the file being replaced.
+                os.chmod(tmp, target.stat().st_mode & 0o7777)
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except BaseException as exc:
         try:

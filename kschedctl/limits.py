@@ -17,6 +17,11 @@ INPUT_MAX_OBJECTS = 2_000_000
 INPUT_MAX_DEPTH = 200
 #: Longest integer literal read (Python's int() is quadratic in the number of digits).
 MAX_NUMBER_CHARS = 1000
+#: Most pods the workloads of one run stand for (replicas and a Job's parallel pods summed over
+#: the pod files read together; in simulate, a DaemonSet's pod per node too), refused before any
+#: is made: simulate and test make them all. A pod takes a few KiB, so the limit keeps a run to a
+#: few GiB; the API's int32 counts would allow 2 billion.
+WORKLOAD_MAX_PODS = 1_000_000
 
 #: Largest scheduler configuration or scenario file, in bytes.
 CONFIG_FILE_MAX_BYTES = 8 * 1024 * 1024
@@ -32,6 +37,6 @@ TLS_FILE_MAX_BYTES = 1024 * 1024
 #: Node objects is about 150 MiB.
 EXTENDER_RESPONSE_MAX_BYTES = 256 * 1024 * 1024
 
-__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS",
+__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS", "WORKLOAD_MAX_PODS",
            "CONFIG_FILE_MAX_BYTES", "CONFIG_MAX_NODES", "CONFIG_MAX_DEPTH", "TLS_FILE_MAX_BYTES",
            "EXTENDER_RESPONSE_MAX_BYTES"]

@@ -46,3 +46,14 @@ def test_unwritable_directory_is_bad_input(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         write_text_atomic(tmp_path / "no" / "such" / "dir.xml", "x")
     assert "cannot write the file" in str(exc.value)
+
+
+def test_private_file_is_0600_even_over_a_wider_file(tmp_path: Path) -> None:
+    target = tmp_path / "snapshot.yaml"
+    target.write_text("old\n", encoding="utf-8")
+    os.chmod(target, 0o644)
+    write_text_atomic(target, "new\n", private=True)
+    assert target.read_text(encoding="utf-8") == "new\n"
+    assert target.stat().st_mode & 0o777 == 0o600
+    write_text_atomic(tmp_path / "fresh.yaml", "x\n", private=True)
+    assert (tmp_path / "fresh.yaml").stat().st_mode & 0o777 == 0o600

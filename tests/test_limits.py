@@ -7,13 +7,15 @@ the depth and number limits are tested at their real values.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from kschedctl import limits
 from kschedctl.config import lines
-from kschedctl.inputs import loader
+from kschedctl.inputs import loader, workloads
 from tests.cli.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,6 +36,16 @@ def test_the_limits_are_the_ones_the_readers_use() -> None:
     assert loader.MAX_DEPTH == limits.INPUT_MAX_DEPTH
     assert (lines.MAX_BYTES, lines.MAX_NODES, lines.MAX_DEPTH) == (
         limits.CONFIG_FILE_MAX_BYTES, limits.CONFIG_MAX_NODES, limits.CONFIG_MAX_DEPTH)
+    assert workloads.MAX_PODS == limits.WORKLOAD_MAX_PODS == 1_000_000
+
+
+@pytest.mark.parametrize("name", limits.__all__)
+def test_every_limit_is_listed_in_the_readme(name: str) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Limits on what kschedctl reads", 1)[1].split("\n## ", 1)[0]
+    value = getattr(limits, name)
+    shown = f"{value // 2**20} MiB" if value % 2**20 == 0 else f"{value:,}"
+    assert shown in section, (name, shown)
 
 
 @pytest.mark.parametrize("past", [False, True], ids=["at_limit", "past_limit"])
@@ -155,3 +167,58 @@ def _nodes_used(path: Path) -> int:
         else:
             hi = mid
     return lo
+
+
+def _replica_set(name: str, replicas: int) -> str:
+    return (f"apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {{name: {name}}}\nspec:\n  replicas: {replicas}\n"
+            "  selector: {matchLabels: {app: r}}\n  template:\n    metadata: {labels: {app: r}}\n"
+            "    spec: {containers: [{name: c, resources: {requests: {cpu: 10m}}}]}\n")
+
+
+@pytest.mark.parametrize("past", [False, True], ids=["at_limit", "past_limit"])
+def test_workload_pods(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, past: bool) -> None:
+    # Two workloads of 3 pods each, the limit 6 or 5: counted over the whole load.
+    monkeypatch.setattr(workloads, "MAX_PODS", 5 if past else 6)
+    path = tmp_path / "replicas.yaml"
+    path.write_text(_replica_set("a", 3) + "---\n" + _replica_set("b", 3), encoding="utf-8")
+    result = run_cli("simulate", "--cluster", str(CLUSTER), str(path), "-o", "json")
+    assert "Traceback" not in result.stderr
+    if past:
+        assert result.exit_code == 2
+        assert result.stderr == (f"error: {path}:15: ReplicaSet b: spec.replicas: 6 pods from the workloads of this "
+                                 "run so far, past the limit of 5\n")
+    else:
+        assert result.exit_code in (0, 1), result.stderr
+        assert len(json.loads(result.stdout)["placements"]) == 6
+
+
+@pytest.mark.parametrize("replicas,message", [
+    (limits.WORKLOAD_MAX_PODS + 1, "ReplicaSet r: spec.replicas: 1,000,001 pods from the workloads of this run so "
+                                   "far, past the limit of 1,000,000"),
+    (2**63 - 1, "ReplicaSet r: spec.replicas must be a 32-bit integer, not 9223372036854775807"),
+])
+def test_huge_replica_counts_are_refused_before_any_pod_is_made(tmp_path: Path, replicas: int, message: str) -> None:
+    # A separate process with a deadline: a count that is expanded runs until memory runs out.
+    path = tmp_path / "replicas.yaml"
+    path.write_text(_replica_set("r", replicas), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "kschedctl", "simulate", "--cluster", str(CLUSTER), str(path)],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2
+    assert proc.stderr == f"error: {path}:5: {message}\n"
+
+
+@pytest.mark.parametrize("command", ["explain", "simulate"])
+def test_daemonset_pods_count_per_node_where_they_are_made(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                          command: str) -> None:
+    # 8 nodes: simulate would make 8 pods, past a limit of 7; explain makes one.
+    monkeypatch.setattr(workloads, "MAX_PODS", 7)
+    path = tmp_path / "daemonset.yaml"
+    path.write_text("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n"
+                    "  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n"
+                    "    spec: {containers: [{name: c}]}\n", encoding="utf-8")
+    result = run_cli(command, "--cluster", str(CLUSTER), str(path), "-o", "json")
+    if command == "explain":
+        assert result.exit_code == 0, result.stderr
+    else:
+        assert result.exit_code == 2
+        assert result.stderr == f"error: {path}:1: 8 pods from the workloads of this run so far, past the limit of 7\n"

@@ -43,7 +43,9 @@ def snapshot(
     """Print the live cluster's scheduling-relevant objects (nodes, pods, volumes, priority classes,
     disruption budgets, workloads' selectors, ...) as YAML or JSON that --cluster reads back with the
     same results. Cleaned of managedFields, resourceVersion and other noise; containers lose env,
-    envFrom, command and args (never read by the scheduler, often secret); Secrets are never read."""
+    envFrom, command, args, lifecycle hooks and probe commands and headers, volumes their flexVolume
+    options and CSI attributes, device configurations their opaque parameters (never read by the
+    scheduler, often secret); Secrets are never read. --file is written with mode 0600."""
     from kschedctl.cli.live import print_warnings, read_live_objects
     from kschedctl.errors import EXIT_OK, UsageError
 
@@ -63,7 +65,7 @@ def snapshot(
     if file is not None:
         from kschedctl.atomic import write_text_atomic
 
-        write_text_atomic(file, text)
+        write_text_atomic(file, text, private=True)  # a cluster's inventory: readable by its owner only
     else:
         sys.stdout.write(text)
     if not quiet:

@@ -177,11 +177,15 @@ def _check_header(data: Any, name: str, loaded: Loaded) -> str:
     if not isinstance(data, dict):
         raise InputError(f"a KubeSchedulerConfiguration must be a mapping, not a {_kind_of(data)}", name, 1)
     api_version, kind = data.get("apiVersion"), data.get("kind")
+    for key, value in (("kind", kind), ("apiVersion", api_version)):
+        # Go's decoder reads both into strings: anything else is refused before the version is looked at.
+        if value is not None and not isinstance(value, str):
+            raise InputError(f"{key} must be a string, not {_short(value)}", name, loaded.lines.get(key, 1))
     if kind != KIND:
         line = loaded.lines.get("kind", 1)
         if kind is None:
             raise InputError("no kind: expected kind: KubeSchedulerConfiguration", name, line)
-        raise InputError(f"kind {kind!r} is not KubeSchedulerConfiguration", name, line)
+        raise InputError(f"kind {_short(kind)} is not KubeSchedulerConfiguration", name, line)
     line = loaded.lines.get("apiVersion", 1)
     if api_version in ACCEPTED:
         return str(api_version)
@@ -193,7 +197,7 @@ def _check_header(data: Any, name: str, loaded: Loaded) -> str:
                          f"rewrite the file as {V1}{hint}{_migration_report(data)}", name, line)
     if api_version is None:
         raise InputError(f"no apiVersion: expected {V1}", name, line)
-    raise InputError(f"apiVersion {api_version!r} is not a version of KubeSchedulerConfiguration "
+    raise InputError(f"apiVersion {_short(api_version)} is not a version of KubeSchedulerConfiguration "
                      f"(expected {V1})", name, line)
 
 

@@ -14,9 +14,14 @@ from typing import Any
 
 from kschedctl.errors import InputError
 
-# A shape is one of: STR, INT, BOOL, ANY_MAP, a dict {field: shape} (a mapping whose listed
-# fields have those shapes), ListOf(shape) or MapOf(shape).
+# A shape is one of: STR, INT, INT32, INT_OR_STR, BOOL, ANY_MAP, ANY, a dict {field: shape} (a
+# mapping whose listed fields have those shapes), ListOf(shape) or MapOf(shape).
 STR, INT, BOOL, ANY_MAP, ANY = "string", "integer", "boolean", "mapping", "any"
+#: An int32 field of the API (replicas, parallelism, ...): Go's decoder refuses a number past its range.
+INT32 = "int32"
+#: intstr.IntOrString (a Deployment's maxSurge: 1 or "25%").
+INT_OR_STR = "int-or-string"
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
 class ListOf:
@@ -27,10 +32,18 @@ class ListOf:
 
 
 class MapOf:
-    __slots__ = ("value",)
+    """A mapping of any keys to values of one shape; ``nulls=False`` refuses null values, as
+    kschedctl's cluster reader refuses a label whose value is null."""
 
-    def __init__(self, value: Any) -> None:
+    __slots__ = ("value", "nulls")
+
+    def __init__(self, value: Any, nulls: bool = True) -> None:
         self.value = value
+        self.nulls = nulls
+
+
+#: Labels and annotations: strings only.
+STRING_MAP = MapOf(STR, nulls=False)
 
 
 _REQUIREMENTS = ListOf({"key": STR, "operator": STR, "values": ListOf(STR)})
@@ -50,7 +63,9 @@ AFFINITY = {
     "podAffinity": _POD_AFFINITY,
     "podAntiAffinity": _POD_AFFINITY,
 }
-_CONTAINER = {"name": STR, "image": STR, "restartPolicy": STR, "resources": ANY_MAP,
+RESOURCES = {"requests": ANY_MAP, "limits": ANY_MAP, "claims": ListOf({"name": STR, "request": STR})}
+_CONTAINER = {"name": STR, "image": STR, "restartPolicy": STR, "resources": RESOURCES,
+              "env": ListOf({"name": STR, "value": STR, "valueFrom": ANY_MAP}),
               "ports": ListOf({"containerPort": INT, "hostPort": INT, "protocol": STR, "hostIP": STR})}
 _OBJECT_META = {"name": STR, "generateName": STR, "namespace": STR, "uid": STR, "labels": ANY_MAP,
                 "annotations": ANY_MAP,
@@ -70,7 +85,8 @@ POD = {
         "containers": ListOf(_CONTAINER), "initContainers": ListOf(_CONTAINER),
         "volumes": ListOf({"name": STR, "persistentVolumeClaim": {"claimName": STR, "readOnly": BOOL},
                            "ephemeral": ANY_MAP}),
-        "resourceClaims": ListOf(ANY_MAP), "overhead": ANY_MAP, "resources": ANY_MAP,
+        "resourceClaims": ListOf(ANY_MAP), "overhead": ANY_MAP, "resources": RESOURCES,
+        "hostname": STR, "subdomain": STR,
     },
     "status": {"nominatedNodeName": STR, "phase": STR, "conditions": ListOf(ANY_MAP),
                "resourceClaimStatuses": ListOf(ANY_MAP)},
@@ -80,6 +96,30 @@ NODE = {
     "spec": {"unschedulable": BOOL, "taints": ListOf({"key": STR, "value": STR, "effect": STR})},
     "status": {"allocatable": ANY_MAP, "capacity": ANY_MAP, "conditions": ListOf(ANY_MAP),
                "images": ListOf({"names": ListOf(STR), "sizeBytes": INT})},
+}
+
+# Workloads: what kschedctl reads of a controller to make its pods (inputs/workloads.py).
+_WORKLOAD_META = {**_OBJECT_META, "labels": STRING_MAP, "annotations": STRING_MAP, "finalizers": ListOf(STR),
+                  "generation": INT}
+POD_TEMPLATE = {"metadata": _WORKLOAD_META, "spec": POD["spec"]}
+_COLLISIONS = {"collisionCount": INT32}
+_JOB_SPEC = {"parallelism": INT32, "completions": INT32, "completionMode": STR, "manualSelector": BOOL,
+             "selector": LABEL_SELECTOR, "template": POD_TEMPLATE}
+_REPLICATED = {"replicas": INT32, "minReadySeconds": INT32, "selector": LABEL_SELECTOR, "template": POD_TEMPLATE}
+WORKLOAD_SHAPES: dict[str, Any] = {
+    "Pod": POD,
+    "Deployment": {"metadata": _WORKLOAD_META, "status": _COLLISIONS, "spec": {
+        **_REPLICATED, "strategy": {"type": STR, "rollingUpdate": {"maxSurge": INT_OR_STR,
+                                                                   "maxUnavailable": INT_OR_STR}}}},
+    "ReplicaSet": {"metadata": _WORKLOAD_META, "spec": _REPLICATED},
+    "ReplicationController": {"metadata": _WORKLOAD_META, "spec": {**_REPLICATED, "selector": STRING_MAP}},
+    "StatefulSet": {"metadata": _WORKLOAD_META, "status": _COLLISIONS, "spec": {
+        **_REPLICATED, "serviceName": STR, "ordinals": {"start": INT32},
+        "volumeClaimTemplates": ListOf({"metadata": _WORKLOAD_META, "spec": ANY_MAP})}},
+    "DaemonSet": {"metadata": _WORKLOAD_META, "status": _COLLISIONS,
+                  "spec": {"selector": LABEL_SELECTOR, "template": POD_TEMPLATE}},
+    "Job": {"metadata": _WORKLOAD_META, "spec": _JOB_SPEC},
+    "CronJob": {"metadata": _WORKLOAD_META, "spec": {"jobTemplate": {"metadata": _WORKLOAD_META, "spec": _JOB_SPEC}}},
 }
 
 # Dynamic Resource Allocation (resource.k8s.io/v1, after conversion from older versions).
@@ -144,6 +184,16 @@ def _compile(shape: Any) -> Any:
     """A function checking a non-null value against ``shape`` (raises _Mismatch)."""
     if shape is ANY:
         return None
+    if shape is INT32:
+        def int32(value: Any) -> None:
+            if type(value) is not int or not _INT32_MIN <= value <= _INT32_MAX:
+                raise _Mismatch("a 32-bit integer", value)
+        return int32
+    if shape is INT_OR_STR:
+        def int_or_string(value: Any) -> None:
+            if type(value) is not str and (type(value) is not int or not _INT32_MIN <= value <= _INT32_MAX):
+                raise _Mismatch("a 32-bit integer or a string", value)
+        return int_or_string
     if shape in (STR, INT, BOOL, ANY_MAP):
         want, exact = {STR: ("a string", str), INT: ("an integer", int), BOOL: ("true or false", bool),
                        ANY_MAP: ("a mapping", dict)}[shape]
@@ -188,17 +238,22 @@ def _compile(shape: Any) -> Any:
         return listing
     if type(shape) is MapOf:
         value_fn = _compile(shape.value)
+        nulls = shape.nulls
+        null_word = "a string" if shape.value is STR else "a mapping"
 
         def map_of(value: Any) -> None:
             if type(value) is not dict:
                 raise _Mismatch("a mapping", value)
             for key, item in value.items():
-                if item is not None:
-                    try:
+                try:
+                    if item is None:
+                        if not nulls:
+                            raise _Mismatch(null_word, item)
+                    elif value_fn is not None:
                         value_fn(item)
-                    except _Mismatch as exc:
-                        exc.parts.append(f".{key}")
-                        raise
+                except _Mismatch as exc:
+                    exc.parts.append(f".{key}")
+                    raise
         return map_of
     raise TypeError(f"not a shape: {shape!r}")
 
@@ -229,6 +284,14 @@ _NODE_CHECK = _compile(NODE)
 def check_pod(pod: dict) -> None:
     """The Pod's scheduling fields have the types the API server would have decoded."""
     _run(_POD_CHECK, pod, "")
+
+
+def check_workload(obj: dict) -> None:
+    """A Pod or workload (Deployment, ..., CronJob) has the field types the API server would decode,
+    its pod template included."""
+    shape = WORKLOAD_SHAPES.get(str(obj.get("kind")))
+    if shape is not None:
+        check(obj, shape)
 
 
 def check_dra(obj: dict) -> None:

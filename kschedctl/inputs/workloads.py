@@ -48,6 +48,8 @@ from typing import Any, Iterable
 from kschedctl.errors import InputError
 from kschedctl.inputs.cluster import KIND_COLLECTIONS, DEFAULT_NAMESPACE, ClusterState, admit_pod, make_uid
 from kschedctl.inputs.loader import Document, field_line, load_documents
+from kschedctl.inputs.shapes import check_workload
+from kschedctl.limits import WORKLOAD_MAX_PODS
 
 __all__ = [
     "PodToExplain",
@@ -59,7 +61,13 @@ __all__ = [
     "fnv32a",
     "pod_template_hash",
     "random_suffix",
+    "controller_pod_count",
+    "mapping_at",
+    "MAX_PODS",
 ]
+
+#: Most pods the workloads of one load may stand for (kschedctl.limits.WORKLOAD_MAX_PODS).
+MAX_PODS = WORKLOAD_MAX_PODS
 
 # Label and annotation keys, as upstream spells them.
 POD_TEMPLATE_HASH_LABEL = "pod-template-hash"  # apps.DefaultDeploymentUniqueLabelKey
@@ -187,6 +195,7 @@ def pods_from_documents(docs: Iterable[Document], cluster: ClusterState | None =
     skipped: dict[str, int] = {}
     docs = list(docs)
     workloads = []
+    pods = 0
     for doc in docs:
         kind = doc.kind
         groups = WORKLOAD_KINDS.get(kind)
@@ -200,8 +209,15 @@ def pods_from_documents(docs: Iterable[Document], cluster: ClusterState | None =
     if cluster is not None and out.bundled:
         cluster = out.joined(cluster)  # a bundled PriorityClass counts at admission
     for doc in workloads:
+        kind = doc.kind
         try:
             item = _convert(doc)
+            # Counted before any replica is made: simulate and test expand these counts into pods.
+            # A DaemonSet counts once here (its pods per node are counted where they are made).
+            pods += controller_pod_count(doc.obj) if kind != "Pod" else 0
+            if pods > MAX_PODS:
+                raise InputError(f"{_described(doc.obj)}: {_count_field(kind)}: {pods:,} pods from the workloads "
+                                 f"of this run so far, past the limit of {MAX_PODS:,}")
             if cluster is not None:
                 admit_pod(item.pod, cluster)
         except InputError as exc:
@@ -237,6 +253,11 @@ def _bundles_with_pods(doc: Document) -> bool:
 def _convert(doc: Document) -> PodToExplain:
     obj = doc.obj
     kind = doc.kind
+    try:
+        check_workload(obj)
+    except InputError as exc:
+        raise InputError(f"{_described(obj)}: {exc.message}") from None
+    _check_counts(obj, kind)
     if kind == "Pod":
         return _from_pod(doc)
     obj = copy.deepcopy(obj)  # the document stays as read
@@ -257,6 +278,81 @@ def _convert(doc: Document) -> PodToExplain:
     if kind == "CronJob":
         return _from_cronjob(obj, meta, doc)
     raise InputError(f"kind {kind} has no pod template")  # pragma: no cover - filtered before
+
+
+def _described(obj: dict) -> str:
+    """``Deployment web`` (``Pod default/web``) for messages; the name left out when it is not a string."""
+    kind = str(obj.get("kind"))
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    name = meta.get("name") or meta.get("generateName")
+    if not isinstance(name, str):
+        return kind
+    if kind == "Pod":
+        namespace = meta.get("namespace")
+        return f"Pod {namespace if isinstance(namespace, str) and namespace else DEFAULT_NAMESPACE}/{name}"
+    return f"{kind} {name}"
+
+
+#: The count fields of each kind's spec (int32 in the API), all validated as non-negative.
+_COUNT_FIELDS: dict[str, tuple[str, ...]] = {
+    "Deployment": ("replicas", "minReadySeconds"),
+    "ReplicaSet": ("replicas", "minReadySeconds"),
+    "ReplicationController": ("replicas", "minReadySeconds"),
+    "StatefulSet": ("replicas", "minReadySeconds", "ordinals.start"),
+    "Job": ("parallelism", "completions"),
+    "CronJob": ("jobTemplate.spec.parallelism", "jobTemplate.spec.completions"),
+}
+
+
+def _check_counts(obj: dict, kind: str) -> None:
+    """ValidateNonnegativeField on the counts (their types are checked by the shapes)."""
+    for path in _COUNT_FIELDS.get(kind, ()):
+        value: Any = obj.get("spec")
+        for part in path.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if isinstance(value, int) and value < 0:
+            raise InputError(f"{_described(obj)}: spec.{path}: Invalid value: {value}: "
+                             f"must be greater than or equal to 0")
+
+
+def _count_field(kind: str) -> str:
+    return {"Job": "spec.parallelism", "CronJob": "spec.jobTemplate.spec.parallelism",
+            "DaemonSet": "spec.template"}.get(kind, "spec.replicas")
+
+
+def controller_pod_count(obj: dict, node_count: int = 1) -> int:
+    """How many pods a workload's controller creates at once: ``spec.replicas`` (default 1) of a
+    Deployment, ReplicaSet, ReplicationController or StatefulSet; ``min(parallelism, completions)``
+    of a Job or a CronJob's Job; one per node (at most ``node_count``) for a DaemonSet; 1 for a Pod.
+    ``obj`` has passed the load checks (a count that is not a non-negative integer counts as 1)."""
+    kind = obj.get("kind")
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    if kind in ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet"):
+        return _non_negative(spec.get("replicas"), 1)
+    if kind in ("Job", "CronJob"):
+        job = spec
+        if kind == "CronJob":
+            template = spec.get("jobTemplate")
+            job = template.get("spec") if isinstance(template, dict) and isinstance(template.get("spec"), dict) else {}
+        parallelism = _non_negative(job.get("parallelism"), 1)
+        completions = job.get("completions")
+        return min(parallelism, completions) if type(completions) is int and completions >= 0 else parallelism
+    if kind == "DaemonSet":
+        return node_count
+    return 1
+
+
+def mapping_at(parent: dict, key: str) -> dict:
+    """``parent[key]``, a new empty mapping when absent or null (the API server decodes null as absent);
+    the load checks have made sure it is not of another type."""
+    value = parent.get(key)
+    if value is None:
+        value = parent[key] = {}
+    return value
+
+
+def _non_negative(value: Any, default: int) -> int:
+    return value if type(value) is int and value >= 0 else default
 
 
 def _from_pod(doc: Document) -> PodToExplain:
@@ -403,10 +499,7 @@ def _from_deployment(deploy: dict, meta: dict, doc: Document) -> PodToExplain:
     match_labels = dict(selector.get("matchLabels") or {})
     match_labels[POD_TEMPLATE_HASH_LABEL] = hash_
     selector["matchLabels"] = match_labels
-    replicas = spec.get("replicas")
-    replicas = 1 if replicas is None else replicas
-    if type(replicas) is not int or replicas < 0:
-        raise InputError(f"Deployment {name}: spec.replicas must be a non-negative integer, not {replicas!r}")
+    replicas = _non_negative(spec.get("replicas"), 1)
     rs_name = f"{name}-{hash_}"
     rs_spec: dict[str, Any] = {"replicas": replicas, "selector": selector, "template": rs_template}
     if spec.get("minReadySeconds"):
@@ -470,7 +563,7 @@ def _from_statefulset(sts: dict, meta: dict, doc: Document) -> PodToExplain:
     pod_name = f"{name}-{ordinal}"
     del pmeta["generateName"]
     pmeta["name"] = pod_name
-    labels = pmeta.setdefault("labels", {})
+    labels = mapping_at(pmeta, "labels")
     labels[STATEFULSET_POD_NAME_LABEL] = pod_name
     labels[POD_INDEX_LABEL] = str(ordinal)
     revision = f"{name}-{statefulset_revision_hash(template, (sts.get('status') or {}).get('collisionCount'))}"
@@ -498,7 +591,7 @@ def _from_statefulset(sts: dict, meta: dict, doc: Document) -> PodToExplain:
         claim_labels.update(match_labels or {})
         if claim_labels:
             claim["metadata"]["labels"] = claim_labels
-        claim.setdefault("spec", {})
+        mapping_at(claim, "spec")
         claim["status"] = {"phase": "Pending"}
         claims.append(claim)
         volumes_from_claims.append(
@@ -518,7 +611,7 @@ def _from_daemonset(ds: dict, meta: dict, doc: Document) -> PodToExplain:
     _check_selector(spec, template, "DaemonSet", name)
     hash_ = pod_template_hash(template, (ds.get("status") or {}).get("collisionCount"))
     pod = _pod_from_template(ds, meta, "DaemonSet", template)
-    labels = pod["metadata"].setdefault("labels", {})
+    labels = mapping_at(pod["metadata"], "labels")
     labels[DAEMONSET_TEMPLATE_GENERATION_LABEL] = str(meta.get("generation") or 1)
     labels[CONTROLLER_REVISION_HASH_LABEL] = hash_
     pspec = pod["spec"]
@@ -552,24 +645,23 @@ def _pod_from_job(job: dict, meta: dict) -> tuple[dict, list[str]]:
     uid = meta["uid"]
     if not spec.get("manualSelector"):
         # generateSelector (API server, on create): labels on the template, selector on the uid.
-        labels = template["metadata"].setdefault("labels", {})
+        labels = mapping_at(template["metadata"], "labels")
         for key in (LEGACY_JOB_NAME_LABEL, JOB_NAME_LABEL):
             labels.setdefault(key, name)
         for key in (LEGACY_CONTROLLER_UID_LABEL, CONTROLLER_UID_LABEL):
             labels.setdefault(key, uid)
-        selector = spec.setdefault("selector", {})
-        selector.setdefault("matchLabels", {}).setdefault(CONTROLLER_UID_LABEL, uid)
+        mapping_at(mapping_at(spec, "selector"), "matchLabels").setdefault(CONTROLLER_UID_LABEL, uid)
     else:
         _check_selector(spec, template, "Job", name)
     template = copy.deepcopy(template)
     indexed = spec.get("completionMode") == "Indexed"
     if indexed:
         index = 0
-        template["metadata"].setdefault("annotations", {})[JOB_COMPLETION_INDEX] = str(index)
-        template["metadata"].setdefault("labels", {})[JOB_COMPLETION_INDEX] = str(index)
+        mapping_at(template["metadata"], "annotations")[JOB_COMPLETION_INDEX] = str(index)
+        mapping_at(template["metadata"], "labels")[JOB_COMPLETION_INDEX] = str(index)
         for field_ in ("initContainers", "containers"):
             for c in template["spec"].get(field_) or ():
-                env = c.setdefault("env", [])
+                env = c["env"] = list(c.get("env") or ())
                 if not any(e.get("name") == "JOB_COMPLETION_INDEX" for e in env):
                     env.append({"name": "JOB_COMPLETION_INDEX", "valueFrom": {
                         "fieldRef": {"fieldPath": f"metadata.labels['{JOB_COMPLETION_INDEX}']"}}})

@@ -17,6 +17,8 @@ def simulation_batch(items: Iterable[Any], cluster_state: Any) -> tuple[list[dic
     joined: list[dict] = []
     nodes = list(cluster_state.nodes)
     first_seen: dict[str, Any] = {}
+    items = list(items)
+    _check_pod_budget(items, len(nodes))
     for item in items:
         pods, objects = expand_replicas(item, nodes)
         for pod in pods:
@@ -31,6 +33,23 @@ def simulation_batch(items: Iterable[Any], cluster_state: Any) -> tuple[list[dic
     if joined:
         cluster_state = cluster_state.with_objects(joined)
     return batch, cluster_state
+
+
+def _check_pod_budget(items: list[Any], node_count: int) -> None:
+    """InputError naming the workload past which the batch would hold more than the limit of pods,
+    before any is made (the loader checks each load; a batch may join several)."""
+    from kschedctl.inputs.workloads import MAX_PODS, controller_pod_count
+
+    total = 0
+    for item in items:
+        source = getattr(item, "source", None)
+        obj = getattr(source, "obj", None) or {}
+        if obj.get("kind") == "Pod":
+            continue  # pods given as such are bounded by the loader's object limit
+        total += controller_pod_count(obj, node_count)
+        if total > MAX_PODS:
+            raise InputError(f"{total:,} pods from the workloads of this run so far, past the limit of "
+                             f"{MAX_PODS:,}", getattr(source, "file", None), getattr(source, "line", None))
 
 
 def expand_replicas(item: Any, nodes: Iterable[dict] = ()) -> tuple[list[dict], list[dict]]:
@@ -70,16 +89,9 @@ def expand_replicas(item: Any, nodes: Iterable[dict] = ()) -> tuple[list[dict], 
 def replica_count(obj: dict) -> int:
     """How many pods a workload object's controller creates at once (1 for a Pod or an unknown kind;
     a DaemonSet's count depends on the nodes: 1 here)."""
-    kind = obj.get("kind")
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    try:
-        if kind in ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet"):
-            return _count(spec.get("replicas"), 1)
-        if kind in ("Job", "CronJob"):
-            return _job_pod_count(_job_spec(kind, spec))
-    except InputError:  # a malformed count is reported where the replicas are made
-        return 1
-    return 1
+    from kschedctl.inputs.workloads import controller_pod_count
+
+    return controller_pod_count(obj)
 
 
 def _job_spec(kind: str, spec: dict) -> dict:
@@ -95,12 +107,16 @@ def _job_pod_count(job_spec: dict) -> int:
 
 
 def _count(value: Any, default: int) -> int:
+    # The loader has checked counts (types, signs, the pod limit); this guards callers that
+    # build items some other way from making an unbounded number of pods.
+    from kschedctl.inputs.workloads import MAX_PODS
+
     if value is None:
         return default
     if type(value) is not int or value < 0:
-        from kschedctl.errors import InputError
-
-        raise InputError(f"replica count must be a non-negative integer, not {value!r}")
+        raise InputError(f"replica count must be a non-negative integer, not {str(value)[:40]}")
+    if value > MAX_PODS:
+        raise InputError(f"replica count {value:,} is past the limit of {MAX_PODS:,} pods")
     return value
 
 
@@ -141,7 +157,7 @@ def _renamed(pod: dict, i: int, taken: set[str]) -> dict:
 
 
 def _indexed_job_pod(pod: dict, index: int) -> dict:
-    from kschedctl.inputs.workloads import JOB_COMPLETION_INDEX, random_suffix
+    from kschedctl.inputs.workloads import JOB_COMPLETION_INDEX, mapping_at, random_suffix
 
     new = copy.deepcopy(pod)
     meta = new["metadata"]
@@ -149,8 +165,8 @@ def _indexed_job_pod(pod: dict, index: int) -> dict:
     prefix = f"{job}-{index}-"
     meta["generateName"] = prefix
     meta["name"] = prefix + random_suffix([prefix, meta.get("uid"), index])
-    meta.setdefault("labels", {})[JOB_COMPLETION_INDEX] = str(index)
-    meta.setdefault("annotations", {})[JOB_COMPLETION_INDEX] = str(index)
+    mapping_at(meta, "labels")[JOB_COMPLETION_INDEX] = str(index)
+    mapping_at(meta, "annotations")[JOB_COMPLETION_INDEX] = str(index)
     spec = new["spec"]
     if spec.get("hostname"):
         spec["hostname"] = f"{job}-{index}"
@@ -160,7 +176,7 @@ def _indexed_job_pod(pod: dict, index: int) -> dict:
 
 def _statefulset_pods(item: Any, spec: dict, objects: list[dict]) -> tuple[list[dict], list[dict]]:
     from kschedctl.inputs.cluster import make_uid
-    from kschedctl.inputs.workloads import POD_INDEX_LABEL, STATEFULSET_POD_NAME_LABEL
+    from kschedctl.inputs.workloads import POD_INDEX_LABEL, STATEFULSET_POD_NAME_LABEL, mapping_at
 
     pod = item.pod
     sts = item.owners[0]["metadata"]["name"] if getattr(item, "owners", None) else pod["metadata"]["name"].rsplit("-", 1)[0]
@@ -179,7 +195,7 @@ def _statefulset_pods(item: Any, spec: dict, objects: list[dict]) -> tuple[list[
         name = f"{sts}-{ordinal}"
         meta = new["metadata"]
         meta["name"] = name
-        labels = meta.setdefault("labels", {})
+        labels = mapping_at(meta, "labels")
         labels[STATEFULSET_POD_NAME_LABEL] = name
         labels[POD_INDEX_LABEL] = str(ordinal)
         new["spec"]["hostname"] = name
@@ -208,7 +224,7 @@ def _daemonset_pods(pod: dict, nodes: Iterable[dict]) -> list[dict]:
     """One pod per node the daemon controller would run it on (NodeAffinity/nodeSelector
     match and no untolerated NoSchedule/NoExecute taint: nodeShouldRunDaemonPod), each pinned
     with a required node affinity on metadata.name (ReplaceDaemonSetPodNodeNameNodeAffinity)."""
-    from kschedctl.inputs.workloads import random_suffix
+    from kschedctl.inputs.workloads import mapping_at, random_suffix
     from kschedctl.k8s.node_selectors import RequiredNodeAffinity
     from kschedctl.k8s.tolerations import find_matching_untolerated_taint
 
@@ -226,8 +242,7 @@ def _daemonset_pods(pod: dict, nodes: Iterable[dict]) -> list[dict]:
             continue
         new = copy.deepcopy(pod)
         new["metadata"]["name"] = prefix[:58] + random_suffix([prefix, name])
-        affinity = new["spec"].setdefault("affinity", {})
-        node_affinity = affinity.setdefault("nodeAffinity", {})
+        node_affinity = mapping_at(mapping_at(new["spec"], "affinity"), "nodeAffinity")
         node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [
             {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]}
         _fresh_uid(new)

@@ -76,3 +76,42 @@ def test_missing_file_is_named() -> None:
     result = run_cli("explain", str(ROOT / "no-such-pod.yaml"), "--cluster", CLUSTER)
     assert result.exit_code == 2
     assert "no-such-pod.yaml" in result.stderr and "Traceback" not in result.stderr
+
+
+#: Field types of the wrong kind, each one line naming file, line and field (exit 2), where they
+#: were once a traceback (exit 1). Replica counts: tests/test_limits.py.
+WRONG_TYPES = [
+    ("pod-requests-list.yaml", "pod",
+     "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+     "    resources: {requests: [], limits: {cpu: 1}}\n",
+     ":7: Pod default/p: spec.containers[0].resources.requests must be a mapping, not a list"),
+    ("pod-level-requests-list.yaml", "pod",
+     "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  resources: {requests: [], limits: {cpu: 1}}\n"
+     "  containers: [{name: c}]\n",
+     ":5: Pod default/p: spec.resources.requests must be a mapping, not a list"),
+    ("deployment-labels-string.yaml", "pod",
+     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {a: b}}\n"
+     "  template:\n    metadata: {labels: \"s\"}\n    spec: {containers: [{name: c}]}\n",
+     ':7: Deployment d: spec.template.metadata.labels must be a mapping, not "s"'),
+    ("statefulset-name-number.yaml", "pod",
+     "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: -1}\nspec:\n  selector: {matchLabels: {a: b}}\n"
+     "  template:\n    metadata: {labels: {a: b}}\n    spec: {containers: [{name: c}]}\n",
+     ":3: StatefulSet: metadata.name must be a string, not -1"),
+    ("job-parallelism-negative.yaml", "simulate",
+     "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  parallelism: -3\n"
+     "  template: {spec: {containers: [{name: c}]}}\n",
+     ":5: Job j: spec.parallelism: Invalid value: -3: must be greater than or equal to 0"),
+    ("config-apiversion-list.yaml", "validate",
+     "apiVersion: []\nkind: KubeSchedulerConfiguration\n", ":1: apiVersion must be a string, not []"),
+    ("config-kind-mapping.yaml", "config",
+     "apiVersion: kubescheduler.config.k8s.io/v1\nkind: {a: 1}\n", ':2: kind must be a string, not {"a":1}'),
+]
+
+
+@pytest.mark.parametrize("name,role,text,message", WRONG_TYPES, ids=[c[0] for c in WRONG_TYPES])
+def test_wrong_field_types_are_one_line(tmp_path: Path, name: str, role: str, text: str, message: str) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    result = run_cli(*ROLES[role](path))
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr == f"error: {path}{message}\n"

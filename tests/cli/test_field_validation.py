@@ -147,10 +147,11 @@ configs: [{{name: default}}]
 clusters: [{{name: bundled, files: {CLUSTER}}}]
 workloads: [{BAD_POD}]
 """, encoding="utf-8")
-    result = run_cli("sweep", str(sweep), "-j", "1", "-o", "json")
+    # The files are outside the working directory's repository: allowed, as test's are above.
+    result = run_cli("sweep", str(sweep), "-j", "1", "-o", "json", "--allow-outside-paths")
     assert result.exit_code == 1
     assert 'strict decoding error: unknown field \\"spec.nodeselector\\"' in result.stdout
-    warned = run_cli("sweep", str(sweep), "-j", "1", "-o", "json", "--validate=warn")
+    warned = run_cli("sweep", str(sweep), "-j", "1", "-o", "json", "--validate=warn", "--allow-outside-paths")
     assert warned.exit_code == 0, warned.stdout
     assert warned.stderr == WARNING
 

@@ -63,3 +63,11 @@ def test_profiles_shaped_documents(top: dict[str, Any], profiles: list[dict[str,
 def test_arbitrary_text(text: str) -> None:
     assert _outcome(text) in (0, 1, 2)
     assert _outcome(HEAD + text) in (0, 1, 2)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.one_of(_values, st.sampled_from(["kubescheduler.config.k8s.io/v1", "kubescheduler.config.k8s.io/v1beta3"])),
+       st.one_of(_values, st.just("KubeSchedulerConfiguration")))
+def test_header_values_of_any_type(api_version: Any, kind: Any) -> None:
+    # apiVersion: [] was a traceback (an unhashable version looked up in a dict).
+    assert _outcome(yaml.safe_dump({"apiVersion": api_version, "kind": kind, "parallelism": 4})) in (0, 1, 2)

@@ -1,7 +1,8 @@
 """Fuzzing every loader: whatever a file holds, kschedctl answers (exit 0 or 1) or says, in one
 line naming the file, why it cannot (exit 2); never a traceback.
 
-Cluster files, pod and workload files and scenario files go through the real CLI; extender
+Cluster files, pod and workload files (and near-valid workloads of every kind, one or two fields
+changed) and scenario files go through the real CLI; extender
 responses through the decoder of each verb. Documents are Kubernetes-shaped (the field names the
 scheduler reads, with values of any type) so that the fuzzer reaches past the first type check.
 """
@@ -81,6 +82,79 @@ _NODE_PATHS = [("spec", "taints"), ("spec", "unschedulable"), ("status", "alloca
 _near_valid_pods = st.builds(_mutated, st.just(_VALID_POD), st.sampled_from(_POD_PATHS), _values)
 _near_valid_nodes = st.builds(_mutated, st.just(_VALID_NODE), st.sampled_from(_NODE_PATHS), _values)
 
+_TEMPLATE = {"metadata": {"labels": {"app": "w"}},
+             "spec": {"containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "100m"}},
+                                      "env": [{"name": "A", "value": "1"}]}]}}
+_SELECTOR = {"matchLabels": {"app": "w"}}
+#: One valid object of each workload kind, using the fields kschedctl reads to make its pods.
+_VALID_WORKLOADS = [
+    {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w"},
+     "spec": {"replicas": 2, "selector": _SELECTOR, "template": _TEMPLATE,
+              "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%"}}}},
+    {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "w"},
+     "spec": {"replicas": 2, "selector": _SELECTOR, "template": _TEMPLATE}},
+    {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "w"},
+     "spec": {"replicas": 2, "selector": {"app": "w"}, "template": _TEMPLATE}},
+    {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "w"},
+     "spec": {"replicas": 2, "serviceName": "w", "selector": _SELECTOR, "template": _TEMPLATE, "ordinals": {"start": 1},
+              "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+                  "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}},
+    {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "w", "generation": 2},
+     "spec": {"selector": _SELECTOR, "template": _TEMPLATE}},
+    {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "w"},
+     "spec": {"parallelism": 2, "completions": 3, "completionMode": "Indexed", "template": _TEMPLATE}},
+    {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "w"},
+     "spec": {"schedule": "* * * * *", "jobTemplate": {"metadata": {"labels": {"a": "b"}},
+                                                       "spec": {"parallelism": 2, "template": _TEMPLATE}}}},
+]
+_TEMPLATE_PATHS = ["", ".metadata", ".metadata.labels", ".metadata.labels.app", ".metadata.annotations",
+                   ".metadata.finalizers", ".spec", ".spec.containers", ".spec.containers.0",
+                   ".spec.containers.0.resources", ".spec.containers.0.resources.requests",
+                   ".spec.containers.0.resources.limits", ".spec.containers.0.env", ".spec.containers.0.env.0",
+                   ".spec.initContainers", ".spec.hostNetwork", ".spec.tolerations", ".spec.volumes",
+                   ".spec.affinity", ".spec.resources", ".spec.hostname"]
+_WORKLOAD_PATHS = [
+    "metadata", "metadata.name", "metadata.namespace", "metadata.labels", "metadata.annotations", "metadata.uid",
+    "metadata.generation", "spec", "status", "status.collisionCount", "spec.replicas", "spec.selector",
+    "spec.selector.matchLabels", "spec.selector.matchExpressions", "spec.minReadySeconds", "spec.strategy",
+    "spec.strategy.rollingUpdate", "spec.strategy.rollingUpdate.maxSurge", "spec.serviceName", "spec.ordinals",
+    "spec.ordinals.start", "spec.volumeClaimTemplates", "spec.volumeClaimTemplates.0",
+    "spec.volumeClaimTemplates.0.metadata", "spec.volumeClaimTemplates.0.metadata.name", "spec.parallelism",
+    "spec.completions", "spec.completionMode", "spec.manualSelector", "spec.jobTemplate", "spec.jobTemplate.metadata",
+    "spec.jobTemplate.metadata.annotations", "spec.jobTemplate.spec", "spec.jobTemplate.spec.parallelism",
+    "spec.jobTemplate.spec.completionMode", "spec.jobTemplate.spec.selector",
+] + [f"spec.template{p}" for p in _TEMPLATE_PATHS] + [f"spec.jobTemplate.spec.template{p}" for p in _TEMPLATE_PATHS]
+
+
+def _set_at(base: Any, path: str, value: Any) -> Any:
+    """A copy of ``base`` with ``value`` at the dotted ``path`` (digits index lists; mappings made on the way;
+    a path through a list that is too short or a scalar changes nothing)."""
+    out = json.loads(json.dumps(base))
+    node, parts = out, path.split(".")
+    for key in parts[:-1]:
+        if isinstance(node, list):
+            if not key.isdigit() or int(key) >= len(node):
+                return out
+            node = node[int(key)]
+        else:
+            if not isinstance(node.get(key), (dict, list)):
+                node[key] = {}
+            node = node[key]
+    last = parts[-1]
+    if isinstance(node, dict):
+        node[last] = value
+    elif isinstance(node, list) and last.isdigit() and int(last) < len(node):
+        node[int(last)] = value
+    return out
+
+
+#: Valid workloads with one or two fields replaced by anything (null included): what the workload
+#: fuzzer found crashes with, before the load checks (inputs/shapes.py WORKLOAD_SHAPES).
+_near_valid_workloads = st.builds(
+    lambda base, edits: _set_at(_set_at(base, *edits[0]), *edits[1]) if len(edits) > 1 else _set_at(base, *edits[0]),
+    st.sampled_from(_VALID_WORKLOADS),
+    st.lists(st.tuples(st.sampled_from(_WORKLOAD_PATHS), _values), min_size=1, max_size=2))
+
 _raw_texts = st.sampled_from([
     b"\xff\xfe\x00bad", b"key: [unclosed", b"a: 1\na: 2\n", b"- just\n- a list\n", b"\x00\x01binary",
     b"a: &a [x, x]\nb: &b [*a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b]\n", b"{" * 300 + b"}" * 300,
@@ -119,6 +193,15 @@ def test_pod_and_workload_files(tmp_path_factory: Any, objects: list[dict]) -> N
     pods.write_text(_dump(objects), encoding="utf-8")
     for command in ("explain", "simulate"):
         _assert_user_facing(run_cli(command, "--cluster", str(NODES), str(pods), "-o", "json"), pods)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(_near_valid_workloads, st.sampled_from(["explain", "simulate"]))
+def test_workload_files(tmp_path_factory: Any, workload: dict, command: str) -> None:
+    path = tmp_path_factory.mktemp("workloads") / "workload.yaml"
+    path.write_text(_dump([workload]), encoding="utf-8")
+    _assert_user_facing(run_cli(command, "--cluster", str(NODES), str(path), "-o", "json"), path)
 
 
 @settings(max_examples=30, deadline=None, derandomize=True,
