@@ -72,13 +72,31 @@ def snapshot(
         print_warnings(warnings)
         counts = ", ".join(f"{n} {kind}" for kind, n in live.counts().items())
         if file is not None:
-            typer.echo(f"wrote {file}: {counts or 'no objects'}", err=True)
+            from kschedctl.printable import message_line
+
+            typer.echo(message_line(f"wrote {file}: {counts or 'no objects'}"), err=True)
     raise typer.Exit(EXIT_OK)
 
 
 def render_snapshot(live: Any, fmt: str, warnings: list[str]) -> str:
-    """The snapshot text: YAML documents under a comment header, or one JSON ``List``."""
+    """The snapshot text: YAML documents under a comment header, or one JSON ``List``.
+
+    Fields a v1.34 client does not know (a newer API server's) are left out, as kube-scheduler
+    v1.34's informers leave them out, so that the file reads back under --validate=strict.
+    """
+    from kschedctl.inputs.fields import drop_unknown_fields
+
     objects = live.all()
+    dropped: dict[str, int] = {}
+    for obj in objects:
+        for unknown in drop_unknown_fields(obj):
+            name = f"{obj.get('kind')} {unknown.dotted}"
+            dropped[name] = dropped.get(name, 0) + 1
+    if dropped:
+        shown = ", ".join(f"{name} ({n})" if n > 1 else name for name, n in list(dropped.items())[:5])
+        more = f" and {len(dropped) - 5} more" if len(dropped) > 5 else ""
+        warnings.append(f"fields kube-scheduler v1.34 does not know (a newer API server's) were left out, as its "
+                        f"client leaves them out: {shown}{more}")
     if fmt == "json":
         from kschedctl.render.output import to_json
 

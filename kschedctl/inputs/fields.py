@@ -234,6 +234,21 @@ def unknown_fields(obj: dict) -> list[UnknownField]:
     return [UnknownField(path, _suggest(str(path[-1]), parent.fields)) for path, parent in found]
 
 
+def drop_unknown_fields(obj: dict) -> list[UnknownField]:
+    """Remove from ``obj``, in place, the fields its v1.34 type does not have, and say which.
+
+    What a v1.34 client does to an object a newer API server sends: decoding into its Go types
+    leaves out what they lack, so kube-scheduler v1.34 never sees those fields.
+    """
+    found = unknown_fields(obj)
+    for unknown in found:
+        parent: Any = obj
+        for part in unknown.path[:-1]:
+            parent = parent[part]
+        parent.pop(unknown.path[-1], None)
+    return found
+
+
 def _clean(obj: dict, kind: _Type) -> bool:
     """Whether ``obj`` has no unknown field at any depth: the fast walk, with no paths kept.
 

@@ -87,3 +87,23 @@ def test_snapshot_file_is_0600(server: FakeApiServer, kubeconfig: str, tmp_path:
     assert result.exit_code == 0, result.stderr
     assert created == [0o600]  # the text is never in a file others can read, not even for a moment
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_fields_of_a_newer_api_server_are_left_out_and_the_snapshot_reads_back_strictly(
+        server: FakeApiServer, kubeconfig: str, tmp_path: Path) -> None:
+    # A v1.35+ API server may send fields v1.34 lacks; kube-scheduler v1.34's client drops them.
+    newer = yaml.safe_load(POD.read_text(encoding="utf-8"))
+    newer["metadata"]["name"] = "from-the-future"
+    newer["spec"]["nodeName"] = ""
+    newer["spec"]["futureField"] = {"x": 1}
+    newer["spec"]["containers"][0]["futureResize"] = "Auto"
+    server.add(newer)
+    target = tmp_path / "snap.yaml"
+    result = run_cli("snapshot", "--kubeconfig", kubeconfig, "--file", str(target))
+    assert result.exit_code == 0, result.stderr
+    assert "were left out, as its client leaves them out: " in result.stderr
+    assert "Pod spec.futureField" in result.stderr and "Pod spec.containers[0].futureResize" in result.stderr
+    pod = _by_name([d for d in yaml.safe_load_all(target.read_text(encoding="utf-8")) if d], "Pod", "from-the-future")
+    assert "futureField" not in pod["spec"] and "futureResize" not in pod["spec"]["containers"][0]
+    replay = run_cli("explain", str(POD), "--cluster", str(target), "-o", "json")  # strict by default
+    assert replay.exit_code == 0, replay.stderr
