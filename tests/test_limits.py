@@ -222,3 +222,20 @@ def test_daemonset_pods_count_per_node_where_they_are_made(monkeypatch: pytest.M
     else:
         assert result.exit_code == 2
         assert result.stderr == f"error: {path}:1: 8 pods from the workloads of this run so far, past the limit of 7\n"
+
+
+def test_workload_pods_of_a_scenario_count_over_all_its_pods_entries(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two pods entries of 3 replicas each, the limit 5: each entry alone is under it.
+    monkeypatch.setattr(workloads, "MAX_PODS", 5)
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.yaml").write_text(_replica_set("a", 3), encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(_replica_set("b", 3), encoding="utf-8")
+    (tmp_path / "nodes.yaml").write_text(CLUSTER.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(
+        "apiVersion: kschedctl/v1\nkind: Scenario\nname: s\ncluster: [nodes.yaml]\npods: [a.yaml, b.yaml]\n"
+        "expect:\n- simulate: {scheduled: 6}\n", encoding="utf-8")
+    result = run_cli("test", "s.yaml", "-o", "json")
+    assert result.exit_code == 2, result.stdout
+    assert "6 pods from the workloads of this run so far, past the limit of 5" in result.stdout

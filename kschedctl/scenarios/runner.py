@@ -264,18 +264,13 @@ class ScenarioRunner:
         result = ctx.simulations.get(include_pending)
         if result is None:
             try:
-                from kschedctl.scheduler.replicas import expand_replicas
+                from kschedctl.scheduler.replicas import simulation_batch
                 from kschedctl.scheduler.simulate import Simulator
             except ImportError:
                 raise SimulateNotAvailable() from None
-            nodes = list(getattr(ctx.cluster, "nodes", ()))
-            batch: list[dict] = []
-            extra: list[dict] = []
-            for item in ctx.items:
-                pods, objects = expand_replicas(item, nodes)
-                batch.extend(pods)
-                extra.extend(o for o in objects if o not in item.objects)
-            cluster = ctx.cluster.with_objects(extra) if extra else ctx.cluster
+            # One batch for the whole scenario: the pod limit and the duplicate check count every
+            # pods entry together, as simulate does for the files of one run.
+            batch, cluster = simulation_batch(ctx.items, ctx.cluster)
             seed = ctx.scenario.seed if ctx.scenario.seed is not None else DEFAULT_SIMULATE_SEED
             sim = Simulator(cluster, ctx.config, registry=self._registry(), seed=seed)
             result = ctx.simulations[include_pending] = sim.run(batch, ctx.scenario.profile,

@@ -9,6 +9,7 @@ from typing import Any, Iterable
 
 from kschedctl.errors import InputError
 
+
 def simulation_batch(items: Iterable[Any], cluster_state: Any) -> tuple[list[dict], Any]:
     """The pods of ``items`` (pods and workloads read from files) with workloads expanded to
     their replicas, in order, and the cluster state with their owners and other objects joined.
