@@ -334,7 +334,8 @@ def fuzz_caches(rounds: int, seed: int = 1) -> int:
             if g is not None:
                 compared += 1
                 handed_out.append(g)
-                if w.counts != g.counts or w.witnesses != g.witnesses:
+                if w.counts != g.counts or w.witnesses != g.witnesses \
+                        or sorted(g.keys or ()) != sorted(w.topology_keys()):
                     failures += 1
                     print(f"existing anti-affinity mismatch (round {round_}): {w.counts} != {g.counts}")
             aff_terms = [ipa.merge_term_namespaces(t, ns_objects) for t in pod_info.required_affinity_terms]
@@ -347,7 +348,7 @@ def fuzz_caches(rounds: int, seed: int = 1) -> int:
                     ga, gn = got_incoming
                     handed_out += [ga, gn]
                     if wa.counts != ga.counts or wn.counts != gn.counts or wn.witnesses != gn.witnesses \
-                            or wa.witnesses != ga.witnesses:
+                            or wa.witnesses != ga.witnesses or sorted(gn.keys or ()) != sorted(wn.topology_keys()):
                         failures += 1
                         print(f"incoming affinity mismatch (round {round_}): {wa.counts}/{wn.counts} != "
                               f"{ga.counts}/{gn.counts}")

@@ -161,15 +161,11 @@ class InterPodAffinity(Plugin):
         return None
 
     def filter(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> Status | None:
-        s = _pre_filter_state(state)
-        if isinstance(s, Status):
-            return s
-        labels = node_info.labels
-        return (
-            filtering.check_pod_affinity(s, labels)
-            or filtering.check_pod_anti_affinity(s, labels)
-            or filtering.check_existing_anti_affinity(s, labels)
-        )
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except KeyError:
+            return _pre_filter_state(state)  # its error status
+        return filtering.filter_node(s, node_info.labels)
 
     # --- PreScore / Score / NormalizeScore ----------------------------------------------------
 

@@ -58,15 +58,25 @@ class TopologyCounts:
     sums kept across cycles): they are copied before the first update.
     """
 
-    __slots__ = ("counts", "witnesses", "shared")
+    __slots__ = ("counts", "witnesses", "shared", "keys")
 
     def __init__(
         self, counts: dict[Pair, int] | None = None, witnesses: dict[Pair, dict[str, int]] | None = None,
-        shared: bool = False,
+        shared: bool = False, keys: tuple[str, ...] | None = None,
     ) -> None:
         self.counts: dict[Pair, int] = counts if counts is not None else {}
         self.witnesses: dict[Pair, dict[str, int]] | None = witnesses
         self.shared = shared
+        #: The topology keys of the pairs counted above 0, when known (see ``topology_keys``).
+        self.keys = keys
+
+    def topology_keys(self) -> tuple[str, ...]:
+        """The topology keys of the pairs whose count is above 0 (so that Filter looks up the
+        node's value of these few keys instead of every label of the node)."""
+        keys = self.keys
+        if keys is None:
+            keys = self.keys = tuple({pair[0]: None for pair, n in self.counts.items() if n > 0})
+        return keys
 
     def update(self, node_labels: Mapping[str, str], topology_key: str, value: int, pod_key: str) -> None:
         """Add ``value`` (may be negative) to the pair of ``topology_key`` on the node, if labelled."""
@@ -77,6 +87,7 @@ class TopologyCounts:
             if self.witnesses is not None:
                 self.witnesses = {pair: dict(pods) for pair, pods in self.witnesses.items()}
             self.shared = False
+        self.keys = None
         pair = (topology_key, node_labels[topology_key])
         counts = self.counts
         n = counts.get(pair, 0) + value
@@ -107,7 +118,7 @@ class TopologyCounts:
         witnesses = None
         if self.witnesses is not None:
             witnesses = {pair: dict(pods) for pair, pods in self.witnesses.items()}
-        return TopologyCounts(dict(self.counts), witnesses)
+        return TopologyCounts(dict(self.counts), witnesses, keys=self.keys)
 
     def __len__(self) -> int:
         return len(self.counts)
@@ -268,6 +279,34 @@ def parse_error_status(pod_info: "PodInfo") -> Status:
 
 
 # --- Filter ---------------------------------------------------------------------------------------
+
+_ABSENT = object()
+
+
+def filter_node(state: PreFilterState, node_labels: Mapping[str, str]) -> Status | None:
+    """The three checks below, in order, with the same answer: the node's values of the few
+    topology keys that can reject it are looked up first, and a check runs in full (for its
+    status and details) only on a node it rejects. Filter runs on every node of every cycle."""
+    if state.affinity_terms:
+        status = check_pod_affinity(state, node_labels)
+        if status is not None:
+            return status
+    counts = state.anti.counts
+    if counts:
+        for term in state.anti_terms:
+            key = term.topology_key
+            value = node_labels.get(key, _ABSENT)
+            if value is not _ABSENT and counts.get((key, value), 0) > 0:
+                return check_pod_anti_affinity(state, node_labels)
+    existing = state.existing_anti
+    counts = existing.counts
+    if counts:
+        for key in existing.topology_keys():
+            value = node_labels.get(key, _ABSENT)
+            if value is not _ABSENT and counts.get((key, value), 0) > 0:
+                return check_existing_anti_affinity(state, node_labels)
+    return None
+
 
 
 def check_pod_affinity(state: PreFilterState, node_labels: Mapping[str, str]) -> Status | None:

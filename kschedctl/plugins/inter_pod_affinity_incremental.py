@@ -97,11 +97,13 @@ class _Entry:
 class _CountsEntry(_Entry):
     """PreFilter counts: pair -> count (pairs at 0 dropped), and pair -> pod key -> count."""
 
-    __slots__ = ("counts", "witnesses", "lent", "owned")
+    __slots__ = ("counts", "witnesses", "lent", "owned", "key_pairs")
 
     def __init__(self) -> None:
         super().__init__()
         self.counts: dict[Pair, int] = {}
+        #: topologyKey -> how many of the counted pairs have it.
+        self.key_pairs: dict[str, int] = {}
         self.witnesses: dict[Pair, dict[str, int]] = {}
         self.lent = False
         #: Pairs whose pod dict this entry copied since it last lent its dicts.
@@ -113,13 +115,21 @@ class _CountsEntry(_Entry):
             self.witnesses = dict(self.witnesses)
             self.owned = set()
             self.lent = False
-        counts, witnesses, owned = self.counts, self.witnesses, self.owned
+        counts, witnesses, owned, key_pairs = self.counts, self.witnesses, self.owned, self.key_pairs
         for pair, key, n in share:
-            total = counts.get(pair, 0) + sign * n
+            before = counts.get(pair, 0)
+            total = before + sign * n
             if total:
                 counts[pair] = total
+                if not before:
+                    key_pairs[pair[0]] = key_pairs.get(pair[0], 0) + 1
             else:
                 del counts[pair]
+                pairs_left = key_pairs[pair[0]] - 1
+                if pairs_left:
+                    key_pairs[pair[0]] = pairs_left
+                else:
+                    del key_pairs[pair[0]]
             if not key:
                 continue
             pods = witnesses.get(pair)
@@ -139,7 +149,9 @@ class _CountsEntry(_Entry):
 
     def lend(self, with_witnesses: bool) -> TopologyCounts:
         self.lent = True
-        return TopologyCounts(self.counts, self.witnesses if with_witnesses else None, shared=True)
+        # Shares only add positive counts: every pair counted is above 0.
+        return TopologyCounts(self.counts, self.witnesses if with_witnesses else None, shared=True,
+                              keys=tuple(self.key_pairs))
 
 
 class _ScoresEntry(_Entry):
