@@ -139,7 +139,8 @@ class TopologyCounts:
 class PreFilterState:
     """What PreFilter computed for one incoming pod (upstream ``preFilterState``)."""
 
-    __slots__ = ("existing_anti", "affinity", "anti", "pod_info", "affinity_terms", "anti_terms", "namespace_labels")
+    __slots__ = ("existing_anti", "affinity", "anti", "pod_info", "affinity_terms", "anti_terms", "namespace_labels",
+                 "anti_keys")
 
     def __init__(
         self,
@@ -156,6 +157,8 @@ class PreFilterState:
         #: its own PodInfo copy; PodInfos are shared here, so the resolved terms live in the state).
         self.affinity_terms = affinity_terms
         self.anti_terms = anti_terms
+        #: The topology keys of ``anti_terms``, in order (what Filter looks up first on a node).
+        self.anti_keys = tuple(t.topology_key for t in anti_terms)
         self.namespace_labels = namespace_labels
         self.existing_anti = existing_anti
         self.affinity = affinity
@@ -293,15 +296,15 @@ def filter_node(state: PreFilterState, node_labels: Mapping[str, str]) -> Status
             return status
     counts = state.anti.counts
     if counts:
-        for term in state.anti_terms:
-            key = term.topology_key
+        for key in state.anti_keys:
             value = node_labels.get(key, _ABSENT)
             if value is not _ABSENT and counts.get((key, value), 0) > 0:
                 return check_pod_anti_affinity(state, node_labels)
     existing = state.existing_anti
     counts = existing.counts
     if counts:
-        for key in existing.topology_keys():
+        keys = existing.keys
+        for key in keys if keys is not None else existing.topology_keys():
             value = node_labels.get(key, _ABSENT)
             if value is not _ABSENT and counts.get((key, value), 0) > 0:
                 return check_existing_anti_affinity(state, node_labels)
