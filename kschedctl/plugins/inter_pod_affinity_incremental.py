@@ -55,6 +55,7 @@ class _Entry:
     __slots__ = ("shares", "seen")
 
     def __init__(self) -> None:
+        #: Node name -> (generation, share), for the nodes whose share is not empty.
         self.shares: dict[str, tuple[int, Any]] = {}
         self.seen = NODE_CHANGES.count
 
@@ -63,8 +64,8 @@ class _Entry:
         shares = self.shares
         for node_info in nodes:
             share = share_of(node_info)
-            shares[node_info.name] = (node_info.generation, share)
             if share:
+                shares[node_info.name] = (node_info.generation, share)
                 self._apply(share, 1)
 
     def catch_up(self, by_name: dict[str, "NodeInfo"], share_of: Callable[[Any], Any]) -> bool:
@@ -83,11 +84,13 @@ class _Entry:
             if old is not None and old[0] == generation:
                 continue  # logged more than once since
             share = share_of(node_info)
-            if old is not None and old[1]:
+            if old is not None:
                 self._apply(old[1], -1)
             if share:
                 self._apply(share, 1)
-            shares[name] = (generation, share)
+                shares[name] = (generation, share)
+            elif old is not None:
+                del shares[name]
         return True
 
     def _apply(self, share: Any, sign: int) -> None:  # pragma: no cover - overridden
