@@ -206,3 +206,11 @@ def test_filter_node_answers_as_the_three_checks_in_turn() -> None:
             checked += 1
             rejected += want is not None
     assert 0 < rejected < checked
+
+
+def test_sums_agree_with_fresh_walks_on_random_clusters_changed_between_cycles() -> None:
+    """``benchmarks.equivalence --fuzz``: pods added and removed, nodes relabelled, joining and
+    leaving, counts handed out then changed, against fresh walks, PreScore's included."""
+    from benchmarks.equivalence import fuzz_caches
+
+    assert fuzz_caches(60, seed=11) == 0
