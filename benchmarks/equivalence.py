@@ -209,13 +209,17 @@ def run_case(name: str, config: Any, verbose: bool = False) -> tuple[str, str]:
 
 
 def fuzz_caches(rounds: int, seed: int = 1) -> int:
-    """Differential check of the PreFilter count caches against a fresh walk, on random clusters
-    changed at random between cycles (pods added and removed, nodes relabelled, lists changed).
+    """Differential check of the PreFilter count caches (and InterPodAffinity's PreScore sums)
+    against a fresh walk, on random clusters changed at random between cycles (pods added and
+    removed, nodes relabelled, lists changed).
     Returns the number of mismatches (printed)."""
     import random
 
     from kschedctl.framework.types import NodeInfo, PodInfo
+    from kschedctl.plugins import inter_pod_affinity as ipa_plugin
     from kschedctl.plugins import inter_pod_affinity_filtering as ipa
+    from kschedctl.plugins import inter_pod_affinity_incremental as ipa_incremental
+    from kschedctl.plugins import inter_pod_affinity_scoring as ipa_scoring
     from kschedctl.plugins import pod_topology_spread_filtering as pts
     from kschedctl.plugins.pod_topology_spread_common import filter_constraints
 
@@ -241,10 +245,27 @@ def fuzz_caches(rounds: int, seed: int = 1) -> int:
         spec: dict = {"containers": [{"name": "c"}]}
         if node_name:
             spec["nodeName"] = node_name
+
+        def term() -> dict:
+            t: dict = {"labelSelector": {"matchLabels": {"color": rng.choice(colors)}},
+                       "topologyKey": rng.choice(["kubernetes.io/hostname", "zone"])}
+            if rng.random() < 0.2:
+                t["namespaceSelector"] = {} if rng.random() < 0.5 else {"matchLabels": {"team": "x"}}
+            return t
+
+        affinity: dict = {}
         if rng.random() < 0.3:
-            spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                {"labelSelector": {"matchLabels": {"color": rng.choice(colors)}},
-                 "topologyKey": rng.choice(["kubernetes.io/hostname", "zone"])}]}}
+            affinity["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [term()]}
+        if rng.random() < 0.15:
+            affinity["podAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [term()]}
+        if rng.random() < 0.2:
+            affinity.setdefault("podAffinity", {})["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": rng.randint(1, 100), "podAffinityTerm": term()}]
+        if rng.random() < 0.2:
+            affinity.setdefault("podAntiAffinity", {})["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": rng.randint(1, 100), "podAffinityTerm": term()}]
+        if affinity:
+            spec["affinity"] = affinity
         if rng.random() < 0.2:
             spec["nodeSelector"] = {"disk": "ssd"}
         meta = {"name": f"p{k}", "namespace": rng.choice(namespaces), "uid": f"u{k}", "labels": {"color": color}}
@@ -259,15 +280,19 @@ def fuzz_caches(rounds: int, seed: int = 1) -> int:
             c["nodeTaintsPolicy"] = "Honor"
         return [c]
 
+    compared = 0
+    ns_objects = {"other": {"metadata": {"name": "other", "labels": {"team": "x"}}}}
     for round_ in range(rounds):
+        # A snapshot's node list never changes in place: a node joining or leaving makes a new list.
         nodes = [NodeInfo(make_node(i)) for i in range(rng.randint(1, 25))]
         for _ in range(rng.randint(0, 60)):
             ni = rng.choice(nodes)
             ni.add_pod(make_pod(ni.name))
-        pts_cache, ipa_cache = pts.PreFilterCache(max_entries=3), ipa.PreFilterCache(max_entries=3)
+        pts_cache, ipa_sums = pts.PreFilterCache(max_entries=3), ipa_incremental.IncrementalSums(max_entries=3)
         kinds = [make_pod() for _ in range(4)]
         shapes = [spread("DoNotSchedule", rng.choice(["zone", "kubernetes.io/hostname"]), rng.random() < 0.5)
                   + (spread("DoNotSchedule", "zone", False) if rng.random() < 0.3 else []) for _ in kinds]
+        handed_out: list = []
         for cycle in range(40):
             # change the cluster
             for _ in range(rng.randint(0, 3)):
@@ -280,9 +305,14 @@ def fuzz_caches(rounds: int, seed: int = 1) -> int:
                 elif op < 0.9:
                     ni.set_node(make_node(int(ni.name[1:])))
                 elif op < 0.95:
-                    nodes.append(NodeInfo(make_node(next(serial) + 1000 if rng.random() < 0.8 else rng.randrange(30))))
+                    new = NodeInfo(make_node(next(serial) + 1000 if rng.random() < 0.8 else rng.randrange(30)))
+                    nodes = nodes + [new]
                 elif len(nodes) > 1:
-                    nodes.remove(ni)
+                    nodes = [n for n in nodes if n is not ni]
+            # what a cycle's AddPod/RemovePod do to the counts it was handed must not reach the sums
+            for counts in handed_out:
+                counts.update({"zone": "a"}, "zone", rng.choice([1, -1]), "intruder")
+            handed_out = []
             k = rng.randrange(len(kinds))
             pod_info = kinds[k]
             listing = nodes if rng.random() < 0.8 else [n for n in nodes if rng.random() < 0.7]
@@ -294,23 +324,52 @@ def fuzz_caches(rounds: int, seed: int = 1) -> int:
                     [list(m.items()) for m in got.tp_value_to_match_num] or want.to_dict() != got.to_dict():
                 failures += 1
                 print(f"PodTopologySpread mismatch (round {round_}, cycle {cycle}): {want.to_dict()} != {got.to_dict()}")
-            # InterPodAffinity
-            with_anti = [n for n in listing if n.pods_with_required_anti_affinity]
-            ns_labels = {"team": "x"} if pod_info.namespace == "other" else {}
-            w = ipa.existing_anti_affinity_counts(pod_info, ns_labels, with_anti)
-            g = ipa_cache.existing_anti_affinity_counts(pod_info, ns_labels, with_anti)
-            if w.counts != g.counts or w.witnesses != g.witnesses:
-                failures += 1
-                print(f"existing anti-affinity mismatch (round {round_}): {w.counts} != {g.counts}")
-            terms = [ipa.merge_term_namespaces(t, {}) for t in make_pod().required_anti_affinity_terms]
-            aff_terms = terms[:1] if rng.random() < 0.5 else []
-            anti_terms = [ipa.merge_term_namespaces(t, {}) for t in kinds[k].required_anti_affinity_terms]
-            wa, wn = ipa.incoming_affinity_counts(aff_terms, anti_terms, listing)
-            ga, gn = ipa_cache.incoming_affinity_counts(aff_terms, anti_terms, listing)
-            if wa.counts != ga.counts or wn.counts != gn.counts or wn.witnesses != gn.witnesses \
-                    or wa.witnesses != ga.witnesses:
-                failures += 1
-                print(f"incoming affinity mismatch (round {round_}): {wa.counts}/{wn.counts} != {ga.counts}/{gn.counts}")
+            # InterPodAffinity (the sums are kept over one snapshot's whole node list)
+            def with_anti() -> list:
+                return [n for n in nodes if n.pods_with_required_anti_affinity]
+
+            ns_labels = ipa.namespace_labels_of(ns_objects, pod_info.namespace)
+            w = ipa.existing_anti_affinity_counts(pod_info, ns_labels, with_anti())
+            g = ipa_sums.existing_anti_affinity_counts(pod_info, ns_labels, nodes, with_anti)
+            if g is not None:
+                compared += 1
+                handed_out.append(g)
+                if w.counts != g.counts or w.witnesses != g.witnesses \
+                        or sorted(g.keys or ()) != sorted(w.topology_keys()):
+                    failures += 1
+                    print(f"existing anti-affinity mismatch (round {round_}): {w.counts} != {g.counts}")
+            aff_terms = [ipa.merge_term_namespaces(t, ns_objects) for t in pod_info.required_affinity_terms]
+            anti_terms = [ipa.merge_term_namespaces(t, ns_objects) for t in pod_info.required_anti_affinity_terms]
+            if aff_terms or anti_terms:
+                wa, wn = ipa.incoming_affinity_counts(aff_terms, anti_terms, nodes)
+                got_incoming = ipa_sums.incoming_affinity_counts(aff_terms, anti_terms, nodes)
+                if got_incoming is not None:
+                    compared += 1
+                    ga, gn = got_incoming
+                    handed_out += [ga, gn]
+                    if wa.counts != ga.counts or wn.counts != gn.counts or wn.witnesses != gn.witnesses \
+                            or wa.witnesses != ga.witnesses or sorted(gn.keys or ()) != sorted(wn.topology_keys()):
+                        failures += 1
+                        print(f"incoming affinity mismatch (round {round_}): {wa.counts}/{wn.counts} != "
+                              f"{ga.counts}/{gn.counts}")
+            # PreScore's topology scores
+            preferred = [ipa_plugin._merge_weighted(wt, ns_objects) for wt in pod_info.preferred_affinity_terms]
+            preferred_anti = [ipa_plugin._merge_weighted(wt, ns_objects)
+                              for wt in pod_info.preferred_anti_affinity_terms]
+            all_pods = bool(preferred or preferred_anti)
+            weight = k % 3
+
+            def walked() -> list:
+                return nodes if all_pods else [n for n in nodes if n.pods_with_affinity]
+
+            ws = ipa_scoring.topology_scores(pod_info, preferred, preferred_anti, ns_labels, walked(), all_pods, weight)
+            gs = ipa_sums.topology_scores(pod_info, preferred, preferred_anti, ns_labels, nodes, walked, all_pods,
+                                          weight)
+            if gs is not None:
+                compared += 1
+                if ws != gs:
+                    failures += 1
+                    print(f"topology scores mismatch (round {round_}, cycle {cycle}): {ws} != {gs}")
     # select_host's spelled-out randrange against the stdlib's, tie sizes 1..600.
     from kschedctl.framework.runtime import NodePluginScores
     from kschedctl.scheduler.schedule_one import Scheduler
@@ -328,7 +387,7 @@ def fuzz_caches(rounds: int, seed: int = 1) -> int:
             if got != want or sched.rng.getstate() != reference.getstate():
                 failures += 1
                 print(f"select_host mismatch for {n} nodes")
-    print(f"fuzz: {rounds} rounds, {failures} mismatch(es)")
+    print(f"fuzz: {rounds} rounds, {compared} InterPodAffinity sums compared, {failures} mismatch(es)")
     return failures
 
 

@@ -195,10 +195,14 @@ class Snapshot:
 
     def have_pods_with_affinity_list(self) -> list[NodeInfo]:
         """Nodes with at least one pod that has pod affinity or anti-affinity."""
+        if self._affinity_lists_stale:
+            self._list_affinity_nodes()
         return self._with_affinity
 
     def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]:
         """Nodes with at least one pod that has required pod anti-affinity."""
+        if self._affinity_lists_stale:
+            self._list_affinity_nodes()
         return self._with_required_anti_affinity
 
     def is_pvc_used_by_pods(self, key: str) -> bool:
@@ -279,8 +283,14 @@ class Snapshot:
             node_info.image_states = {name: summaries[name] for name in names}
 
     def _rebuild_affinity_lists(self) -> None:
+        # Listed when next asked for: a run whose InterPodAffinity keeps its sums across cycles
+        # asks rarely, while every pod placed on a node without affinity pods yet changes them.
+        self._affinity_lists_stale = True
+
+    def _list_affinity_nodes(self) -> None:
         self._with_affinity = [n for n in self._list if n.pods_with_affinity]
         self._with_required_anti_affinity = [n for n in self._list if n.pods_with_required_anti_affinity]
+        self._affinity_lists_stale = False
 
     def _count_pvcs(self, pod_info: PodInfo, sign: int) -> None:
         keys = pod_info.pvc_keys

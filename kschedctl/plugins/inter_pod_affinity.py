@@ -11,6 +11,8 @@ PreScore/Score half in ``inter_pod_affinity_scoring``; this module holds the plu
   anti-affinity against the pod on nodes with such pods, the pod's own affinity/anti-affinity
   over all nodes). Skip when no existing pod's anti-affinity matches and the pod has no required
   terms. AddPod/RemovePod keep the counts right for nominated pods and preemption.
+  Within a run, the counts (and PreScore's scores) of a pod like an earlier one are kept up to
+  date from the nodes that changed since (``inter_pod_affinity_incremental``), not walked again.
 - Filter, in this order: affinity (UnschedulableAndUnresolvable "node(s) didn't match pod
   affinity rules"; a node missing a topology key always fails; the first pod of a group whose
   terms match itself passes when no pod matches anywhere), the pod's anti-affinity
@@ -45,6 +47,7 @@ from kschedctl.plugins.inter_pod_affinity_filtering import (
     PRE_FILTER_STATE_KEY,
     PreFilterState,
 )
+from kschedctl.plugins.inter_pod_affinity_incremental import IncrementalSums
 from kschedctl.plugins.inter_pod_affinity_scoring import PRE_SCORE_STATE_KEY, PreScoreState
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -63,6 +66,11 @@ __all__ = [
     "InterPodAffinityArgs",
     "InterPodAffinity",
 ]
+
+#: Whether PreFilter and PreScore take their counts from the sums kept across the cycles of a run
+#: (``inter_pod_affinity_incremental``) rather than walking the pods every cycle; the answers are
+#: the same (tests turn it off to compare).
+INCREMENTAL = True
 
 #: Upstream v1.DefaultHardPodAffinitySymmetricWeight.
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
@@ -97,15 +105,14 @@ class InterPodAffinity(Plugin):
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
         self.plugin_args = InterPodAffinityArgs(args)
-        # PreFilter counts from earlier cycles, so only nodes that changed since are recounted.
-        self._pre_filter_cache = filtering.PreFilterCache()
+        # Counts and scores kept across the cycles of a run, per kind of incoming pod.
+        self._sums = IncrementalSums()
 
     # --- PreFilter / extensions / Filter ------------------------------------------------------
 
     def pre_filter(
         self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]
     ) -> tuple[PreFilterResult | None, Status | None]:
-        with_anti = self._nodes_with_required_anti_affinity(nodes)
         if pod_info.parse_error is not None:
             return None, filtering.parse_error_status(pod_info)
         namespaces = self._namespaces()
@@ -113,9 +120,19 @@ class InterPodAffinity(Plugin):
         anti_terms = [filtering.merge_term_namespaces(t, namespaces) for t in pod_info.required_anti_affinity_terms]
         ns_labels = filtering.namespace_labels_of(namespaces, pod_info.namespace)
 
-        cache = self._pre_filter_cache
-        existing_anti = cache.existing_anti_affinity_counts(pod_info, ns_labels, with_anti)
-        affinity, anti = cache.incoming_affinity_counts(affinity_terms, anti_terms, nodes)
+        sums = self._incremental_sums(nodes)
+        existing_anti = incoming = None
+        if sums is not None:
+            existing_anti = sums.existing_anti_affinity_counts(
+                pod_info, ns_labels, nodes, lambda: self._nodes_with_required_anti_affinity(nodes)
+            )
+            if affinity_terms or anti_terms:
+                incoming = sums.incoming_affinity_counts(affinity_terms, anti_terms, nodes)
+        if existing_anti is None:
+            existing_anti = filtering.existing_anti_affinity_counts(
+                pod_info, ns_labels, self._nodes_with_required_anti_affinity(nodes)
+            )
+        affinity, anti = incoming or filtering.incoming_affinity_counts(affinity_terms, anti_terms, nodes)
 
         if not existing_anti and not affinity_terms and not anti_terms:
             return None, Status(Code.Skip)
@@ -144,15 +161,11 @@ class InterPodAffinity(Plugin):
         return None
 
     def filter(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> Status | None:
-        s = _pre_filter_state(state)
-        if isinstance(s, Status):
-            return s
-        labels = node_info.labels
-        return (
-            filtering.check_pod_affinity(s, labels)
-            or filtering.check_pod_anti_affinity(s, labels)
-            or filtering.check_existing_anti_affinity(s, labels)
-        )
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except KeyError:
+            return _pre_filter_state(state)  # its error status
+        return filtering.filter_node(s, node_info.labels)
 
     # --- PreScore / Score / NormalizeScore ----------------------------------------------------
 
@@ -164,10 +177,13 @@ class InterPodAffinity(Plugin):
             return Status(Code.Skip)
         # Without preferred terms of its own, only pods with affinity can score the pod.
         snapshot = self._snapshot()
-        if has_constraints:
-            all_nodes = snapshot.node_infos() if snapshot is not None else nodes
-        else:
-            all_nodes = _have_pods_with_affinity(snapshot, nodes)
+        snapshot_nodes = snapshot.node_infos() if snapshot is not None else None
+
+        def walked() -> list["NodeInfo"]:
+            if has_constraints:
+                return snapshot_nodes if snapshot_nodes is not None else nodes
+            return _have_pods_with_affinity(snapshot, nodes)
+
         if pod_info.parse_error is not None:
             # Upstream: "Ideally we never reach here, because errors will be caught by PreFilter".
             return Status(Code.Error, f"failed to parse pod: {pod_info.parse_error}")
@@ -175,9 +191,18 @@ class InterPodAffinity(Plugin):
         preferred = [_merge_weighted(wt, namespaces) for wt in pod_info.preferred_affinity_terms]
         preferred_anti = [_merge_weighted(wt, namespaces) for wt in pod_info.preferred_anti_affinity_terms]
         ns_labels = filtering.namespace_labels_of(namespaces, pod_info.namespace)
-        topology_score = scoring.topology_scores(
-            pod_info, preferred, preferred_anti, ns_labels, all_nodes, has_constraints, args.hard_pod_affinity_weight
-        )
+        topology_score = None
+        sums = self._incremental_sums(snapshot_nodes)
+        if sums is not None:
+            topology_score = sums.topology_scores(
+                pod_info, preferred, preferred_anti, ns_labels, snapshot_nodes, walked, has_constraints,
+                args.hard_pod_affinity_weight,
+            )
+        if topology_score is None:
+            topology_score = scoring.topology_scores(
+                pod_info, preferred, preferred_anti, ns_labels, walked(), has_constraints,
+                args.hard_pod_affinity_weight,
+            )
         if not topology_score:
             return Status(Code.Skip)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))
@@ -208,6 +233,16 @@ class InterPodAffinity(Plugin):
         cluster = handle.cluster() if handle is not None else None
         namespaces = getattr(cluster, "namespaces", None)
         return namespaces if isinstance(namespaces, Mapping) else {}
+
+    def _incremental_sums(self, nodes: list["NodeInfo"] | None) -> IncrementalSums | None:
+        """The sums kept across cycles, when ``nodes`` is the node list of the snapshot in use."""
+        if not INCREMENTAL or nodes is None:
+            return None
+        snapshot = self._snapshot()
+        listing = getattr(snapshot, "node_infos", None)
+        if not callable(listing) or listing() is not nodes:
+            return None
+        return self._sums
 
     def _nodes_with_required_anti_affinity(self, nodes: list["NodeInfo"]) -> list["NodeInfo"]:
         snapshot = self._snapshot()

@@ -13,6 +13,8 @@ PreFilter counts, per topology pair (topologyKey, value of that label on a node)
 - ``anti``: existing pods matching each of the incoming pod's required anti-affinity terms.
 The incoming pod's terms have their namespace selector resolved into namespace names first
 (upstream ``mergeAffinityTermNamespacesIfNotEmpty``), so they are matched without namespace labels.
+Within a simulate run, the plugin takes the same counts from ``inter_pod_affinity_incremental``
+(kept across cycles) instead of walking the pods again.
 
 Beyond upstream, the state remembers which pods produced the anti-affinity counts, so that a
 rejection can name them in ``Status.details``; it never changes a verdict.
@@ -20,14 +22,11 @@ rejection can name them in ``Status.details``; it never changes a verdict.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from itertools import compress
-from operator import attrgetter, ne
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import AffinityTerm
-from kschedctl.k8s.selectors import NOTHING, Selector
+from kschedctl.k8s.selectors import NOTHING
 from kschedctl.plugins import names
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -55,21 +54,40 @@ class TopologyCounts:
     """Upstream ``topologyToMatchedTermCount``: (topologyKey, value) -> count, entries at 0 removed.
 
     With ``witnesses`` it also keeps, per pair, how many counts each pod key contributed, so a
-    rejection can say which pods caused it.
+    rejection can say which pods caused it. ``shared`` dicts belong to someone else too (the
+    sums kept across cycles): they are copied before the first update.
     """
 
-    __slots__ = ("counts", "witnesses")
+    __slots__ = ("counts", "witnesses", "shared", "keys")
 
     def __init__(
-        self, counts: dict[Pair, int] | None = None, witnesses: dict[Pair, dict[str, int]] | None = None
+        self, counts: dict[Pair, int] | None = None, witnesses: dict[Pair, dict[str, int]] | None = None,
+        shared: bool = False, keys: tuple[str, ...] | None = None,
     ) -> None:
         self.counts: dict[Pair, int] = counts if counts is not None else {}
         self.witnesses: dict[Pair, dict[str, int]] | None = witnesses
+        self.shared = shared
+        #: The topology keys of the pairs counted above 0, when known (see ``topology_keys``).
+        self.keys = keys
+
+    def topology_keys(self) -> tuple[str, ...]:
+        """The topology keys of the pairs whose count is above 0 (so that Filter looks up the
+        node's value of these few keys instead of every label of the node)."""
+        keys = self.keys
+        if keys is None:
+            keys = self.keys = tuple({pair[0]: None for pair, n in self.counts.items() if n > 0})
+        return keys
 
     def update(self, node_labels: Mapping[str, str], topology_key: str, value: int, pod_key: str) -> None:
         """Add ``value`` (may be negative) to the pair of ``topology_key`` on the node, if labelled."""
         if topology_key not in node_labels:
             return
+        if self.shared:
+            self.counts = dict(self.counts)
+            if self.witnesses is not None:
+                self.witnesses = {pair: dict(pods) for pair, pods in self.witnesses.items()}
+            self.shared = False
+        self.keys = None
         pair = (topology_key, node_labels[topology_key])
         counts = self.counts
         n = counts.get(pair, 0) + value
@@ -100,7 +118,7 @@ class TopologyCounts:
         witnesses = None
         if self.witnesses is not None:
             witnesses = {pair: dict(pods) for pair, pods in self.witnesses.items()}
-        return TopologyCounts(dict(self.counts), witnesses)
+        return TopologyCounts(dict(self.counts), witnesses, keys=self.keys)
 
     def __len__(self) -> int:
         return len(self.counts)
@@ -121,7 +139,8 @@ class TopologyCounts:
 class PreFilterState:
     """What PreFilter computed for one incoming pod (upstream ``preFilterState``)."""
 
-    __slots__ = ("existing_anti", "affinity", "anti", "pod_info", "affinity_terms", "anti_terms", "namespace_labels")
+    __slots__ = ("existing_anti", "affinity", "anti", "pod_info", "affinity_terms", "anti_terms", "namespace_labels",
+                 "anti_keys")
 
     def __init__(
         self,
@@ -138,6 +157,8 @@ class PreFilterState:
         #: its own PodInfo copy; PodInfos are shared here, so the resolved terms live in the state).
         self.affinity_terms = affinity_terms
         self.anti_terms = anti_terms
+        #: The topology keys of ``anti_terms``, in order (what Filter looks up first on a node).
+        self.anti_keys = tuple(t.topology_key for t in anti_terms)
         self.namespace_labels = namespace_labels
         self.existing_anti = existing_anti
         self.affinity = affinity
@@ -255,237 +276,40 @@ def incoming_affinity_counts(
     return TopologyCounts(affinity), anti
 
 
-# --- PreFilter counts kept between cycles ------------------------------------------------------------
-#
-# kschedctl's own (upstream recounts every cycle): the two walks above depend on the incoming pod
-# only through a few facts (its terms; or its namespace, labels and namespace labels), so pods that
-# agree on those (the replicas of a workload) can share one running sum. Each node's share is kept
-# with the NodeInfo generation it was computed at; a later pod recounts only the nodes whose
-# generation moved, or that joined or left the list, and adjusts the sums. The sums are the same
-# numbers a fresh walk gives (only the order of dict entries may differ, which nothing reads).
-
-#: One node's share: ((topologyKey, value), pod key, count) items, in walk order.
-Share = tuple[tuple[Pair, str, int], ...]
-
-_generation_of = attrgetter("generation")
-
-
-class _RunningSum:
-    """Per-pair totals (and per-pair pod keys) of the shares of the nodes of a list."""
-
-    __slots__ = ("nodes", "generations", "shares", "counts", "witnesses")
-
-    def __init__(self) -> None:
-        self.nodes: list = []
-        self.generations: list[int] = []
-        self.shares: list[Share] = []
-        self.counts: dict[Pair, int] = {}
-        self.witnesses: dict[Pair, dict[str, int]] = {}
-
-    def refresh(self, nodes: list, share_of: Callable[[Any], Share]) -> None:
-        generations = list(map(_generation_of, nodes))
-        if nodes == self.nodes:  # same NodeInfo objects in the same order: compare generations
-            if generations != self.generations:
-                old_generations, shares = self.generations, self.shares
-                for i in compress(range(len(nodes)), map(ne, generations, old_generations)):
-                    self._apply(shares[i], -1)
-                    shares[i] = share_of(nodes[i])
-                    self._apply(shares[i], 1)
-                self.generations = generations
-            return
-        # The list changed (a node joined or left it): keep the shares of known, unchanged nodes.
-        known = {id(n): (g, sh) for n, g, sh in zip(self.nodes, self.generations, self.shares)}
-        current = {id(n) for n in nodes}
-        for n, sh in zip(self.nodes, self.shares):
-            if id(n) not in current:
-                self._apply(sh, -1)
-        shares: list[Share] = []
-        for n, g in zip(nodes, generations):
-            entry = known.get(id(n))
-            if entry is not None and entry[0] == g:
-                shares.append(entry[1])
-                continue
-            if entry is not None:
-                self._apply(entry[1], -1)
-            sh = share_of(n)
-            self._apply(sh, 1)
-            shares.append(sh)
-        self.nodes, self.generations, self.shares = list(nodes), generations, shares
-
-    def _apply(self, share: Share, sign: int) -> None:
-        counts, witnesses = self.counts, self.witnesses
-        for pair, key, n in share:
-            total = counts.get(pair, 0) + sign * n
-            if total:
-                counts[pair] = total
-            else:
-                del counts[pair]
-            if key:
-                pods = witnesses.get(pair)
-                if pods is None:
-                    pods = witnesses[pair] = {}
-                left = pods.get(key, 0) + sign * n
-                if left > 0:
-                    pods[key] = left
-                else:
-                    del pods[key]
-                    if not pods:
-                        del witnesses[pair]
-
-    def topology_counts(self, with_witnesses: bool) -> TopologyCounts:
-        """A fresh TopologyCounts holding the totals (the caller may change it)."""
-        if not with_witnesses:
-            return TopologyCounts(dict(self.counts))
-        return TopologyCounts(dict(self.counts), {pair: dict(pods) for pair, pods in self.witnesses.items()})
-
-
-class PreFilterCache:
-    """Running sums of PreFilter counts, per kind of incoming pod (see above)."""
-
-    __slots__ = ("_sums", "max_entries")
-
-    def __init__(self, max_entries: int = 8) -> None:
-        self._sums: OrderedDict[Hashable, _RunningSum] = OrderedDict()
-        self.max_entries = max_entries
-
-    def _sum(self, key: Hashable, nodes: list, share_of: Callable[[Any], Share]) -> _RunningSum:
-        running = self._sums.get(key)
-        if running is None:
-            running = self._sums[key] = _RunningSum()
-            if len(self._sums) > self.max_entries:
-                self._sums.popitem(last=False)
-        else:
-            self._sums.move_to_end(key)
-        running.refresh(nodes, share_of)
-        return running
-
-    def existing_anti_affinity_counts(
-        self, pod_info: "PodInfo", namespace_labels: Mapping[str, str], nodes: Iterable["NodeInfo"]
-    ) -> TopologyCounts:
-        """``existing_anti_affinity_counts``, from the running sum of pods like ``pod_info``."""
-        nodes = nodes if isinstance(nodes, list) else list(nodes)
-        key = _pod_key(pod_info, namespace_labels)
-        if key is None or len({id(n) for n in nodes}) != len(nodes):
-            return existing_anti_affinity_counts(pod_info, namespace_labels, nodes)
-
-        def share_of(node_info: "NodeInfo") -> Share:
-            return _existing_anti_share(pod_info, namespace_labels, node_info)
-
-        return self._sum(key, nodes, share_of).topology_counts(True)
-
-    def incoming_affinity_counts(
-        self, affinity_terms: list[AffinityTerm], anti_terms: list[AffinityTerm], nodes: Iterable["NodeInfo"]
-    ) -> tuple[TopologyCounts, TopologyCounts]:
-        """``incoming_affinity_counts``, from the running sums of pods with the same terms."""
-        nodes = nodes if isinstance(nodes, list) else list(nodes)
-        if not affinity_terms and not anti_terms:
-            return incoming_affinity_counts(affinity_terms, anti_terms, nodes)
-        key = _terms_key(affinity_terms, anti_terms)
-        if key is None or len({id(n) for n in nodes}) != len(nodes):
-            return incoming_affinity_counts(affinity_terms, anti_terms, nodes)
-        aff_checks = [(t.namespaces, t.namespace_selector.matches({}), t.selector.matches) for t in affinity_terms]
-        anti_checks = [
-            (t.namespaces, t.namespace_selector.matches({}), t.selector.matches, t.topology_key) for t in anti_terms
-        ]
-        aff_keys = [t.topology_key for t in affinity_terms]
-
-        def affinity_share(node_info: "NodeInfo") -> Share:
-            return _incoming_affinity_share(aff_checks, aff_keys, node_info)
-
-        def anti_share(node_info: "NodeInfo") -> Share:
-            return _incoming_anti_share(anti_checks, node_info)
-
-        affinity = self._sum(("affinity", key), nodes, affinity_share).topology_counts(False) if aff_checks \
-            else TopologyCounts({})
-        anti = self._sum(("anti", key), nodes, anti_share).topology_counts(True) if anti_checks \
-            else TopologyCounts(witnesses={})
-        return affinity, anti
-
-
-def _pod_key(pod_info: "PodInfo", namespace_labels: Mapping[str, str]) -> Hashable | None:
-    """What existing pods' terms read of the incoming pod; None when it cannot be a dict key."""
-    try:
-        key = (pod_info.namespace, tuple(sorted(pod_info.labels.items())), tuple(sorted(namespace_labels.items())))
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
-def _terms_key(affinity_terms: list[AffinityTerm], anti_terms: list[AffinityTerm]) -> Hashable | None:
-    """The incoming pod's (namespace-resolved) terms as a dict key; None when not plain selectors."""
-    parts = []
-    for terms in (affinity_terms, anti_terms):
-        out = []
-        for t in terms:
-            if type(t.selector) is not Selector:
-                return None
-            try:
-                namespaces = frozenset(t.namespaces)
-            except TypeError:
-                return None
-            out.append((namespaces, t.namespace_selector.matches({}), t.selector, t.topology_key))
-        parts.append(tuple(out))
-    return tuple(parts)
-
-
-def _existing_anti_share(
-    pod_info: "PodInfo", namespace_labels: Mapping[str, str], node_info: "NodeInfo"
-) -> Share:
-    # The node's part of existing_anti_affinity_counts.
-    labels = node_info.labels
-    out = []
-    for existing in node_info.pods_with_required_anti_affinity:
-        for term in existing.required_anti_affinity_terms:
-            key = term.topology_key
-            if key in labels and term.matches(pod_info, namespace_labels):
-                out.append(((key, labels[key]), existing.key, 1))
-    return tuple(out)
-
-
-def _incoming_affinity_share(aff_checks: list, aff_keys: list[str], node_info: "NodeInfo") -> Share:
-    # The node's part of incoming_affinity_counts' affinity counts: the pods matching all terms,
-    # once per term whose topology key the node has.
-    labels = node_info.labels
-    pairs = [(k, labels[k]) for k in aff_keys if k in labels]
-    if not pairs:
-        return ()
-    matching = 0
-    for existing in node_info.pods:
-        ns = existing.namespace
-        pod_labels = existing.labels
-        for namespaces, all_ns, matches in aff_checks:
-            if not ((all_ns or ns in namespaces) and matches(pod_labels)):
-                break
-        else:
-            matching += 1
-    if not matching:
-        return ()
-    return tuple((pair, "", matching) for pair in pairs)
-
-
-def _incoming_anti_share(anti_checks: list, node_info: "NodeInfo") -> Share:
-    # The node's part of incoming_affinity_counts' anti-affinity counts, per matching pod and term.
-    labels = node_info.labels
-    here = [c for c in anti_checks if c[3] in labels]
-    if not here:
-        return ()
-    out = []
-    for existing in node_info.pods:
-        ns = existing.namespace
-        pod_labels = existing.labels
-        for namespaces, all_ns, matches, key in here:
-            if (all_ns or ns in namespaces) and matches(pod_labels):
-                out.append(((key, labels[key]), existing.key, 1))
-    return tuple(out)
-
-
 def parse_error_status(pod_info: "PodInfo") -> Status:
     """PreFilter's answer for a pod whose affinity terms do not parse (upstream "parsing pod: %+v")."""
     return Status(Code.UnschedulableAndUnresolvable, f"parsing pod: {pod_info.parse_error}")
 
 
 # --- Filter ---------------------------------------------------------------------------------------
+
+_ABSENT = object()
+
+
+def filter_node(state: PreFilterState, node_labels: Mapping[str, str]) -> Status | None:
+    """The three checks below, in order, with the same answer: the node's values of the few
+    topology keys that can reject it are looked up first, and a check runs in full (for its
+    status and details) only on a node it rejects. Filter runs on every node of every cycle."""
+    if state.affinity_terms:
+        status = check_pod_affinity(state, node_labels)
+        if status is not None:
+            return status
+    counts = state.anti.counts
+    if counts:
+        for key in state.anti_keys:
+            value = node_labels.get(key, _ABSENT)
+            if value is not _ABSENT and counts.get((key, value), 0) > 0:
+                return check_pod_anti_affinity(state, node_labels)
+    existing = state.existing_anti
+    counts = existing.counts
+    if counts:
+        keys = existing.keys
+        for key in keys if keys is not None else existing.topology_keys():
+            value = node_labels.get(key, _ABSENT)
+            if value is not _ABSENT and counts.get((key, value), 0) > 0:
+                return check_existing_anti_affinity(state, node_labels)
+    return None
+
 
 
 def check_pod_affinity(state: PreFilterState, node_labels: Mapping[str, str]) -> Status | None:

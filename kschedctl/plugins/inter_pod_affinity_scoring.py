@@ -72,34 +72,69 @@ def topology_scores(
     affinity when ``all_pods`` is False). ``preferred_*`` are the incoming pod's terms with the
     namespace selector resolved."""
     scores: ScoreMap = {}
-    # The incoming pod's terms are matched against existing pods without namespace labels.
-    incoming = [(wt.term, wt.weight) for wt in preferred_affinity] + [
+    incoming = incoming_terms(preferred_affinity, preferred_anti_affinity)
+    for node_info in nodes:
+        for key, value, weight in node_score_items(
+            pod_info, incoming, namespace_labels, node_info, all_pods, hard_pod_affinity_weight
+        ):
+            values = scores.get(key)
+            if values is None:
+                values = scores[key] = {}
+            values[value] = values.get(value, 0) + weight
+    return scores
+
+
+def incoming_terms(
+    preferred_affinity: list[WeightedAffinityTerm], preferred_anti_affinity: list[WeightedAffinityTerm]
+) -> list[tuple[AffinityTerm, int]]:
+    """The incoming pod's preferred terms with their signed weights (anti-affinity negative)."""
+    return [(wt.term, wt.weight) for wt in preferred_affinity] + [
         (wt.term, -wt.weight) for wt in preferred_anti_affinity
     ]
-    for node_info in nodes:
-        labels = node_info.labels
-        if not labels:
-            continue  # upstream processExistingPod returns at once for a node without labels
-        pods = node_info.pods if all_pods else node_info.pods_with_affinity
-        for existing in pods:
-            for term, weight in incoming:
-                if term.topology_key in labels and term.matches(existing, None):
-                    _add(scores, term, labels, weight)
-            if not existing.has_affinity:
-                continue
-            if hard_pod_affinity_weight > 0:
-                for term in existing.required_affinity_terms:
-                    if term.topology_key in labels and term.matches(pod_info, namespace_labels):
-                        _add(scores, term, labels, hard_pod_affinity_weight)
-            for wt in existing.preferred_affinity_terms:
-                term = wt.term
-                if term.topology_key in labels and term.matches(pod_info, namespace_labels):
-                    _add(scores, term, labels, wt.weight)
-            for wt in existing.preferred_anti_affinity_terms:
-                term = wt.term
-                if term.topology_key in labels and term.matches(pod_info, namespace_labels):
-                    _add(scores, term, labels, -wt.weight)
-    return scores
+
+
+def node_score_items(
+    pod_info: "PodInfo",
+    incoming: list[tuple[AffinityTerm, int]],
+    namespace_labels: Mapping[str, str],
+    node_info: "NodeInfo",
+    all_pods: bool,
+    hard_pod_affinity_weight: int,
+) -> tuple[tuple[str, str, int], ...]:
+    """One node's part of the score map: (topologyKey, value, weight) per matching term, in
+    upstream's order (processExistingPod on each pod of the node)."""
+    labels = node_info.labels
+    if not labels:
+        return ()  # upstream processExistingPod returns at once for a node without labels
+    pods = node_info.pods if all_pods else node_info.pods_with_affinity
+    if not pods:
+        return ()
+    out: list[tuple[str, str, int]] = []
+    append = out.append
+    for existing in pods:
+        # The incoming pod's terms are matched against existing pods without namespace labels.
+        for term, weight in incoming:
+            key = term.topology_key
+            if key in labels and term.matches(existing, None):
+                append((key, labels[key], weight))
+        if not existing.has_affinity:
+            continue
+        if hard_pod_affinity_weight > 0:
+            for term in existing.required_affinity_terms:
+                key = term.topology_key
+                if key in labels and term.matches(pod_info, namespace_labels):
+                    append((key, labels[key], hard_pod_affinity_weight))
+        for wt in existing.preferred_affinity_terms:
+            term = wt.term
+            key = term.topology_key
+            if key in labels and term.matches(pod_info, namespace_labels):
+                append((key, labels[key], wt.weight))
+        for wt in existing.preferred_anti_affinity_terms:
+            term = wt.term
+            key = term.topology_key
+            if key in labels and term.matches(pod_info, namespace_labels):
+                append((key, labels[key], -wt.weight))
+    return tuple(out)
 
 
 def node_score(state: PreScoreState, node_labels: Mapping[str, str]) -> int:
@@ -126,12 +161,3 @@ def normalize(state: PreScoreState, scores: list[NodeScore]) -> None:
             # Same float64 operations as upstream, so that truncation lands on the same integer.
             f = float(MAX_NODE_SCORE) * (float(s.score - min_count) / float(diff))
         s.score = int(f)
-
-
-def _add(scores: ScoreMap, term: AffinityTerm, labels: Mapping[str, str], weight: int) -> None:
-    key = term.topology_key
-    values = scores.get(key)
-    if values is None:
-        values = scores[key] = {}
-    value = labels[key]
-    values[value] = values.get(value, 0) + weight

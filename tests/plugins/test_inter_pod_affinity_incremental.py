@@ -1,0 +1,216 @@
+"""InterPodAffinity's sums kept across a simulate run give the run a fresh walk gives.
+
+Seeded random clusters whose running pods carry required and preferred pod (anti-)affinity in
+several namespaces (with namespace selectors), and batches of replicas with such terms, some of
+high priority so that preemption removes victims: the run with the incremental sums
+(``inter_pod_affinity.INCREMENTAL``) must equal, placement for placement and message for
+message, the run that walks every pod in every PreFilter and PreScore.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.plugins import inter_pod_affinity
+from kschedctl.plugins import inter_pod_affinity_filtering as filtering
+from kschedctl.plugins.inter_pod_affinity_incremental import IncrementalSums
+from kschedctl.scheduler.simulate import simulate
+
+NAMESPACES = ("default", "shop", "batch")
+APPS = ("web", "db", "cache", "queue", "api")
+KEYS = ("kubernetes.io/hostname", "topology.kubernetes.io/zone", "rack")
+CLASSES = {"high": {"metadata": {"name": "high"}, "value": 1000},
+           "low": {"metadata": {"name": "low"}, "value": 10}}
+
+
+def _term(rnd: random.Random) -> dict:
+    term: dict[str, Any] = {"labelSelector": {"matchLabels": {"app": rnd.choice(APPS)}},
+                            "topologyKey": rnd.choice(KEYS)}
+    draw = rnd.random()
+    if draw < 0.15:
+        term["namespaceSelector"] = {"matchLabels": {"team": "x"}}
+    elif draw < 0.25:
+        term["namespaceSelector"] = {}
+    elif draw < 0.35:
+        term["namespaces"] = [rnd.choice(NAMESPACES)]
+    return term
+
+
+def _affinity(rnd: random.Random, odds: float) -> dict | None:
+    affinity: dict[str, Any] = {}
+    if rnd.random() < odds:
+        affinity.setdefault("podAntiAffinity", {})["requiredDuringSchedulingIgnoredDuringExecution"] = [
+            _term(rnd) for _ in range(rnd.randint(1, 2))]
+    if rnd.random() < odds / 2:
+        affinity.setdefault("podAffinity", {})["requiredDuringSchedulingIgnoredDuringExecution"] = [_term(rnd)]
+    if rnd.random() < odds:
+        affinity.setdefault("podAffinity", {})["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": rnd.randint(1, 100), "podAffinityTerm": _term(rnd)}]
+    if rnd.random() < odds:
+        affinity.setdefault("podAntiAffinity", {})["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": rnd.randint(1, 100), "podAffinityTerm": _term(rnd)}]
+    return affinity or None
+
+
+def _pod(name: str, namespace: str, app: str, cpu: str, affinity: dict | None, node: str = "",
+         priority_class: str | None = None) -> dict:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "pause", "resources": {"requests": {"cpu": cpu}}}]}
+    if node:
+        spec["nodeName"] = node
+    if affinity:
+        spec["affinity"] = copy.deepcopy(affinity)
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    else:
+        spec["priority"] = 0
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": namespace, "uid": f"uid-{namespace}-{name}", "labels": {"app": app}},
+            "spec": spec}
+
+
+def _cluster(rnd: random.Random) -> tuple[SimpleNamespace, list[dict]]:
+    nodes = []
+    for i in range(24):
+        labels = {"kubernetes.io/hostname": f"n{i:02d}", "rack": f"r{i % 5}"}
+        if i % 7:
+            labels["topology.kubernetes.io/zone"] = f"z{i % 3}"
+        nodes.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i:02d}", "labels": labels},
+                      "status": {"allocatable": {"cpu": "4", "memory": "32Gi", "pods": "110"},
+                                 "capacity": {"cpu": "4", "memory": "32Gi", "pods": "110"}}})
+    running = [_pod(f"run-{i:03d}", rnd.choice(NAMESPACES), rnd.choice(APPS), rnd.choice(["500m", "1", "1500m"]),
+                    _affinity(rnd, 0.3), node=f"n{rnd.randrange(24):02d}") for i in range(80)]
+    namespaces = {"shop": {"metadata": {"name": "shop", "labels": {"team": "x"}}},
+                  "batch": {"metadata": {"name": "batch", "labels": {"team": "y"}}},
+                  "default": {"metadata": {"name": "default"}}}
+    # The batch: replicas of a few workloads (one signature each), some preempting.
+    batch = []
+    for w in range(6):
+        namespace, app = rnd.choice(NAMESPACES), rnd.choice(APPS)
+        affinity = _affinity(rnd, 0.6)
+        cpu = rnd.choice(["250m", "1", "2"])
+        priority_class = "high" if w % 3 == 0 else None
+        batch += [_pod(f"w{w}-{r:02d}", namespace, app, cpu, affinity, priority_class=priority_class)
+                  for r in range(14)]
+    rnd.shuffle(batch)
+    cluster = SimpleNamespace(nodes=nodes, pods=running, priority_classes=CLASSES, namespaces=namespaces, warnings=[],
+                              namespace_labels=lambda ns: {"kubernetes.io/metadata.name": ns})
+    return cluster, batch
+
+
+def _run(seed: int) -> dict:
+    cluster, batch = _cluster(random.Random(seed))
+    result = simulate(batch, cluster, None, seed=seed).to_dict()
+    result["summary"].pop("seconds", None)
+    return result
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 5, 6, 7, 8])
+def test_incremental_sums_give_the_same_run_as_fresh_walks(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = []
+    entry = IncrementalSums._entry
+
+    def counting(self: IncrementalSums, *args: Any) -> Any:
+        found = entry(self, *args)
+        kept.append(found is not None)
+        return found
+
+    monkeypatch.setattr(IncrementalSums, "_entry", counting)
+    incremental = _run(seed)
+    assert sum(kept) > 50  # the sums were used, not only built
+
+    monkeypatch.setattr(inter_pod_affinity, "INCREMENTAL", False)
+    kept.clear()
+    fresh = _run(seed)
+    assert not kept
+
+    assert incremental == fresh
+    summary = fresh["summary"]
+    assert summary["scheduled"] > 0 and summary["unschedulable"] > 0
+    assert fresh["preemptions"], "victims removed mid-run are part of what is checked"
+
+
+def _anti_pod(name: str, node: str) -> PodInfo:
+    pod = _pod(name, "default", "web", "100m", {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}, node=node)
+    return PodInfo(pod)
+
+
+def test_counts_handed_to_a_cycle_are_its_own() -> None:
+    """What one cycle was handed does not move when the sums move on, and what a cycle does to
+    its counts (AddPod/RemovePod) does not reach the sums."""
+    nodes = [NodeInfo({"metadata": {"name": f"n{i}", "labels": {"kubernetes.io/hostname": f"n{i}"}}})
+             for i in range(3)]
+    nodes[0].add_pod(_anti_pod("a", "n0"))
+    incoming = _anti_pod("incoming", "")
+    sums = IncrementalSums()
+
+    def with_anti() -> list[NodeInfo]:
+        return [n for n in nodes if n.pods_with_required_anti_affinity]
+
+    def fresh() -> dict:
+        return filtering.existing_anti_affinity_counts(incoming, {}, with_anti()).counts
+
+    assert sums.existing_anti_affinity_counts(incoming, {}, nodes, with_anti) is None  # a signature's first pod
+    first = sums.existing_anti_affinity_counts(incoming, {}, nodes, with_anti)
+    assert first.counts == fresh() == {("kubernetes.io/hostname", "n0"): 1}
+    assert first.pods_of(("kubernetes.io/hostname", "n0")) == ["default/a"]
+
+    nodes[1].add_pod(_anti_pod("b", "n1"))
+    victim = nodes[0].pods[0]
+    nodes[0].remove_pod(victim)
+    second = sums.existing_anti_affinity_counts(incoming, {}, nodes, with_anti)
+    assert second.counts == fresh() == {("kubernetes.io/hostname", "n1"): 1}
+    assert first.counts == {("kubernetes.io/hostname", "n0"): 1}
+    assert first.pods_of(("kubernetes.io/hostname", "n0")) == ["default/a"]
+
+    second.update({"kubernetes.io/hostname": "n2"}, "kubernetes.io/hostname", 1, "default/nominated")
+    assert sums.existing_anti_affinity_counts(incoming, {}, nodes, with_anti).counts == fresh()
+
+
+def _status(status: Any) -> Any:
+    return status and (status.code, status.reasons, status.details)
+
+
+def test_filter_node_answers_as_the_three_checks_in_turn() -> None:
+    """Filter's shortcut (the node's values of the counted topology keys first) gives the status of
+    check_pod_affinity, then check_pod_anti_affinity, then check_existing_anti_affinity."""
+    rnd = random.Random(3)
+    values = ("a", "b", "")
+
+    def counts() -> filtering.TopologyCounts:
+        pairs = {(rnd.choice(KEYS), rnd.choice(values)): rnd.choice([1, 2, -1]) for _ in range(rnd.randint(0, 4))}
+        witnesses = {pair: {f"default/p{n}": 1} for n, pair in enumerate(pairs)}
+        return filtering.TopologyCounts(pairs, witnesses)
+
+    def terms() -> list:
+        pod = _pod("t", "default", "web", "1", {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            _term(rnd) for _ in range(rnd.randint(0, 2))]}})
+        return [filtering.merge_term_namespaces(t, {}) for t in PodInfo(pod).required_anti_affinity_terms]
+
+    checked = rejected = 0
+    for _ in range(400):
+        incoming = PodInfo(_pod("in", "default", rnd.choice(APPS), "1", None))
+        state = filtering.PreFilterState(incoming, terms(), terms(), {}, counts(), counts(), counts())
+        for _ in range(5):
+            labels = {k: rnd.choice(values) for k in KEYS if rnd.random() < 0.8}
+            want = (filtering.check_pod_affinity(state, labels) or filtering.check_pod_anti_affinity(state, labels)
+                    or filtering.check_existing_anti_affinity(state, labels))
+            got = filtering.filter_node(state, labels)
+            assert _status(got) == _status(want)
+            checked += 1
+            rejected += want is not None
+    assert 0 < rejected < checked
+
+
+def test_sums_agree_with_fresh_walks_on_random_clusters_changed_between_cycles() -> None:
+    """``benchmarks.equivalence --fuzz``: pods added and removed, nodes relabelled, joining and
+    leaving, counts handed out then changed, against fresh walks, PreScore's included."""
+    from benchmarks.equivalence import fuzz_caches
+
+    assert fuzz_caches(60, seed=11) == 0
