@@ -8,8 +8,10 @@ import sys
 from typing import Annotated, Any, Optional
 
 import typer
+from typer.core import TyperCommand
 
 from kschedctl import UPSTREAM_VERSION, __version__
+from kschedctl.cli.help import HELP_MAX_WIDTH, HelpCommand
 from kschedctl.errors import EXIT_INTERNAL, KschedctlError, internal_error_text
 from kschedctl.printable import message_line
 
@@ -21,7 +23,8 @@ app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    # Help follows the terminal's width (click stops at 80 by default), up to a readable maximum.
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": HELP_MAX_WIDTH},
 )
 
 
@@ -94,6 +97,8 @@ def _register_commands() -> None:
             command.callback = _interruptible(command.callback)
         if command.epilog:
             command.epilog = _verbatim(command.epilog)
+        if command.cls in (None, TyperCommand):
+            command.cls = HelpCommand
 
 
 class Interrupted(KschedctlError):

@@ -18,7 +18,7 @@ from kschedctl.cli.options import (
     KubeconfigOption,
     MetricsOption,
     OutputFormat,
-    OutputOption,
+    TableOutputOption,
     PluginOption,
     QuietOption,
     RequestTimeoutOption,
@@ -52,7 +52,7 @@ def diff(
     cluster: ClusterOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
-    output: OutputOption = OutputFormat.table,
+    output: TableOutputOption = OutputFormat.table,
     seed: Annotated[int, typer.Option(
         "--seed", metavar="N", help="Seed of the random tie-break, the same on both sides.")] = 0,
     all_filters: AllFiltersOption = False,

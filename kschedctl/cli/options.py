@@ -17,8 +17,14 @@ class OutputFormat(str, Enum):
     name = "name"  # kind/name per line, as kubectl's -o name
 
 
-def resolve_output(output: OutputFormat, wide: bool, command: str, names: bool = True) -> tuple[OutputFormat, bool]:
+#: The formats of a command whose answer is not a list of objects: no ``-o name`` in its help.
+TableOutputFormat = Enum("TableOutputFormat", {f.name: f.value for f in OutputFormat if f is not OutputFormat.name},
+                         type=str)
+
+
+def resolve_output(output: Enum, wide: bool, command: str, names: bool = True) -> tuple[OutputFormat, bool]:
     """``-o wide`` is the table with ``--wide``; ``-o name`` only where a command has names to list."""
+    output = OutputFormat(output.value)
     if output is OutputFormat.wide:
         return OutputFormat.table, True
     if output is OutputFormat.name and not names:
@@ -50,6 +56,9 @@ ProfileOption = Annotated[
 ]
 OutputOption = Annotated[
     OutputFormat, typer.Option("--output", "-o", help="Output format.", case_sensitive=False)
+]
+TableOutputOption = Annotated[
+    TableOutputFormat, typer.Option("--output", "-o", help="Output format.", case_sensitive=False)
 ]
 SeedOption = Annotated[
     Optional[int], typer.Option("--seed", metavar="N", help="Seed for the random tie-break among equal top scores.")
@@ -89,7 +98,8 @@ AllowExtenderURLOption = Annotated[Optional[list[str]], typer.Option(
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or warnings on stderr.")]
 WidthOption = Annotated[Optional[int], typer.Option(
     "--width", min=20, metavar="N", help="Width of the table output in columns (default: the terminal's; when the output "
-                            "is not a terminal, COLUMNS or the width the content needs).")]
+                            "is not a terminal, COLUMNS, else the width of the terminal on stderr, else the width "
+                            "the content needs). Tables never break a word: too wide, they continue below.")]
 FilenameOption = Annotated[Optional[list[str]], typer.Option(
     "--filename", "-f", metavar="FILE", help="Pod or workload file, as kubectl's -f (repeatable; - for stdin); "
                                             "the same as giving it as an argument.")]

@@ -71,8 +71,12 @@ def render_pending_summary(results: list[ExplainResult], console: Console) -> No
     """``explain --pending``: one line per pod: outcome, the event message, what blocks it most,
     and the change that would make it fit (kschedctl.scheduler.hints)."""
     t = Table(title=f"Pending pods: {len(results)}", title_justify="left", box=box.SIMPLE_HEAD)
-    for name in ("Pod", "Outcome", "Node / message", "Top blocker", "What would make it fit"):
-        t.add_column(name, overflow="fold")
+    # Names and outcomes stay whole; the message, blockers and fix are prose and wrap at their
+    # spaces (the console keeps every column at least as wide as its longest word).
+    t.add_column("Pod", no_wrap=True)
+    t.add_column("Outcome", no_wrap=True)
+    for name in ("Node / message", "Top blocker", "What would make it fit"):
+        t.add_column(name)
     for r in results:
         first = r.hints[0] if r.hints else None
         if r.scheduled:

@@ -16,9 +16,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from kschedctl.k8s.quantity import humanize_bytes
 from kschedctl.printable import printable
 from kschedctl.render.console import SafeConsole
+from kschedctl.render.units import CpuUnit, cpu_unit, format_bytes_for_people
 from kschedctl.scheduler.simulation_result import (
     NOT_HANDLED,
     PREEMPTED,
@@ -125,7 +125,7 @@ def _failures(failed: list, wide: bool) -> Table:
         t = Table(title="Not placed", title_justify="left", box=box.SIMPLE_HEAD)
         t.add_column("Pod")
         t.add_column("Outcome")
-        t.add_column("Message", overflow="fold")
+        t.add_column("Message")
         for p in failed:
             msg = p.message
             if p.nominated_node:
@@ -138,7 +138,7 @@ def _failures(failed: list, wide: bool) -> Table:
     t = Table(title=f"Not placed: {len(failed)} pods, grouped by message", title_justify="left", box=box.SIMPLE_HEAD)
     t.add_column("Pods", justify="right")
     t.add_column("Outcome")
-    t.add_column("Message", overflow="fold")
+    t.add_column("Message")
     t.add_column("For example")
     for (outcome, message), pods in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         t.add_row(str(len(pods)), Text(outcome, style=_OUTCOME_STYLE.get(outcome, "")), printable(message), pods[0])
@@ -149,7 +149,7 @@ def _preemptions(r: SimulationResult, wide: bool) -> Table:
     t = Table(title="Preemptions", title_justify="left", box=box.SIMPLE_HEAD)
     t.add_column("Preemptor")
     t.add_column("Node")
-    t.add_column("Victims", overflow="fold")
+    t.add_column("Victims")
     rows = r.preemptions if wide or len(r.preemptions) <= SMALL else r.preemptions[:SMALL]
     for p in rows:
         t.add_row(p.pod, p.node, ", ".join(p.victims) or "-")
@@ -167,18 +167,27 @@ def bar(fraction: float | None, width: int = BAR_WIDTH) -> Text:
     return Text("█" * filled, style=style) + Text("░" * (width - filled), style="dim")
 
 
-def _human(resource: str, amount: int) -> str:
-    # Tables are read by people: bytes in a readable unit; JSON keeps exact quantities.
+def _human(resource: str, amount: int, cpu: CpuUnit) -> str:
+    # Tables are read by people: bytes in a readable unit, cpu in the table's unit; JSON keeps
+    # exact quantities.
+    if resource == "cpu":
+        return cpu.format(amount)
     if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
-        return humanize_bytes(amount)
+        return format_bytes_for_people(amount)
     return format_resources({resource: amount})[resource]
 
 
-def _usage_cells(u: ResourceUsage, resource: str) -> Text:
+def _usage_cells(u: ResourceUsage, resource: str, cpu: CpuUnit) -> Text:
     f = u.fraction(resource)
-    req, alloc = _human(resource, u.requested.get(resource, 0)), _human(resource, u.allocatable.get(resource, 0))
+    req = _human(resource, u.requested.get(resource, 0), cpu)
+    alloc = _human(resource, u.allocatable.get(resource, 0), cpu)
     pct = f"{f * 100:5.1f}%" if f is not None else "    -"
     return bar(f) + Text(f" {pct} {req}/{alloc}")
+
+
+def _cpu_unit(rows: list) -> CpuUnit:
+    """One cpu unit for a whole table (kschedctl.render.units)."""
+    return cpu_unit(amount for u in rows for amount in (u.requested.get("cpu", 0), u.allocatable.get("cpu", 0)))
 
 
 def _nodes(nodes: list[NodeUsage], wide: bool) -> Table:
@@ -187,30 +196,32 @@ def _nodes(nodes: list[NodeUsage], wide: bool) -> Table:
     title = "Node usage after the run (requested / allocatable)"
     if len(shown) < len(nodes):
         title += f": the {len(shown)} most cpu-loaded of {len(nodes)} nodes (--wide shows all)"
+    cpu = _cpu_unit(shown)
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
     t.add_column("Node")
     t.add_column("Zone")
     t.add_column("Placed", justify="right")
-    t.add_column("CPU")
+    t.add_column(f"CPU ({cpu.label})")
     t.add_column("Memory")
     t.add_column("Pods")
     for n in shown:
-        t.add_row(n.name, n.zone or "-", str(n.placed), _usage_cells(n, "cpu"), _usage_cells(n, "memory"),
-                  _usage_cells(n, "pods"))
+        t.add_row(n.name, n.zone or "-", str(n.placed), _usage_cells(n, "cpu", cpu), _usage_cells(n, "memory", cpu),
+                  _usage_cells(n, "pods", cpu))
     return t
 
 
 def _zones(r: SimulationResult) -> Table:
+    cpu = _cpu_unit(r.zones)
     t = Table(title="Zones", title_justify="left", box=box.SIMPLE_HEAD)
     t.add_column("Zone")
     t.add_column("Nodes", justify="right")
     t.add_column("Placed", justify="right")
-    t.add_column("CPU")
+    t.add_column(f"CPU ({cpu.label})")
     t.add_column("Memory")
     t.add_column("Pods")
     for z in r.zones:
-        t.add_row(z.name or "(no zone label)", str(z.nodes), str(z.placed), _usage_cells(z, "cpu"),
-                  _usage_cells(z, "memory"), _usage_cells(z, "pods"))
+        t.add_row(z.name or "(no zone label)", str(z.nodes), str(z.placed), _usage_cells(z, "cpu", cpu),
+                  _usage_cells(z, "memory", cpu), _usage_cells(z, "pods", cpu))
     return t
 
 

@@ -13,12 +13,14 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from kschedctl.errors import InputError
-from kschedctl.k8s.quantity import format_milli_cpu, humanize_bytes
 from kschedctl.printable import printable
+from kschedctl.render.shorten import shorten
+from kschedctl.render.units import CpuUnit, cpu_unit, format_bytes_for_people
 from kschedctl.sweep.metrics import METRICS
 
 #: Metrics the table shows, in order (the CSV and JSON carry them all).
@@ -29,20 +31,21 @@ PLOTTED = ("scheduled", "unschedulable", "preemptions", "nodesUsed", "cpuUtilisa
            "cpuSpreadNodes", "cpuSpreadZones", "largestFreeCpu", "seconds")
 
 
-def _cell_text(metric: str, value: Any) -> str:
+def _cell_text(metric: str, value: Any, cpu: CpuUnit) -> str:
     if value is None:
         return "-"
     if metric == "largestFreeCpu":
-        return format_milli_cpu(int(value))
+        return cpu.format(int(value))
     if metric == "largestFreeMemory":
-        return humanize_bytes(int(value))
+        return format_bytes_for_people(int(value))
     if isinstance(value, float):
         return f"{value:.1f}" if metric != "seconds" else f"{value:.2f}"
     return str(value)
 
 
-def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
-    ranked = result.ranked()
+def _table(result: Any, ranked: list, shown: list[str], configs: dict[str, str]) -> Table:
+    cpu = cpu_unit(int(c.metrics["largestFreeCpu"]) for c in ranked
+                   if not c.error and c.metrics.get("largestFreeCpu") is not None)
     title = Text(f"Sweep {printable(result.sweep.name)}: {len(result.cells)} cells, ranked by {result.rank_by}")
     table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
     table.add_column("#", justify="right")
@@ -50,13 +53,13 @@ def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
         table.add_column(col)
     if result.sweep.repetitions > 1:
         table.add_column("seed", justify="right")
-    shown = [m for m in _TABLE if timings or m != "seconds"]
     for metric in shown:
         style = "bold" if metric == result.rank_by else None
-        table.add_column(METRICS[metric][0], justify="right", style=style)
+        header = METRICS[metric][0] + (f" ({cpu.label})" if metric == "largestFreeCpu" else "")
+        table.add_column(header, justify="right", style=style)
     for i, cell in enumerate(ranked, 1):
         # names are text, not markup: "bin-packing[percentageOfNodesToScore=50]" has brackets
-        row: list[Any] = [str(i), Text(printable(cell.config)), Text(printable(cell.cluster)),
+        row: list[Any] = [str(i), Text(configs[printable(cell.config)]), Text(printable(cell.cluster)),
                           Text(printable(cell.workload))]
         if result.sweep.repetitions > 1:
             row.append(str(cell.seed))
@@ -64,9 +67,25 @@ def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
             row.append(Text("failed", style="red"))
             row.extend("" for _ in shown[1:])
         else:
-            row.extend(_cell_text(m, cell.metrics.get(m)) for m in shown)
+            row.extend(_cell_text(m, cell.metrics.get(m), cpu) for m in shown)
         table.add_row(*row)
+    return table
+
+
+def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
+    ranked = result.ranked()
+    shown = [m for m in _TABLE if timings or m != "seconds"]
+    names = [printable(cell.config) for cell in ranked]
+    table = _table(result, ranked, shown, {name: name for name in names})
+    legend: list[tuple[str, str]] = []
+    if Measurement.get(console, console.options.update_width(1 << 16), table).maximum > console.width:
+        # Too wide: long configuration names (a varied parameter makes them long) give way first.
+        configs, legend = shorten(names, limit=max(12, console.width // 6))
+        if legend:
+            table = _table(result, ranked, shown, configs)
     console.print(table)
+    for short, full in legend:
+        console.print(Text(f"  {short} = {full}"), soft_wrap=True)
     reasons: dict[str, int] = {}
     for cell in result.cells:
         for reason, n in (cell.metrics.get("unschedulableReasons") or {}).items():
