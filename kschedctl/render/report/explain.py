@@ -183,8 +183,9 @@ def _matrix(index: int, r: ExplainResult) -> str:
         cls = "filter" if p in rejecting else "filter allpass"
         heads.append(f'<th scope="col"{attrs(class_=cls, title=f"Filter {p}")}>{_wrap_name(p)}</th>')
     heads.append('<th scope="col">Feasible</th>')
-    for p in scores:
-        heads.append(f'<th scope="col"{attrs(class_="num score", title=f"Score {p}: weighted")}>{_wrap_name(p)}</th>')
+    for i, p in enumerate(scores):
+        cls = "num score first" if i == 0 else "num score"
+        heads.append(f'<th scope="col"{attrs(class_=cls, title=f"Score {p}: weighted")}>{_wrap_name(p)}</th>')
     if scores:
         heads += ['<th scope="col" class="num">Total</th>', '<th scope="col" class="num">Rank</th>']
     rows = []
@@ -196,13 +197,14 @@ def _matrix(index: int, r: ExplainResult) -> str:
             cells.append(_verdict_cell(by_filter.get(p), p in rejecting))
         cells.append(cell("yes" if n.feasible else ("no" if n.evaluated or n.filters else "not evaluated"),
                           class_="pass" if n.feasible else "notrun"))
-        for p in scores:
+        for i, p in enumerate(scores):
             s = by_score.get(p)
+            first = " first" if i == 0 else ""
             if s is None:
-                cells.append(cell("", class_="num notrun"))
+                cells.append(cell("", class_=f"num score notrun{first}"))
             else:
                 detail = f"{p}: raw {s.raw} → normalized {s.normalized} × weight {s.weight} = {s.weighted}"
-                cells.append(cell(s.weighted, class_="num", title=detail, data_sort=s.weighted))
+                cells.append(cell(s.weighted, class_=f"num score{first}", title=detail, data_sort=s.weighted))
         if scores:
             total = "" if n.total_score is None else str(n.total_score) + (" (tie)" if n.tied else "")
             cells.append(cell(total, class_="num", data_sort=n.total_score if n.total_score is not None else ""))
@@ -217,7 +219,7 @@ def _matrix(index: int, r: ExplainResult) -> str:
         toggle = (f'<label class="toggle"><input type="checkbox"{attrs(data_toggles=table_id)}> show the {allpass} '
                   f"filter plugin(s) that passed every node they ran on</label>")
     title = ("<h3>Filter verdicts and weighted scores, per node</h3>"
-             '<p class="note">✓ passed, ✗ rejected (the reason under it), · not run on that node (an earlier '
+             '<p class="note">Filter plugins first (shaded), then score plugins. ✓ passed, ✗ rejected (the reason under it), · not run on that node (an earlier '
              "filter rejected it). Scores are weighted (normalized × weight); hover a cell for raw and "
              "normalized. Click a column to sort.</p>")
     return title + toggle + table([], rows, header_cells=heads, total=len(nodes), shown=len(shown),

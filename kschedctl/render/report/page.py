@@ -119,6 +119,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 td.pass{color:var(--ok);text-align:center}td.fail{color:var(--bad);background:#fff5f5}
 td.fail.soft{color:var(--warn);background:#fff8e5}td.notrun{color:#8c959f;text-align:center}
 td.fail small{display:block;color:#57606a;max-width:260px}
+table.matrix thead th.filter{background:#fbefef}table.matrix .score.first{border-left:2px solid #8c959f}
 tr.winner>*{background:var(--win);font-weight:600}tr.winner>:first-child::before{content:"\\2605  "}
 tr.infeasible>:first-child{color:var(--bad)}
 tbody th{text-align:left;white-space:nowrap}td.name{white-space:nowrap}
