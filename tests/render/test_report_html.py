@@ -191,3 +191,20 @@ def test_the_simulator_records_usage_before_the_run() -> None:
 ])
 def test_axis_ticks_are_round_numbers(low: float, high: float, expected: list[float]) -> None:
     assert nice_ticks(low, high, 4 if high - low > 1 else 5) == pytest.approx(expected)
+
+
+def test_a_large_cluster_keeps_the_page_small() -> None:
+    from kschedctl.render.report.page import MAX_ROWS
+    from kschedctl.render.report.simulate import CHART_NODES
+    from kschedctl.scheduler.simulation_result import NodeUsage, Placement, SimulationResult
+
+    nodes = [NodeUsage({"cpu": 4000, "memory": 1 << 33, "pods": 110}, {"cpu": 100 * (i % 3), "pods": i % 3},
+                       name=f"node-{i:04d}", zone=f"zone-{i % 3}", placed=i % 3) for i in range(2000)]
+    placements = [Placement(f"default/p{i}", "Scheduled", f"node-{i:04d}", order=i + 1) for i in range(3000)]
+    page = report_html(SimulationResult(placements=placements, nodes=nodes))
+    assert len(page) < 2_000_000
+    chart = re.search(r'data-chart="placed-per-node".*?</svg>', page, re.S).group(0)
+    assert chart.count('class="bar') == CHART_NODES
+    assert re.findall(r'data-placed="([^"]+)" data-value="(\d+)"', page) == [
+        ("0 pod(s)", "667"), ("1 pod(s)", "667"), ("2 pod(s)", "666")]
+    assert f"{MAX_ROWS:,} of 2,000 rows shown." in page and f"{MAX_ROWS:,} of 3,000 rows shown." in page

@@ -74,6 +74,14 @@ def _placements_charts(result: SimulationResult) -> str:
     if len(zones) > 1 or (zones and zones[0].name):
         parts.append(f"<figure>{bar_chart([(z.name or '(no zone)', z.placed) for z in zones], label='Pods placed per zone', chart='placed-per-zone', item_attr='data-zone')}"
                      "<figcaption>Pods of this run placed per zone</figcaption></figure>")
+    if note:
+        spread: dict[int, int] = {}
+        for n in result.nodes:
+            spread[n.placed] = spread.get(n.placed, 0) + 1
+        items = [(f"{placed} pod(s)", count) for placed, count in sorted(spread.items())][:CHART_NODES]
+        parts.append(f"<figure>{bar_chart(items, label='Nodes by pods placed', chart='nodes-by-placed', item_attr='data-placed')}"
+                     f"<figcaption>How many of the {len(result.nodes):,} nodes got how many pods of this run"
+                     "</figcaption></figure>")
     parts.append("</div>")
     parts.append(note)
     over_time = _over_the_run(result)

@@ -188,7 +188,7 @@ def legend(series: Sequence[str]) -> str:
 def step_chart(series: Sequence[tuple[str, Sequence[tuple[float, float]]]], *, label: str, chart: str,
                x_label: str, y_label: str, width: int = 520, height: int = 220) -> str:
     """Lines that step up at each (x, y) point, one per named series (counts over the run)."""
-    left, bottom, top, right = 44, 30, 10, 10
+    left, bottom, top, right = 44, 30, 10, 24
     xs = [x for _, points in series for x, _ in points]
     ys = [y for _, points in series for _, y in points]
     x_high = max(xs, default=1) or 1
