@@ -15,7 +15,7 @@ from kschedctl.render.report import report_html
 from kschedctl.render.report.page import SCRIPT, STYLE
 from kschedctl.render.report.svg import nice_ticks
 from tests.cli.helpers import run_cli
-from tests.render.reports import COMMANDS, HOSTILE, hostile_results
+from tests.render.reports import COMMANDS, HOSTILE, ROOT, hostile_results
 
 #: Elements a report may contain; anything else came from an input.
 ALLOWED_TAGS = {
@@ -153,6 +153,14 @@ def test_explain_says_who_won_and_why_first(tmp_path: Path) -> None:
     assert ("Unschedulable: blocked by NodeResourcesFit (5 nodes), TaintToleration (2 nodes), "
             "NodeUnschedulable (1 node)") in text
     assert re.search(r'<tr class="winner"[^>]*data-node="node-b2"', page)
+
+
+def test_explain_says_when_a_tie_break_chose(tmp_path: Path) -> None:
+    report = tmp_path / "tie.html"
+    _run(["explain", str(ROOT / "fixtures" / "pods" / "pod.yaml"), "--cluster", str(ROOT / "fixtures" / "cluster"),
+          "-c", str(ROOT / "profiles" / "bin-packing.yaml"), "--seed", "0"], report)
+    assert "Scheduled on node-a1: tied at 409 with node-b1; the random tie-break picked it" in _text(
+        report.read_text(encoding="utf-8"))
 
 
 def test_simulate_shows_each_node_before_and_after(tmp_path: Path) -> None:

@@ -112,8 +112,8 @@ def _why_winner(r: ExplainResult) -> str:
     runner = max(others, key=lambda n: (n.total_score or 0, -(n.rank or 0)))
     margin = (winner.total_score or 0) - (runner.total_score or 0)
     if margin == 0:
-        return head + (f": tied at {winner.total_score} with {esc(', '.join(n for n in r.tied_nodes if n != winner.name))}"
-                       f"; the seeded random tie-break picked it")
+        tied = [n for n in r.tied_nodes if n != winner.name] or [runner.name]
+        return head + f": tied at {winner.total_score} with {esc(', '.join(tied))}; the random tie-break picked it"
     mine = {s.plugin: s.weighted for s in winner.scores}
     theirs = {s.plugin: s.weighted for s in runner.scores}
     gains = sorted(((p, mine.get(p, 0) - theirs.get(p, 0)) for p in dict.fromkeys([*mine, *theirs])),

@@ -168,21 +168,22 @@ def _not_placed(result: SimulationResult) -> str:
     by_message: dict[tuple[str, str], list[str]] = {}
     for p in failed:
         by_message.setdefault((p.outcome, p.message), []).append(p.pod)
-    rows = [row([cell(len(pods), class_="num"), raw_cell_badge(outcome), cell(message),
+    rows = [row([cell(len(pods), class_="num"), _badge_cell(outcome), cell(message),
                  cell(", ".join(pods[:10]) + (f" … (+{len(pods) - 10})" if len(pods) > 10 else ""))])
             for (outcome, message), pods in sorted(by_message.items(), key=lambda kv: -len(kv[1]))[:MAX_ROWS]]
     return "<h2>Not placed</h2>" + table(["Pods", "Outcome", "Message", "Which"], rows, total=len(by_message),
                                          shown=len(rows), class_="not-placed")
 
 
-def raw_cell_badge(outcome: str) -> str:
+def _badge_cell(outcome: str) -> str:
+    """A cell showing an outcome as a coloured label, sorted by its name."""
     return f"<td data-sort=\"{esc(outcome)}\">{badge(outcome)}</td>"
 
 
 def _placements_table(result: SimulationResult) -> str:
     ordered = sorted(result.placements, key=lambda p: (p.order is None, p.order or 0))
     rows = [row([cell(p.order or "", class_="num"), cell(p.pod), cell(p.priority, class_="num"),
-                 raw_cell_badge(p.outcome), cell(p.node or p.nominated_node or "-"), cell(p.attempts, class_="num"),
+                 _badge_cell(p.outcome), cell(p.node or p.nominated_node or "-"), cell(p.attempts, class_="num"),
                  cell(p.preempted_by or "")], data_pod=p.pod) for p in ordered[:MAX_ROWS]]
     return "<details><summary>Every placement, in the order the pods were placed</summary>" + table(
         ["#", "Pod", "Priority", "Outcome", "Node", "Attempts", "Preempted by"], rows, total=len(ordered),
