@@ -26,6 +26,7 @@ from kschedctl.cli.options import (
     WidthOption,
     resolve_output,
 )
+from kschedctl.cli.options import ReportOption
 
 _EPILOG = """\
 Examples
@@ -74,6 +75,7 @@ def diff(
     request_timeout: RequestTimeoutOption = None,
     metrics: MetricsOption = None,
     validate: ValidateOption = "strict",
+    report: ReportOption = None,
 ) -> None:
     """Compare where pods land under two configurations or two profiles (A/B).
 
@@ -145,6 +147,10 @@ def diff(
                            all_filters=all_filters, extenders=not no_extenders)
 
     print_warnings(warnings, quiet)
+    if report:
+        from kschedctl.render.report import write_report
+
+        write_report(report, result)
     if output == OutputFormat.table:
         from kschedctl.render.console import output_console
 

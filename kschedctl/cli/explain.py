@@ -28,6 +28,7 @@ from kschedctl.cli.options import (
     ValidateOption,
     WidthOption,
 )
+from kschedctl.cli.options import ReportOption
 
 
 _EPILOG = """Example: why is the web Deployment's pod placed where it is, and would a big pod fit at all?
@@ -79,6 +80,7 @@ def explain(
     request_timeout: RequestTimeoutOption = None,
     metrics: MetricsOption = None,
     validate: ValidateOption = "strict",
+    report: ReportOption = None,
 ) -> None:
     """Run each pod through the profile's extension points and show, per node and plugin, the
     filter verdicts, the scores and the chosen node (or why none). Exit 0 when every pod would
@@ -139,6 +141,10 @@ def explain(
     from kschedctl.cli.common import one_replica_notes
 
     print_warnings([*cluster_state.warnings, *to_explain.warnings, *one_replica_notes(to_explain, "explain")], quiet)
+    if report:
+        from kschedctl.render.report import write_report
+
+        write_report(report, results)
     if output == OutputFormat.name:
         typer.echo("".join(f"pod/{r.pod.split('/', 1)[-1]}\n" for r in results), nl=False)
     elif output == OutputFormat.table:

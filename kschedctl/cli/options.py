@@ -114,6 +114,10 @@ RequestTimeoutOption = Annotated[Optional[str], typer.Option(
     "--request-timeout", metavar="DURATION", help="How long to wait for one API server request of a live read, "
                                                   "as kubectl's (1s, 2m; 0 or a plain number of seconds).")]
 
+ReportOption = Annotated[Optional[str], typer.Option(
+    "--report", metavar="FILE.html", help="Also write the answer as one self-contained HTML page with charts "
+                                          "(opens offline in any browser); the output above is unchanged.")]
+
 
 def request_timeout_seconds(value: Optional[str]) -> Optional[float]:
     """``--request-timeout`` in seconds (None: the default); UsageError if it is not a duration."""

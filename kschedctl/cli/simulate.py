@@ -29,6 +29,7 @@ from kschedctl.cli.options import (
     ValidateOption,
     WidthOption,
 )
+from kschedctl.cli.options import ReportOption
 
 
 _EPILOG = """Example: will the 3 web replicas fit, and where, under the bin-packing profile?
@@ -66,6 +67,7 @@ def simulate(
     request_timeout: RequestTimeoutOption = None,
     metrics: MetricsOption = None,
     validate: ValidateOption = "strict",
+    report: ReportOption = None,
 ) -> None:
     """Schedule every pending pod one after another in queue-sort order, each placement assumed
     for the next, preempting as DefaultPreemption decides; show placements, unschedulable pods,
@@ -110,6 +112,10 @@ def simulate(
     # keep stdout to the SimulationResult, so they go to stderr, as capacity's do.
     shown_in_output = output == OutputFormat.table
     print_warnings([*cluster_state.warnings, *(() if shown_in_output else result.warnings)], quiet)
+    if report:
+        from kschedctl.render.report import write_report
+
+        write_report(report, result)
     if shown_in_output:
         from kschedctl.render.console import output_console
 

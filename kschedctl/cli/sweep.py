@@ -13,6 +13,7 @@ from kschedctl.cli.app import app, error
 from kschedctl.cli.common import checks_fields
 from kschedctl.cli.options import (AllowExtendersOption, AllowExtenderURLOption, AllowOutsidePathsOption,
                                    PluginOption, QuietOption, ValidateOption, WidthOption)
+from kschedctl.cli.options import ReportOption
 
 
 class SweepOutput(str, Enum):
@@ -70,6 +71,7 @@ def sweep(
     quiet: QuietOption = False,
     width: WidthOption = None,
     validate: ValidateOption = "strict",
+    report: ReportOption = None,
 ) -> None:
     """Run a matrix of simulations, one per configuration (and parameter variation), cluster,
     workload and repetition, in parallel on the local cores or on a Ray cluster; rank the cells
@@ -126,6 +128,10 @@ def sweep(
         from kschedctl.render.sweep import write_plot
 
         write_plot(result, plot)
+    if report:
+        from kschedctl.render.report import write_report
+
+        write_report(report, result, timings=timings)
     if output is SweepOutput.table:
         from kschedctl.render.console import output_console
         from kschedctl.render.sweep import render_sweep

@@ -555,6 +555,7 @@ class Simulator(SchedulingSetup):
     def _run(self, pods: Iterable[dict], profile: str | None, include_cluster_pending: bool,
              progress: Callable[[int, int], None] | None, started: float) -> SimulationResult:
         result = SimulationResult(seed=self.seed)
+        result.nodes_before, _ = usage(self.snapshot)
         entries: list[tuple[PodInfo, str, str]] = []
         names = set(self.profile_names())
         if include_cluster_pending:

@@ -109,6 +109,9 @@ class SimulationResult:
     warnings: list[str] = field(default_factory=list)
     #: Cycles whose node was picked at random among nodes tied for the best score.
     tie_breaks: int = 0
+    #: Usage per node before the run (the report's before/after charts; not in the JSON, whose
+    #: ``nodes`` are after the run).
+    nodes_before: list[NodeUsage] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}

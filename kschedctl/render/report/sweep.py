@@ -1,0 +1,149 @@
+"""The sweep report: the ranked table of cells and, per metric, a chart of the values each
+configuration reached over the clusters, workloads and repetitions (every cell a dot, the mean
+a red tick), drawn as inline SVG so that it needs no matplotlib."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from kschedctl.k8s.quantity import humanize_bytes
+from kschedctl.render.report.page import (
+    MAX_ROWS,
+    attrs,
+    cell,
+    cores,
+    document,
+    esc,
+    facts,
+    row,
+    table,
+)
+from kschedctl.render.report.svg import strip_chart
+from kschedctl.sweep.metrics import METRICS
+
+#: Metrics the ranked table shows, in order (as the terminal table does).
+TABLE_METRICS = ("scheduled", "unschedulable", "preemptions", "victims", "nodesUsed", "cpuUtilisation",
+                 "memoryUtilisation", "cpuSpreadNodes", "largestFreeCpu", "largestFreeMemory", "seconds")
+#: Metrics charted, in order (as ``--plot`` does).
+CHARTED = ("scheduled", "unschedulable", "preemptions", "nodesUsed", "cpuUtilisation", "memoryUtilisation",
+           "cpuSpreadNodes", "cpuSpreadZones", "largestFreeCpu", "seconds")
+
+
+def _formatter(metric: str) -> Callable[[float], str]:
+    if metric == "largestFreeCpu":
+        return lambda v: cores(v)
+    if metric == "largestFreeMemory":
+        return lambda v: humanize_bytes(int(v))
+    if metric == "seconds":
+        return lambda v: f"{v:.2f}"
+    if metric in ("cpuUtilisation", "memoryUtilisation"):
+        return lambda v: f"{v:.1f}%"
+    return lambda v: f"{v:.3g}" if isinstance(v, float) and not float(v).is_integer() else f"{v:g}"
+
+
+def _value_text(metric: str, value: Any) -> str:
+    if value is None:
+        return "-"
+    return _formatter(metric)(float(value))
+
+
+def sweep_report(result: Any, timings: bool = True) -> str:
+    """The whole page for a ``SweepResult``; without ``timings``, nothing that depends on the
+    machine (wall times) is shown, as ``--no-timings`` does for the other outputs."""
+    ranked = result.ranked()
+    failed = [c for c in result.cells if c.error]
+    sweep = result.sweep
+    summary = [("Cells", esc(f"{len(result.cells)} ({len(failed)} failed)" if failed else len(result.cells))),
+               ("Ranked by", esc(f"{result.rank_by} ({METRICS[result.rank_by][0]}, "
+                                 f"{'higher' if METRICS[result.rank_by][1] else 'lower'} is better)")),
+               ("Configurations", esc(", ".join(c.name for c in sweep.configs))),
+               ("Clusters", esc(", ".join(c.name for c in sweep.clusters))),
+               ("Workloads", esc(", ".join(w.name for w in sweep.workloads))),
+               ("Repetitions", esc(sweep.repetitions))]
+    if timings:
+        summary.append(("Wall time", esc(f"{result.seconds:.2f}s on {result.workers} worker(s)")))
+    body = ["<h2>Summary</h2>", facts(summary)]
+    if ranked and not ranked[0].error:
+        best = ranked[0]
+        body.append(f'<p class="verdict ok" data-verdict="best">Best by {esc(METRICS[result.rank_by][0])}: '
+                    f"<b>{esc(best.config)}</b> on {esc(best.cluster)} with {esc(best.workload)} "
+                    f"({esc(_value_text(result.rank_by, best.metrics.get(result.rank_by)))})</p>")
+    body.append(_ranked_table(result, ranked, timings))
+    body.append(_reasons(result))
+    body.append(_failures(ranked))
+    body.append(_charts(result, timings))
+    return document("sweep", f"kschedctl sweep: {sweep.name}", "\n".join(b for b in body if b),
+                    subtitle=f"{len(result.cells)} cells, ranked by {result.rank_by}")
+
+
+def _ranked_table(result: Any, ranked: list, timings: bool) -> str:
+    metrics = [m for m in TABLE_METRICS if timings or m != "seconds"]
+    repeated = result.sweep.repetitions > 1
+    heads = ['<th scope="col" class="num">#</th>', '<th scope="col">Config</th>', '<th scope="col">Cluster</th>',
+             '<th scope="col">Workload</th>']
+    if repeated:
+        heads.append('<th scope="col" class="num">Seed</th>')
+    for m in metrics:
+        cls = "num rank-by" if m == result.rank_by else "num"
+        better = "higher" if METRICS[m][1] else "lower"
+        heads.append(f'<th scope="col"{attrs(class_=cls, title=f"{m}: {better} is better")}>{esc(METRICS[m][0])}</th>')
+    rows = []
+    for i, c in enumerate(ranked[:MAX_ROWS], 1):
+        cells = [cell(i, class_="num"), cell(c.config), cell(c.cluster, class_="name"), cell(c.workload, class_="name")]
+        if repeated:
+            cells.append(cell(c.seed, class_="num"))
+        for m in metrics:
+            cls = "num rank-by" if m == result.rank_by else "num"
+            if c.error:
+                cells.append(cell("failed" if m == metrics[0] else "", class_=cls))
+                continue
+            value = c.metrics.get(m)
+            cells.append(cell(_value_text(m, value), class_=cls, data_sort="" if value is None else value))
+        rows.append(row(cells, class_="failed" if c.error else None, data_rank=i))
+    return "<h2>Cells, best first</h2>" + table([], rows, header_cells=heads, total=len(ranked), shown=len(rows),
+                                                class_="ranked", id="ranked")
+
+
+def _reasons(result: Any) -> str:
+    reasons: dict[str, int] = {}
+    for c in result.cells:
+        for reason, n in (c.metrics.get("unschedulableReasons") or {}).items():
+            reasons[reason] = reasons.get(reason, 0) + n
+    if not reasons:
+        return ""
+    rows = [row([cell(n, class_="num"), cell(reason)])
+            for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_ROWS]]
+    return "<h2>Why pods stayed unschedulable (pods, over all cells)</h2>" + table(["Pods", "Reason"], rows,
+                                                                                  class_="reasons")
+
+
+def _failures(ranked: list) -> str:
+    failed: dict[str, list[int]] = {}
+    for i, c in enumerate(ranked, 1):
+        if c.error:
+            failed.setdefault(c.error, []).append(i)
+    if not failed:
+        return ""
+    rows = [row([cell(", ".join(f"#{i}" for i in ranks[:20]) + (" …" if len(ranks) > 20 else "")), cell(error)])
+            for error, ranks in failed.items()]
+    return "<h2>Failed cells</h2>" + table(["Cells", "Error"], rows, class_="failures")
+
+
+def _charts(result: Any, timings: bool) -> str:
+    ok = [c for c in result.cells if not c.error]
+    configs = [c.name for c in result.sweep.configs]
+    parts = ["<h2>Per configuration</h2>",
+             '<p class="note">Each row is one configuration over every cluster, workload and repetition: a dot per '
+             "cell, the red tick the mean.</p>", '<div class="charts">']
+    for metric in CHARTED:
+        if metric == "seconds" and not timings:
+            continue
+        items = [(name, [float(c.metrics[metric]) for c in ok
+                         if c.config == name and c.metrics.get(metric) is not None]) for name in configs]
+        title, higher = METRICS[metric]
+        chart = strip_chart(items, label=f"{title} per configuration", chart=f"metric-{metric}",
+                            value_text=_formatter(metric), width=280)
+        parts.append(f"<figure><figcaption><b>{esc(title)}</b> ({'higher' if higher else 'lower'} is better)"
+                     f"</figcaption>{chart}</figure>")
+    parts.append("</div>")
+    return "".join(parts)
