@@ -14,7 +14,7 @@ top-level ``hints`` summary (one line per node, closest to fitting first) and ``
 PreFilter rejected the pod on every node. Extender verdicts and scores are entries of nodes[].filters / nodes[].scores
 named ``extender:<urlPrefix>``. ``decision`` is the answer in brief, computed from the fields above
 (``Decision``): for a scheduled pod the runner-up, the margin and the plugins that decided it; for
-one that is not, the blocking plugins with their node counts and the closest fix; ``specNodeName``
+one that is not, the blocking plugins with their node counts; ``specNodeName``
 when the pod names its node itself.
 """
 
@@ -268,6 +268,7 @@ class Decision:
     spec_node_name: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON's ``decision``; ``fix`` stays out of it (it is ``hints[0].text`` or ``podHints[0].text``)."""
         out: dict[str, Any] = {}
         if self.runner_up is not None:
             out["runnerUp"] = self.runner_up
@@ -279,8 +280,6 @@ class Decision:
             out["onlyFeasible"] = True
         if self.blockers:
             out["blockers"] = [b.to_dict() for b in self.blockers]
-        if self.fix:
-            out["fix"] = self.fix
         if self.spec_node_name:
             out["specNodeName"] = self.spec_node_name
         return out
