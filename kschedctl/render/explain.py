@@ -1,11 +1,16 @@
 """Tables for ``kschedctl explain``: readable on 5 nodes and on 5,000.
 
-Per pod: a summary, a loud warning for plugins kschedctl cannot run yet, the pod-level stages,
-the filter matrix (nodes x filter plugins: a check mark or the reason), the score table
+Per pod: the answer first (where the pod goes and what decided it, or what blocks it and the
+closest fix: ``ExplainResult.decision``), a loud warning for plugins kschedctl cannot run yet, the
+pod-level stages where a plugin did something (every stage with ``wide``), the filter matrix (nodes x filter plugins: a check mark or the reason), the score table
 (raw -> normalized x weight = weighted, total, rank; the chosen node highlighted, ties marked;
 extenders as ``extender:<urlPrefix>`` columns after the plugins), the extenders' calls and notes,
 warnings, and, on large clusters, rejections counted by plugin and reason instead of one row per node.
 ``wide`` shows every node; ``node`` shows one node in full. Renders result objects only.
+
+Every table is fitted to the console's width before it is printed (``fit``): its cells wrap at
+their spaces only, and a word too long for any column it could get ends in "…" instead of being
+broken over two lines.
 """
 
 from __future__ import annotations
@@ -14,15 +19,21 @@ import re
 from typing import Any, Iterable
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console, Group
+from rich.constrain import Constrain
+from rich.measure import Measurement
+from rich.padding import Padding
 from rich.panel import Panel
+from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
 from kschedctl.k8s.quantity import format_milli_cpu, humanize_bytes
 from kschedctl.printable import printable
 from kschedctl.scheduler.diagnosis import rejections_by_plugin
-from kschedctl.scheduler.result import ExplainResult, NodeResult
+from kschedctl.render.console import printable_text
+from kschedctl.scheduler.result import Blocker, Decision, ExplainResult, NodeResult, StageResult
 
 #: Up to this many nodes every node gets a row without --wide.
 SMALL_CLUSTER = 20
@@ -57,53 +68,54 @@ def render_explain(
     node: str | None = None,
     top: int = TOP_NODES,
 ) -> None:
-    """Print the tables of every result, one pod after another."""
-    first = True
-    for result in results:
-        if not first:
-            console.rule()
-        first = False
-        for part in explain_renderables(result, wide=wide, node=node, top=top):
+    """Print the tables of every result, one pod after another, fitted to the console's width."""
+    previous = 0
+    for i, result in enumerate(results):
+        parts = [fit(part, console) for part in explain_renderables(result, wide=wide, node=node, top=top)]
+        widest = max((Measurement.get(console, console.options, part).maximum for part in parts), default=0)
+        if i:
+            # as wide as the tables it separates, not as the (possibly 4096-column) console
+            console.print(Constrain(Rule(), min(console.width, max(previous, widest))))
+        previous = widest
+        for part in parts:
             console.print(part)
 
 
 def render_pending_summary(results: list[ExplainResult], console: Console) -> None:
-    """``explain --pending``: one line per pod: outcome, the event message, what blocks it most,
-    and the change that would make it fit (kschedctl.scheduler.hints)."""
+    """``explain --pending``: one line per pod: where it goes (or why not: the plugin that
+    rejects the most nodes, or the event message when no filter ran) and the change that would
+    make it fit (kschedctl.scheduler.hints). The event messages are in the detail (--wide)."""
     t = Table(title=f"Pending pods: {len(results)}", title_justify="left", box=box.SIMPLE_HEAD)
-    # Names and outcomes stay whole; the message, blockers and fix are prose and wrap at their
-    # spaces (the console keeps every column at least as wide as its longest word).
+    # Names and outcomes stay whole; blockers and fixes are prose and wrap at their spaces.
     t.add_column("Pod", no_wrap=True)
     t.add_column("Outcome", no_wrap=True)
-    for name in ("Node / message", "Top blocker", "What would make it fit"):
+    for name in ("Top blocker / message", "What would make it fit"):
         t.add_column(name)
     for r in results:
-        first = r.hints[0] if r.hints else None
+        decision = r.decision
+        outcome = Text(r.outcome, style="green" if r.scheduled else "red")
+        if r.selected_node:
+            outcome.append(f" → {r.selected_node}")
+        elif r.preemption is not None:
+            outcome.append(f" → nominated {r.preemption.nominated_node}")
         if r.scheduled:
-            where, blocker, fix = r.selected_node or "", "", ""
+            why = ""
+        elif decision.blockers:
+            why = _blocker_text(decision.blockers[0], reasons=2)
         else:
-            where = printable(r.message)
-            blocker = ", ".join(first.blocking_plugins) if first else _first_reason(r)
-            fix = (first.text if first.node in first.text else f"{first.node}: {first.text}") if first else (
-                   "; ".join(h.text for h in r.pod_hints[:1]) or "")
-        t.add_row(r.pod, Text(r.outcome, style="green" if r.scheduled else "red"), where, blocker, fix)
-    console.print(t)
-
-
-def _first_reason(r: ExplainResult) -> str:
-    for stage in r.stages:
-        if stage.code not in ("Success", "Skip") and stage.reasons:
-            return f"{stage.plugin} ({stage.extension_point})"
-    return ""
+            why = printable(r.message)
+        t.add_row(r.pod, outcome, why, printable(decision.fix))
+    console.print(t)  # the output console fits it: columns that do not fit continue below, no word cut
 
 
 def explain_renderables(result: ExplainResult, wide: bool = False, node: str | None = None,
                         top: int = TOP_NODES) -> list:
-    parts: list = [_summary(result)]
+    """The parts of one pod's report, in order (not yet fitted to a width: see ``fit``)."""
+    parts: list = [_verdict(result)]
     if result.not_implemented:
         parts.append(_not_implemented(result))
     if result.stages:
-        parts.append(_stages(result))
+        parts.append(_stages(result, wide))
     if result.extenders:
         parts.append(_extenders(result))
     if result.warnings:
@@ -137,30 +149,93 @@ def explain_renderables(result: ExplainResult, wide: bool = False, node: str | N
 # -- sections --------------------------------------------------------------------------------
 
 
-def _summary(r: ExplainResult) -> Table:
-    t = Table(box=box.SIMPLE_HEAD, show_header=False, title=f"Pod {r.pod}", title_justify="left",
-              title_style="bold")
-    t.add_column(style="bold")
-    t.add_column()
-    t.add_row("Profile", r.profile)
-    t.add_row("Outcome", Text(r.outcome, style=_OUTCOME_STYLE.get(r.outcome, "")))
-    chosen = r.selected_node or "-"
-    if r.provisional_node and not r.selected_node:
-        if r.not_implemented:
-            chosen = f"- (without the missing plugins: {r.provisional_node})"
-        else:
-            chosen = f"- ({r.provisional_node} was chosen, then the pod was turned away)"
-    t.add_row("Selected node", Text(chosen, style="bold green" if r.selected_node else ""))
-    if len(r.tied_nodes) > 1:
-        seed = f"seed {r.seed}" if r.seed is not None else "no --seed: may differ between runs"
-        t.add_row("Tie", f"{len(r.tied_nodes)} nodes share the top score ({seed}): {_names(r.tied_nodes)}")
-    total = len(r.nodes)
-    t.add_row("Nodes", f"{r.evaluated_nodes} evaluated, {r.feasible_nodes} feasible, {total} in the cluster"
-              + (f" (stops after {r.num_nodes_to_find} feasible)" if r.num_nodes_to_find and
-                 r.num_nodes_to_find < total else ""))
+def _verdict(r: ExplainResult) -> Group:
+    """The answer first: one line saying where the pod goes, then why (or what blocks it and the
+    closest fix), then the message, the node counts and the profile."""
+    d = r.decision
+    head = Text(r.pod, style="bold")
+    if r.selected_node:
+        head.append(" → ")
+        head.append(r.selected_node, style="bold green")
+        if not d.spec_node_name:
+            head.append(f" ({r.outcome})")
+    else:
+        head.append(": ")
+        head.append(r.outcome, style=_OUTCOME_STYLE.get(r.outcome, ""))
+        p = r.preemption
+        if p is not None:
+            victims = f"{len(p.victims)} pod" + ("" if len(p.victims) == 1 else "s")
+            head.append(f" → nominated {p.nominated_node}, preempting {victims}", style="bold yellow")
+            if p.victims:
+                head.append(f": {_names(p.victims)}")
+        elif r.provisional_node:
+            if r.not_implemented:
+                head.append(f" (without the missing plugins: {r.provisional_node})")
+            else:
+                head.append(f" ({r.provisional_node} was chosen, then the pod was turned away)")
+    if d.spec_node_name:
+        head.append(" (spec.nodeName is set: kube-scheduler never sees this pod)", style="bold yellow")
+    rows = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
+    rows.add_column(style="bold", no_wrap=True)
+    rows.add_column()
+    why = _why_here(r, d)
+    if why:
+        rows.add_row("Why", why)
+    if d.spec_node_name:
+        rows.add_row("Note", f"bound to {printable(d.spec_node_name)} already: that node's kubelet admits it "
+                             "(or rejects it: OutOfcpu, NodeAffinity, ...) without kube-scheduler, which only "
+                             "takes pods with no spec.nodeName. Below, what its plugins would say, for reference.")
+    if not r.selected_node:
+        if d.blockers:
+            shown = "; ".join(_blocker_text(b) for b in d.blockers[:3])
+            if len(d.blockers) > 3:
+                shown += f"; and {len(d.blockers) - 3} more plugins"
+            rows.add_row("Blockers", shown)
+        if d.fix:
+            rows.add_row("Closest fix", printable(d.fix))
     if r.message:
-        t.add_row("Message", printable(r.message))
-    return t
+        rows.add_row("Message", printable(r.message))
+    total = len(r.nodes)
+    rows.add_row("Nodes", f"{r.evaluated_nodes} evaluated, {r.feasible_nodes} feasible, {total} in the cluster"
+                 + (f" (stops after {r.num_nodes_to_find} feasible)" if r.num_nodes_to_find and
+                    r.num_nodes_to_find < total else ""))
+    rows.add_row("Profile", r.profile)
+    return Group(head, Padding(rows, (0, 0, 0, 2)), Text(""))
+
+
+def _why_here(r: ExplainResult, d: Decision) -> str:
+    """Why the chosen node won: its margin over the runner-up and the plugins that made it."""
+    if not r.selected_node:
+        return ""
+    if d.spec_node_name:
+        return ""  # the note says why
+    if len(d.tied) > 1:
+        chosen = next((n for n in r.nodes if n.name == r.selected_node), None)
+        seed = f"seed {r.seed}" if r.seed is not None else "no --seed: may differ between runs"
+        score = f" at {chosen.total_score} points" if chosen is not None and chosen.total_score is not None else ""
+        return (f"{len(d.tied)} nodes tie{score} ({_names(d.tied)}); {r.selected_node} was picked at random "
+                f"({seed})")
+    if d.only_feasible:
+        rejected = sum(b.nodes for b in d.blockers)
+        if not rejected:
+            return f"{r.selected_node} is the only feasible node"
+        return (f"{r.selected_node} is the only feasible node; the other {rejected} were rejected by "
+                + ", ".join(f"{b.plugin} ({b.nodes})" for b in d.blockers))
+    if d.runner_up is None or d.margin is None:
+        return ""
+    points = "point" if d.margin == 1 else "points"
+    why = f"{r.selected_node} by {d.margin} {points} over {d.runner_up}"
+    if d.deciding:
+        why += ": " + ", ".join(f"{plugin} {diff:+d}" for plugin, diff in d.deciding)
+    return why
+
+
+def _blocker_text(b: Blocker, reasons: int = 2) -> str:
+    nodes = f"{b.nodes} node" + ("" if b.nodes == 1 else "s")
+    shown = [printable(x) for x in b.reasons[:reasons]]
+    if len(b.reasons) > reasons:
+        shown.append(f"+{len(b.reasons) - reasons} more")
+    return f"{b.plugin} on {nodes}" + (f" ({', '.join(shown)})" if shown else "")
 
 
 def _not_implemented(r: ExplainResult) -> Panel:
@@ -171,13 +246,23 @@ def _not_implemented(r: ExplainResult) -> Panel:
     return Panel(body, title="WARNING: plugins not implemented", border_style="bold red", expand=False)
 
 
-def _stages(r: ExplainResult) -> Table:
+def _stages(r: ExplainResult, wide: bool = False) -> Group:
+    """The pod-level plugin calls; unless ``wide``, only those that did something (a code other
+    than Success or Skip, a message, a PreFilterResult narrowing the nodes, a PostFilter that
+    ran), the others counted in one line."""
+    shown = list(r.stages) if wide else [s for s in r.stages if _did_something(s)]
+    folded = len(r.stages) - len(shown)
+    if not shown:
+        return Group(Text("Pod-level extension points: ", style="table.title").append(
+            f"{folded} plugin calls, each Success or Skip (--wide lists them)", style="dim"), Text(""))
+    note = Text(f"{folded} more plugin calls returned Success or Skip (--wide lists them)" if folded else "",
+                style="dim")
     t = Table(title="Pod-level extension points", title_justify="left", box=box.SIMPLE_HEAD)
     t.add_column("Extension point")
     t.add_column("Plugin")
     t.add_column("Code")
-    t.add_column("Reasons / details", overflow="fold")
-    for s in r.stages:
+    t.add_column("Reasons / details")
+    for s in shown:
         info = printable("; ".join(s.reasons))
         extra = dict(s.extra or {})
         if s.status is not None and s.status.details:
@@ -192,7 +277,15 @@ def _stages(r: ExplainResult) -> Table:
         if extra:
             info = (info + "  " if info else "") + _short(extra)
         t.add_row(s.extension_point, s.plugin, Text(s.code, style=_CODE_STYLE.get(s.code, "")), info)
-    return t
+    return Group(t, note, Text("")) if folded else Group(t)
+
+
+def _did_something(s: StageResult) -> bool:
+    if s.code not in ("Success", "Skip") or s.reasons:
+        return True
+    if s.extension_point == "PostFilter":
+        return s.code != "Skip"  # it ran because no node fitted, and may have nominated one
+    return bool(s.extra and "nodes" in s.extra)  # a PreFilterResult: only these nodes
 
 
 def _filter_matrix(r: ExplainResult, nodes: list[NodeResult]) -> Group:
@@ -525,8 +618,8 @@ def _short(d: dict) -> str:
         elif isinstance(v, list) and all(isinstance(x, str) for x in v):
             parts.append(f"{k}: {', '.join(v)}")
         elif k == "binding" and isinstance(v, dict):
-            meta, target = v.get("metadata") or {}, v.get("target") or {}
-            parts.append(f"Binding {meta.get('namespace')}/{meta.get('name')} → {target.get('kind')} {target.get('name')}")
+            target = v.get("target") or {}
+            parts.append(f"Binding → {target.get('kind')} {target.get('name')}")  # of the pod itself
         else:
             parts.append(f"{k}={v}")
     return ", ".join(parts)
@@ -534,3 +627,183 @@ def _short(d: dict) -> str:
 
 def _is_missing(reasons: list[str]) -> bool:
     return len(reasons) == 1 and reasons[0].endswith("is not implemented by kschedctl yet")
+
+
+# -- fitting a width -------------------------------------------------------------------------
+
+#: Shortest a word is cut to (with its "…") when a table cannot otherwise fit.
+_SHORTEST_WORD = 4
+
+
+def fit(renderable: Any, console: Console) -> Any:
+    """``renderable`` laid out for ``console``'s width: tables get column widths under which every
+    cell wraps at its spaces only (``_fit_table``), and their titles and captions become lines of
+    their own, wrapped at the console's width rather than the table's."""
+    return _fit(renderable, console, console.width)
+
+
+def _fit(renderable: Any, console: Console, width: int) -> Any:
+    if isinstance(renderable, Table):
+        _fit_table(renderable, console, width)
+        title, caption = renderable.title, renderable.caption
+        if title is None and caption is None:
+            return renderable
+        renderable.title = renderable.caption = None
+        parts: list = []
+        if title is not None:
+            parts.append(_line(title, renderable.title_style or "table.title"))
+            if renderable.box is not None and not renderable.show_edge:
+                parts.append(Text(""))  # the blank line the table's top edge would have drawn
+        parts.append(renderable)
+        if caption is not None:
+            parts.append(_line(caption, renderable.caption_style or "table.caption"))
+        return Group(*parts)
+    if isinstance(renderable, Group):
+        renderable.renderables[:] = [_fit(item, console, width) for item in renderable.renderables]
+        return renderable
+    if isinstance(renderable, Panel):
+        _, right, _, left = Padding.unpack(renderable.padding)
+        renderable.renderable = _fit(renderable.renderable, console, width - 2 - left - right)
+        return renderable
+    if isinstance(renderable, Padding):
+        renderable.renderable = _fit(renderable.renderable, console, width - renderable.left - renderable.right)
+        return renderable
+    if isinstance(renderable, Text):
+        renderable.overflow = "ellipsis"  # a word longer than the console ends in "…", unbroken
+    return renderable
+
+
+def _line(text: Any, style: Any) -> Text:
+    line = text.copy() if isinstance(text, Text) else Text(printable(text, "\n"), style=style)
+    line.overflow = "ellipsis"
+    return line
+
+
+def _fit_table(table: Table, console: Console, width: int) -> None:
+    """Set ``table``'s column widths so that it fits ``width`` with no word broken.
+
+    rich, given too little room, narrows the widest columns below their longest word and folds
+    it (``defau/lt``). Here each column gets at least its longest word; when even that does not
+    fit, the longest words are cut to a common length and end in "…" (columns marked no_wrap,
+    such as node names, last); the room left goes to the columns that would wrap, the least
+    needy first (max-min fairness), so short columns stay on one line.
+    """
+    columns = table.columns
+    if not columns:
+        return
+    for column in columns:
+        column.header = _escaped(column.header)
+        column._cells[:] = [_escaped(cell) for cell in column._cells]
+    room = width - _overhead(table, console)
+    natural = [_widest(column, table.show_header, _line_len) for column in columns]
+    if sum(natural) <= room:
+        for column in columns:
+            column.width = None
+        return
+    longest = [_widest(column, table.show_header, _longest_word) for column in columns]
+    if sum(longest) > room and table.box is not None:
+        # tighter before shorter: one space of padding between columns, no indent
+        top, right, bottom, _ = Padding.unpack(table.padding)
+        table.padding = (top, right, bottom, 0)
+        table.show_edge = False
+        room = width - _overhead(table, console)
+        if sum(natural) <= room:
+            for column in columns:
+                column.width = None
+            return
+    if sum(longest) > room:
+        kept = [column.no_wrap for column in columns]
+        limit = _word_limit([w for w, k in zip(longest, kept) if not k],
+                            room - sum(w for w, k in zip(longest, kept) if k))
+        if limit is None:  # even cut short, the others do not fit: cut every column's words
+            limit = _word_limit(longest, room)
+            kept = [False] * len(columns)
+        if limit is None:
+            return  # narrower than any sensible table: leave it to rich
+        for i, column in enumerate(columns):
+            if not kept[i] and longest[i] > limit:
+                column.header = _cut_words(column.header, limit)
+                column._cells[:] = [_cut_words(cell, limit) for cell in column._cells]
+                longest[i] = limit
+                natural[i] = _widest(column, table.show_header, _line_len)
+    widths = list(longest)
+    spare = room - sum(widths)
+    for left, i in enumerate(sorted(range(len(columns)), key=lambda j: natural[j] - longest[j])):
+        give = min(natural[i] - widths[i], spare // (len(columns) - left))
+        widths[i] += give
+        spare -= give
+    for column, w in zip(columns, widths):
+        column.width = max(w, 1)
+
+
+def _overhead(table: Table, console: Console) -> int:
+    """Columns of ``table`` that are not cell content: edges, separators, padding."""
+    saved = [column.width for column in table.columns]
+    for column in table.columns:
+        column.width = 1
+    try:
+        measured = Measurement.get(console, console.options.update_width(1 << 16), table).maximum
+    finally:
+        for column, w in zip(table.columns, saved):
+            column.width = w
+    return measured - len(table.columns)
+
+
+def _word_limit(longest: list[int], room: int) -> int | None:
+    """The largest word length L such that columns whose longest words are cut to L fit ``room``."""
+    if not longest:
+        return None if room < 0 else _SHORTEST_WORD
+    for limit in range(max(longest), _SHORTEST_WORD - 1, -1):
+        if sum(min(w, limit) for w in longest) <= room:
+            return limit
+    return None
+
+
+def _plain(cell: Any) -> str:
+    return cell.plain if isinstance(cell, Text) else cell if isinstance(cell, str) else ""
+
+
+def _line_len(text: str) -> int:
+    return max((cell_len(line) for line in text.split("\n")), default=0)
+
+
+def _longest_word(text: str) -> int:
+    return max((cell_len(word) for word in text.split()), default=0)
+
+
+def _widest(column: Any, with_header: bool, measure: Any) -> int:
+    cells = [*column._cells, column.header] if with_header else column._cells
+    return max((measure(_plain(cell)) for cell in cells), default=0)
+
+
+def _escaped(cell: Any) -> Any:
+    if isinstance(cell, str):
+        return printable(cell, "\n")
+    if isinstance(cell, Text):
+        return printable_text(cell)
+    return cell
+
+
+def _cut_words(cell: Any, limit: int) -> Any:
+    """``cell`` with every word longer than ``limit`` cut to ``limit`` columns, ending in "…"."""
+    plain = _plain(cell)
+    if not isinstance(cell, (str, Text)) or _longest_word(plain) <= limit:
+        return cell
+    text = cell if isinstance(cell, Text) else Text(cell)
+    out = text.blank_copy()
+    position = 0
+    for match in re.finditer(r"\S+", plain):
+        start, end = match.span()
+        out.append_text(text[position:start])
+        if cell_len(match.group()) > limit:
+            kept, used = start, 0
+            while kept < end and used + cell_len(plain[kept]) <= limit - 1:
+                used += cell_len(plain[kept])
+                kept += 1
+            out.append_text(text[start:kept])
+            out.append("…")
+        else:
+            out.append_text(text[start:end])
+        position = end
+    out.append_text(text[position:])
+    return out if isinstance(cell, Text) else out.plain

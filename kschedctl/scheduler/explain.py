@@ -233,6 +233,7 @@ def build_result(
         filter_plugins=filter_names,
         extenders=list(out.extenders),
         warnings=list(out.warnings),
+        spec_node_name=pod_info.node_name,
     )
 
 

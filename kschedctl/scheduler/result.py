@@ -12,7 +12,10 @@ and ``warnings``. For an Unschedulable pod, "what would make it fit" (kschedctl.
 per node ``hints`` (one per blocking filter plugin: text, changes, details, verified), a ranked
 top-level ``hints`` summary (one line per node, closest to fitting first) and ``podHints`` when
 PreFilter rejected the pod on every node. Extender verdicts and scores are entries of nodes[].filters / nodes[].scores
-named ``extender:<urlPrefix>``.
+named ``extender:<urlPrefix>``. ``decision`` is the answer in brief, computed from the fields above
+(``Decision``): for a scheduled pod the runner-up, the margin and the plugins that decided it; for
+one that is not, the blocking plugins with their node counts; ``specNodeName``
+when the pod names its node itself.
 """
 
 from __future__ import annotations
@@ -230,6 +233,99 @@ class Preemption:
         return out
 
 
+@dataclass(slots=True)
+class Blocker:
+    """The nodes one filter plugin rejected (the first plugin that said no on each), and its reasons."""
+
+    plugin: str
+    nodes: int
+    reasons: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"plugin": self.plugin, "nodes": self.nodes, "reasons": list(self.reasons)}
+
+
+@dataclass
+class Decision:
+    """Where the pod goes and why, in brief: what ``explain`` prints first.
+
+    Scheduled: ``runner_up`` is the best-scored node after the chosen one, ``margin`` the
+    difference of their totals, ``deciding`` each plugin's weighted difference (chosen minus
+    runner-up), largest first, zeros left out; ``only_feasible`` when no other node passed the
+    filters. Otherwise: ``blockers``, most nodes first, and ``fix``, the closest hint
+    (kschedctl.scheduler.hints). ``spec_node_name`` is the pod's own spec.nodeName: such a pod
+    never reaches kube-scheduler.
+    """
+
+    node: str | None = None
+    runner_up: str | None = None
+    margin: int | None = None
+    deciding: list[tuple[str, int]] = field(default_factory=list)
+    tied: list[str] = field(default_factory=list)
+    only_feasible: bool = False
+    blockers: list[Blocker] = field(default_factory=list)
+    fix: str = ""
+    spec_node_name: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON's ``decision``; ``fix`` stays out of it (it is ``hints[0].text`` or ``podHints[0].text``)."""
+        out: dict[str, Any] = {}
+        if self.runner_up is not None:
+            out["runnerUp"] = self.runner_up
+        if self.margin is not None:
+            out["margin"] = self.margin
+        if self.deciding:
+            out["deciding"] = [{"plugin": p, "points": d} for p, d in self.deciding]
+        if self.only_feasible:
+            out["onlyFeasible"] = True
+        if self.blockers:
+            out["blockers"] = [b.to_dict() for b in self.blockers]
+        if self.spec_node_name:
+            out["specNodeName"] = self.spec_node_name
+        return out
+
+
+def decide(result: "ExplainResult") -> Decision:
+    """The ``Decision`` of ``result``, from its nodes, scores and hints."""
+    decision = Decision(node=result.selected_node, spec_node_name=result.spec_node_name,
+                        tied=list(result.tied_nodes))
+    counts: dict[str, int] = {}
+    reasons: dict[str, dict[str, int]] = {}
+    for n in result.nodes:
+        verdict = n.verdict()
+        if verdict is None or n.feasible:
+            continue
+        counts[verdict.plugin] = counts.get(verdict.plugin, 0) + 1
+        seen = reasons.setdefault(verdict.plugin, {})
+        for reason in verdict.reasons or [verdict.code]:
+            seen[reason] = seen.get(reason, 0) + 1
+    decision.blockers = [
+        Blocker(plugin, count, sorted(reasons[plugin], key=lambda r: -reasons[plugin][r]))
+        for plugin, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+    if result.pod_hints:
+        first = result.pod_hints[0]
+        decision.fix = first.text
+    elif result.hints:
+        decision.fix = result.hints[0].text
+    chosen = result.node(result.selected_node) if result.selected_node else None
+    if chosen is None:
+        return decision
+    feasible = [n for n in result.nodes if n.feasible]
+    decision.only_feasible = len(feasible) == 1
+    others = [n for n in result.nodes if n.total_score is not None and n.name != chosen.name]
+    if chosen.total_score is None or not others:
+        return decision
+    runner_up = min(others, key=lambda n: (-(n.total_score or 0), n.rank or 0))
+    decision.runner_up = runner_up.name
+    decision.margin = chosen.total_score - (runner_up.total_score or 0)
+    theirs = {s.plugin: s.weighted for s in runner_up.scores}
+    ours = {s.plugin: s.weighted for s in chosen.scores}
+    differences = [(p, ours.get(p, 0) - theirs.get(p, 0)) for p in dict.fromkeys([*ours, *theirs])]
+    decision.deciding = sorted(((p, d) for p, d in differences if d), key=lambda pd: -pd[1])
+    return decision
+
+
 @dataclass
 class ExplainResult:
     """The answer for one pod (contract: ``kind: ExplainResult``)."""
@@ -261,8 +357,15 @@ class ExplainResult:
     hints: list[NodeHints] = field(default_factory=list)
     #: Unschedulable at PreFilter on every node: what the pod or the cluster would need.
     pod_hints: list[Hint] = field(default_factory=list)
+    #: The pod's own spec.nodeName: kube-scheduler never sees such a pod (the kubelet admits it).
+    spec_node_name: str = ""
     #: Computes one node's hints on request (``--node`` on a pod that is not Unschedulable).
     hint_provider: Callable[[str], list[Hint]] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def decision(self) -> Decision:
+        """Where the pod goes and why, in brief (computed from the fields, so always current)."""
+        return decide(self)
 
     @property
     def scheduled(self) -> bool:
@@ -313,6 +416,9 @@ class ExplainResult:
             out["hints"] = [h.to_dict() for h in self.hints]
         if self.pod_hints:
             out["podHints"] = [h.to_dict() for h in self.pod_hints]
+        decision = self.decision.to_dict()
+        if decision:
+            out["decision"] = decision
         return out
 
 

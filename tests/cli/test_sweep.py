@@ -105,7 +105,14 @@ def test_ctrl_c_stops_the_workers_cleanly(tmp_path: Path) -> None:
                     "workloads: [web.yaml]\nrepetitions: 1000\n")
     proc = subprocess.Popen([sys.executable, "-m", "kschedctl", "sweep", str(long), "-j", "2", "-o", "json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    time.sleep(2.5)
+    # Interrupt once the workers run (a fixed sleep raced with a slow start on a busy machine).
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        if children.exists() and children.read_text().split():
+            break
+        time.sleep(0.1)
+    time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
