@@ -31,7 +31,6 @@ from rich.text import Text
 
 from kschedctl.k8s.quantity import format_milli_cpu, humanize_bytes
 from kschedctl.printable import printable
-from kschedctl.scheduler.diagnosis import rejections_by_plugin
 from kschedctl.render.console import printable_text
 from kschedctl.scheduler.result import Blocker, Decision, ExplainResult, NodeResult, StageResult
 
@@ -398,13 +397,7 @@ def _header(plugin: str) -> str:
 
 
 def _rejections(r: ExplainResult) -> Table:
-    entries = []
-    for n in r.nodes:
-        v = n.verdict()
-        if v is not None:
-            for reason in v.reasons or [v.code]:
-                entries.append((v.plugin, v.code, reason))
-    rows = rejections_by_plugin(entries)
+    rows = r.rejections()
     evaluated = sum(1 for n in r.nodes if n.evaluated)
     t = Table(title=f"Filter: {evaluated} nodes evaluated, {r.feasible_nodes} feasible "
                     f"(rejections counted by plugin and reason; --wide for every node)",

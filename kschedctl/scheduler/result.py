@@ -371,6 +371,17 @@ class ExplainResult:
     def scheduled(self) -> bool:
         return self.outcome == "Scheduled"
 
+    def rejections(self) -> list[tuple[str, str, str, int]]:
+        """Filter rejections counted by (plugin, code, reason), most frequent first."""
+        from kschedctl.scheduler.diagnosis import rejections_by_plugin
+
+        entries = []
+        for n in self.nodes:
+            v = n.verdict()
+            if v is not None:
+                entries.extend((v.plugin, v.code, reason) for reason in v.reasons or [v.code])
+        return rejections_by_plugin(entries)
+
     def node(self, name: str) -> NodeResult | None:
         for n in self.nodes:
             if n.name == name:

@@ -19,7 +19,6 @@ from kschedctl.render.report.page import (
     table,
 )
 from kschedctl.render.report.svg import legend, stacked_bar_chart
-from kschedctl.scheduler.diagnosis import rejections_by_plugin
 from kschedctl.scheduler.result import ExplainResult, NodeResult
 
 #: Nodes the score chart draws (the best-ranked ones, the chosen node always among them).
@@ -267,16 +266,11 @@ def _score_chart(r: ExplainResult) -> str:
 
 
 def _blockers(r: ExplainResult) -> str:
-    entries = []
-    for n in r.nodes:
-        v = n.verdict()
-        if v is not None:
-            for reason in v.reasons or [v.code]:
-                entries.append((v.plugin, v.code, reason))
-    if not entries:
+    rejections = r.rejections()
+    if not rejections:
         return ""
     rows = [row([cell(plugin), cell(code), cell(reason), cell(count, class_="num")], data_plugin=plugin)
-            for plugin, code, reason, count in rejections_by_plugin(entries)]
+            for plugin, code, reason, count in rejections]
     return "<h3>Blockers: rejections by plugin and reason</h3>" + table(
         ["Plugin", "Code", "Reason", "Nodes"], rows[:MAX_ROWS], total=len(rows), shown=min(len(rows), MAX_ROWS),
         class_="blockers")
