@@ -29,9 +29,10 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from kschedctl.k8s.quantity import format_milli_cpu, humanize_bytes
+from kschedctl.k8s.quantity import humanize_bytes
 from kschedctl.printable import printable
 from kschedctl.render.console import printable_text
+from kschedctl.render.units import cpu_unit
 from kschedctl.scheduler.result import Blocker, Decision, ExplainResult, NodeResult, StageResult
 
 #: Up to this many nodes every node gets a row without --wide.
@@ -383,7 +384,9 @@ def _details_text(details: dict) -> str:
 def _amount(item: dict, key: str) -> str:
     value = item.get(key)
     if item.get("unit") == "m" and isinstance(value, int):
-        return format_milli_cpu(value)
+        # one unit for the three amounts of the line (64 requested, 0.7 of 3.92 in use)
+        amounts = [v for v in (item.get(k) for k in ("requested", "used", "capacity")) if isinstance(v, int)]
+        return cpu_unit(amounts).format(value)
     if item.get("unit") == "bytes" and isinstance(value, int):
         return humanize_bytes(value)
     return str(value)

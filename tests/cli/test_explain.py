@@ -179,3 +179,13 @@ def test_metrics_option_feeds_the_trimaran_plugins() -> None:
     bad = run_cli(*args, "--metrics", "profiles/trimaran.yaml")
     assert bad.exit_code == 2 and bad.stdout == ""
     assert "profiles/trimaran.yaml" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_resource_shortfall_writes_its_cpu_amounts_in_one_unit() -> None:
+    # "64 requested, 700m of 3920m in use" mixed cores and millicores in one line.
+    root = Path(__file__).resolve().parents[2]
+    result = run_cli("explain", str(root / "fixtures" / "pods" / "too-big.yaml"),
+                     "--cluster", str(root / "fixtures" / "cluster"), "--width", "200")
+    assert result.exit_code == 1, result.stderr
+    assert "64 requested, 0.7 of 3.92 in use (cpu)" in result.stdout
+    assert "700m" not in result.stdout
