@@ -81,7 +81,9 @@ def test_the_first_five_lines_give_the_answer(case: str) -> None:
     args, expected = FIRST_LINES[case]
     result = run_cli("explain", *args, "--width", "120", "-q")
     assert result.exit_code in (0, 1), result.stderr
-    assert result.stdout.splitlines()[:5] == expected
+    # Words and line breaks are the answer; rich versions differ by a space of padding.
+    assert [" ".join(line.split()) for line in result.stdout.splitlines()[:5]] == [
+        " ".join(line.split()) for line in expected]
 
 
 def test_extension_points_are_folded_unless_wide() -> None:
