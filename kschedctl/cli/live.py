@@ -13,6 +13,8 @@ from typing import Any, Iterable, Optional
 
 import typer
 
+from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
+
 __all__ = ["cluster_state_from_options", "read_live_objects", "find_pod", "pods_of_cluster", "print_warnings"]
 
 
@@ -106,7 +108,7 @@ def pods_of_cluster(cluster_state: Any, refs: Iterable[str]) -> Any:
 _POD_FIELDS = {
     "metadata.name": lambda pod: (pod.get("metadata") or {}).get("name") or "",
     "metadata.namespace": lambda pod: (pod.get("metadata") or {}).get("namespace") or "default",
-    "spec.schedulerName": lambda pod: (pod.get("spec") or {}).get("schedulerName") or "default-scheduler",
+    "spec.schedulerName": lambda pod: (pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER_NAME,
     "spec.nodeName": lambda pod: (pod.get("spec") or {}).get("nodeName") or "",
     "spec.priorityClassName": lambda pod: (pod.get("spec") or {}).get("priorityClassName") or "",
     "status.phase": lambda pod: (pod.get("status") or {}).get("phase") or "Pending",

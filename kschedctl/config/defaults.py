@@ -14,10 +14,10 @@ from typing import Any
 
 from kschedctl.config import args as pluginargs
 from kschedctl.config.types import ALL_POINTS
+from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
 from kschedctl.plugins import names
 
 V1 = "kubescheduler.config.k8s.io/v1"
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
 #: config.DefaultPercentageOfNodesToScore: 0 means adaptive.
 DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0
 

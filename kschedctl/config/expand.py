@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from kschedctl.config.types import EXTENSION_POINTS, MULTI_POINT, PluginRef, Profile
+from kschedctl.framework.interfaces import MAX_NODE_SCORE
 
 #: Extension points in the order upstream's ``getExtensionPoints`` walks them (which decides
 #: which start-up error is met first).
@@ -40,8 +41,7 @@ GO_TYPE: dict[str, str] = {
     "postBind": "PostBindPlugin",
 }
 
-#: framework.MaxNodeScore and MaxTotalScore (math.MaxInt64).
-MAX_NODE_SCORE = 100
+#: framework.MaxTotalScore (math.MaxInt64).
 MAX_TOTAL_SCORE = 2**63 - 1
 
 PointsOf = Callable[[str], Sequence[str]]

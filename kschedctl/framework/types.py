@@ -24,14 +24,13 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 from kschedctl.errors import InputError
+from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
 from kschedctl.k8s.resources import Resource, node_allocatable, pod_resources
 
 #: Upstream DefaultBindAllHostIP.
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
 #: v1.ProtocolTCP, the default protocol of a container port.
 DEFAULT_PROTOCOL = "TCP"
-#: What the API server writes into spec.schedulerName when a pod names none.
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 # NodeInfo generations only ever grow, across all NodeInfos (upstream nextGeneration).
 _generation = itertools.count(1)

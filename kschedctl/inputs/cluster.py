@@ -35,6 +35,7 @@ from typing import Any, Iterable
 from kschedctl.errors import InputError, QuantityError
 from kschedctl.inputs.shapes import check_dra, check_node, check_pod
 from kschedctl.inputs.loader import Document, field_line, gc_paused, load_documents
+from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
 from kschedctl.k8s.quantity import nanos
 
 __all__ = [
@@ -49,7 +50,6 @@ __all__ = [
 ]
 
 DEFAULT_NAMESPACE = "default"
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
 #: Label the API server puts on every namespace (NamespaceDefaultLabelName).
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 

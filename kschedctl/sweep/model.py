@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from kschedctl.errors import InputError
+from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
 
 API_VERSION = "kschedctl/v1"
 KIND = "Sweep"
@@ -323,7 +324,7 @@ def _set(node: Any, parts: list[Any], value: Any, path: str) -> None:
             profiles = _is_profile_list(parts, i)
             key = "schedulerName" if profiles else "name"
             # a profile without schedulerName is the default scheduler's, once defaulted
-            default = "default-scheduler" if profiles else None
+            default = DEFAULT_SCHEDULER_NAME if profiles else None
             found = next((item for item in node if isinstance(item, dict) and item.get(key, default) == name), None)
             if found is None:
                 found = {key: name}

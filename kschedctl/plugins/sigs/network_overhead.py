@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from kschedctl.framework.interfaces import NodeScore, Plugin
+from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore, Plugin
 from kschedctl.framework.snapshot import NodeNotFound
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins.sigs.networkaware import (
@@ -60,7 +60,6 @@ STATE_KEY = "PreFilter" + NAME
 MAX_COST = 100
 SAME_HOSTNAME = 0
 SAME_ZONE = 1
-MAX_NODE_SCORE = 100
 
 
 @dataclass

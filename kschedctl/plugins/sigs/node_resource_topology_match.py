@@ -48,7 +48,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from kschedctl.errors import InputError, QuantityError
-from kschedctl.framework.interfaces import Plugin
+from kschedctl.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.quantity import format_quantity
 from kschedctl.k8s.resources import qos_class
@@ -83,8 +83,6 @@ LEAST_ALLOCATED = "LeastAllocated"
 LEAST_NUMA_NODES = "LeastNUMANodes"
 SCORING_STRATEGIES = (MOST_ALLOCATED, BALANCED_ALLOCATION, LEAST_ALLOCATED, LEAST_NUMA_NODES)
 
-MAX_NODE_SCORE = 100
-MIN_NODE_SCORE = 0
 #: Distance assumed between cells whose costs are not published (upstream ``maxDistanceValue``).
 MAX_DISTANCE = 255
 #: What Go's int64(NaN) gives on amd64, where the scheduler runs.
