@@ -13,12 +13,6 @@ from tests.cli.helpers import run_cli
 from tests.cli.test_simulate import CONFIG, deployment, node, pod, write
 
 
-@pytest.fixture(autouse=True)
-def inputs_ready() -> None:
-    pytest.importorskip("kschedctl.inputs.cluster", reason="kschedctl.inputs.cluster not there yet")
-    pytest.importorskip("kschedctl.inputs.workloads", reason="kschedctl.inputs.workloads not there yet")
-
-
 @pytest.fixture
 def cluster(tmp_path: Path) -> str:
     return write(tmp_path / "cluster.yaml", node("node-a"), node("node-b"), node("node-c"),

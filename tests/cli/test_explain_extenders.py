@@ -23,12 +23,6 @@ from tests.framework.extender_server import (  # noqa: F401 - extender_server is
 CONFIG = Path(__file__).resolve().parent.parent / "scheduler" / "cases" / "config-implemented.yaml"
 
 
-@pytest.fixture
-def inputs_ready() -> None:
-    pytest.importorskip("kschedctl.inputs.cluster", reason="kschedctl.inputs.cluster not there yet")
-    pytest.importorskip("kschedctl.inputs.workloads", reason="kschedctl.inputs.workloads not there yet")
-
-
 def node(name: str) -> dict:
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
             "status": {"allocatable": {"cpu": "4", "memory": "32Gi", "pods": "110"},
@@ -61,7 +55,7 @@ def routes(srv, prefix: str = "") -> None:
                                                              {"Host": "node-c", "Score": 1}])
 
 
-def test_json_has_extender_entries(tmp_path: Path, inputs_ready: None, extender_server) -> None:
+def test_json_has_extender_entries(tmp_path: Path, extender_server) -> None:
     srv = extender_server()
     routes(srv, "/sched")
     url = srv.url + "/sched"
@@ -84,7 +78,7 @@ def test_json_has_extender_entries(tmp_path: Path, inputs_ready: None, extender_
     assert srv.paths() == ["/sched/filter", "/sched/prioritize"]
 
 
-def test_table_shows_extender_columns_and_notes(tmp_path: Path, inputs_ready: None, extender_server,
+def test_table_shows_extender_columns_and_notes(tmp_path: Path, extender_server,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "400")  # one line per row: the words below are not wrapped
     srv = extender_server()
@@ -98,7 +92,7 @@ def test_table_shows_extender_columns_and_notes(tmp_path: Path, inputs_ready: No
 
 
 def test_non_cache_capable_extender_answering_with_names_filters_out_every_node(
-        tmp_path: Path, inputs_ready: None, extender_server, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, extender_server, monkeypatch: pytest.MonkeyPatch) -> None:
     """Upstream reads NodeNames only from nodeCacheCapable extenders: the others must answer with
     Nodes, and no Nodes means no node passed (dropped without a message)."""
     monkeypatch.setenv("COLUMNS", "400")
@@ -110,7 +104,7 @@ def test_non_cache_capable_extender_answering_with_names_filters_out_every_node(
     assert result.stdout.count("dropped (no reason given)") == 2
 
 
-def test_no_extenders(tmp_path: Path, inputs_ready: None, extender_server) -> None:
+def test_no_extenders(tmp_path: Path, extender_server) -> None:
     srv = extender_server()
     routes(srv)
     result = run(tmp_path, [{"urlPrefix": srv.url, "filterVerb": "filter"}], "--no-extenders", "-o", "json")
@@ -121,7 +115,7 @@ def test_no_extenders(tmp_path: Path, inputs_ready: None, extender_server) -> No
     assert all(not f["plugin"].startswith("extender:") for n in data["nodes"] for f in n["filters"])
 
 
-def test_ignorable_failure_is_a_warning(tmp_path: Path, inputs_ready: None, extender_server) -> None:
+def test_ignorable_failure_is_a_warning(tmp_path: Path, extender_server) -> None:
     srv = extender_server()
     srv.routes["/filter"] = lambda args: (502, "bad gateway")
     result = run(tmp_path, [{"urlPrefix": srv.url, "filterVerb": "filter", "ignorable": True}], "-o", "json")
@@ -132,7 +126,7 @@ def test_ignorable_failure_is_a_warning(tmp_path: Path, inputs_ready: None, exte
     assert data["warnings"][0].endswith(f"failed filter with extender at URL {srv.url}/filter, code 502")
 
 
-def test_failing_extender_is_an_error_naming_it(tmp_path: Path, inputs_ready: None, extender_server) -> None:
+def test_failing_extender_is_an_error_naming_it(tmp_path: Path, extender_server) -> None:
     srv = extender_server()
     srv.routes["/filter"] = lambda args: (200, "<html>oops</html>")
     result = run(tmp_path, [{"urlPrefix": srv.url, "filterVerb": "filter"}], "-o", "json")
@@ -143,7 +137,7 @@ def test_failing_extender_is_an_error_naming_it(tmp_path: Path, inputs_ready: No
                                f"beginning of value")
 
 
-def test_timeout_is_an_error(tmp_path: Path, inputs_ready: None, extender_server) -> None:
+def test_timeout_is_an_error(tmp_path: Path, extender_server) -> None:
     import time
 
     srv = extender_server()
@@ -155,7 +149,7 @@ def test_timeout_is_an_error(tmp_path: Path, inputs_ready: None, extender_server
 
 
 @pytest.mark.skipif(tls_available() is not None, reason=tls_available() or "")
-def test_https_extender_with_ca(tmp_path: Path, inputs_ready: None, extender_server) -> None:
+def test_https_extender_with_ca(tmp_path: Path, extender_server) -> None:
     cert, key = self_signed_cert(tmp_path)
     srv = extender_server(server_tls_context(cert, key))
     srv.routes["/filter"] = lambda args: (200, {"NodeNames": ["node-c"]})
@@ -166,7 +160,7 @@ def test_https_extender_with_ca(tmp_path: Path, inputs_ready: None, extender_ser
     assert json.loads(result.stdout)["selectedNode"] == "node-c"
 
 
-def test_bad_extender_configuration_exits_2(tmp_path: Path, inputs_ready: None) -> None:
+def test_bad_extender_configuration_exits_2(tmp_path: Path) -> None:
     result = run(tmp_path, [{"urlPrefix": "https://127.0.0.1:1", "filterVerb": "filter",
                              "tlsConfig": {"caFile": str(tmp_path / "missing-ca.pem")}}])
     assert result.exit_code == 2

@@ -30,7 +30,6 @@ def _run(tmp_path: Path, command: str, url: str, *args: str):
 
 @pytest.mark.parametrize("command", ["simulate", "capacity"])
 def test_extenders_are_called(tmp_path: Path, extender_server, command: str) -> None:
-    pytest.importorskip("kschedctl.inputs.cluster")
     srv = extender_server()
     routes(srv)  # node-a fails the filter; node-b is the prioritizer's favourite
     result = _run(tmp_path, command, srv.url, "-o", "json", "--max", "5") if command == "capacity" else \
@@ -46,7 +45,6 @@ def test_extenders_are_called(tmp_path: Path, extender_server, command: str) -> 
 
 @pytest.mark.parametrize("command", ["simulate", "capacity"])
 def test_no_extenders_skips_them_with_a_warning(tmp_path: Path, extender_server, command: str) -> None:
-    pytest.importorskip("kschedctl.inputs.cluster")
     srv = extender_server()
     routes(srv)
     extra = ("--max", "5") if command == "capacity" else ()
@@ -58,7 +56,6 @@ def test_no_extenders_skips_them_with_a_warning(tmp_path: Path, extender_server,
 
 @pytest.mark.parametrize("command", ["simulate", "capacity"])
 def test_no_extenders_warning_goes_to_stderr_with_json(tmp_path: Path, extender_server, command: str) -> None:
-    pytest.importorskip("kschedctl.inputs.cluster")
     srv = extender_server()
     routes(srv)
     extra = ("--max", "5") if command == "capacity" else ()
@@ -70,7 +67,6 @@ def test_no_extenders_warning_goes_to_stderr_with_json(tmp_path: Path, extender_
 
 @pytest.mark.parametrize("command", ["simulate", "capacity"])
 def test_quiet_silences_the_no_extenders_warning(tmp_path: Path, extender_server, command: str) -> None:
-    pytest.importorskip("kschedctl.inputs.cluster")
     srv = extender_server()
     extra = ("--max", "5") if command == "capacity" else ()
     result = _run(tmp_path, command, srv.url, "--no-extenders", "-o", "json", "--quiet", *extra)
@@ -79,7 +75,6 @@ def test_quiet_silences_the_no_extenders_warning(tmp_path: Path, extender_server
 
 
 def test_diff_simulate_no_extenders(tmp_path: Path, extender_server) -> None:
-    pytest.importorskip("kschedctl.inputs.cluster")
     srv = extender_server()
     routes(srv)
     cfg = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))

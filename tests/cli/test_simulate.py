@@ -14,12 +14,6 @@ from tests.cli.helpers import run_cli
 CONFIG = str(Path(__file__).resolve().parent.parent / "scheduler" / "cases" / "config-implemented.yaml")
 
 
-@pytest.fixture(autouse=True)
-def inputs_ready() -> None:
-    pytest.importorskip("kschedctl.inputs.cluster", reason="kschedctl.inputs.cluster not there yet")
-    pytest.importorskip("kschedctl.inputs.workloads", reason="kschedctl.inputs.workloads not there yet")
-
-
 def node(name: str, cpu: str = "4", zone: str = "z1") -> dict:
     return {"apiVersion": "v1", "kind": "Node",
             "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone}},

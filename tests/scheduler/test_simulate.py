@@ -292,7 +292,6 @@ def _template(labels: dict) -> dict:
 
 
 def test_deployment_expands_to_replicas_with_controller_names() -> None:
-    pytest.importorskip("kschedctl.inputs.workloads")
     deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
               "spec": {"replicas": 4, "selector": {"matchLabels": {"app": "web"}}, "template": _template({"app": "web"})}}
     (item,) = _items([deploy])
@@ -304,7 +303,6 @@ def test_deployment_expands_to_replicas_with_controller_names() -> None:
 
 
 def test_statefulset_expands_to_ordinals_with_their_claims() -> None:
-    pytest.importorskip("kschedctl.inputs.workloads")
     sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
            "spec": {"replicas": 3, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
                     "template": _template({"app": "db"}),
@@ -319,7 +317,6 @@ def test_statefulset_expands_to_ordinals_with_their_claims() -> None:
 
 
 def test_daemonset_gets_one_pinned_pod_per_eligible_node() -> None:
-    pytest.importorskip("kschedctl.inputs.workloads")
     ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
           "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": _template({"app": "agent"})}}
     (item,) = _items([ds])
@@ -332,7 +329,6 @@ def test_daemonset_gets_one_pinned_pod_per_eligible_node() -> None:
 
 
 def test_job_parallelism_capped_by_completions() -> None:
-    pytest.importorskip("kschedctl.inputs.workloads")
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "calc"},
            "spec": {"parallelism": 5, "completions": 3, "completionMode": "Indexed",
                     "template": _template({"app": "calc"})}}
