@@ -29,6 +29,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from kschedctl.framework.extender import PLUGIN_PREFIX as EXTENDER_PREFIX
 from kschedctl.k8s.quantity import humanize_bytes
 from kschedctl.printable import printable
 from kschedctl.render.console import printable_text
@@ -57,8 +58,6 @@ _CODE_STYLE = {
     "Error": "magenta",
 }
 CHECK = "✓"
-#: How extenders are named next to plugins (kschedctl.framework.extender.PLUGIN_PREFIX).
-EXTENDER_PREFIX = "extender:"
 
 
 def render_explain(
@@ -294,18 +293,9 @@ def _filter_matrix(r: ExplainResult, nodes: list[NodeResult]) -> Group:
     Plugins that rejected no node get no column (they are named under the table): with the
     fifteen filters of the default profile, a column each would not fit a terminal.
     """
-    plugins = list(r.filter_plugins)
-    extenders: list[str] = []
-    for n in nodes:
-        for f in n.filters:
-            if f.plugin.startswith(EXTENDER_PREFIX):
-                if f.plugin not in extenders:
-                    extenders.append(f.plugin)  # extenders filter after the plugins
-            elif f.plugin not in plugins:
-                plugins.insert(0, f.plugin)  # a PreFilter exclusion column comes first
-    plugins += extenders
+    plugins = r.filter_columns(nodes)
     rejecting = [p for p in plugins if any(f.plugin == p and not _passed(f) for n in nodes for f in n.filters)]
-    passing = [p for p in plugins if p not in rejecting and any(f.plugin == p for n in nodes for f in n.filters)]
+    passing = [p for p in plugins if p not in rejecting]
     t = Table(title="Filter", title_justify="left", box=box.SIMPLE_HEAD,
               caption=("passed on every node they ran on: " + ", ".join(passing)) if passing else None,
               caption_justify="left")

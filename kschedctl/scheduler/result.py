@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from kschedctl.framework.extender import PLUGIN_PREFIX as EXTENDER_PLUGIN_PREFIX
 from kschedctl.framework.status import Status
 
 
@@ -370,6 +371,22 @@ class ExplainResult:
     @property
     def scheduled(self) -> bool:
         return self.outcome == "Scheduled"
+
+    def filter_columns(self, nodes: "list[NodeResult] | None" = None) -> list[str]:
+        """The filters that ran on ``nodes`` (default: every node), in the order a matrix shows
+        them: a PreFilter exclusion first, then the profile's filter plugins, extenders last."""
+        nodes = self.nodes if nodes is None else nodes
+        plugins = list(self.filter_plugins)
+        extenders: list[str] = []
+        for n in nodes:
+            for f in n.filters:
+                if f.plugin.startswith(EXTENDER_PLUGIN_PREFIX):
+                    if f.plugin not in extenders:
+                        extenders.append(f.plugin)  # extenders filter after the plugins
+                elif f.plugin not in plugins:
+                    plugins.insert(0, f.plugin)  # a PreFilter exclusion column comes first
+        ran = {f.plugin for n in nodes for f in n.filters}
+        return [p for p in plugins + extenders if p in ran]
 
     def rejections(self) -> list[tuple[str, str, str, int]]:
         """Filter rejections counted by (plugin, code, reason), most frequent first."""

@@ -23,8 +23,6 @@ from kschedctl.scheduler.result import ExplainResult, NodeResult
 
 #: Nodes the score chart draws (the best-ranked ones, the chosen node always among them).
 CHART_NODES = 20
-#: How extenders are named among plugins (kschedctl.framework.extender.PLUGIN_PREFIX).
-EXTENDER_PREFIX = "extender:"
 
 
 def explain_report(results: Sequence[ExplainResult]) -> str:
@@ -134,20 +132,6 @@ def _top_blockers(r: ExplainResult) -> list[tuple[str, int]]:
 # -- the matrix ---------------------------------------------------------------------------------
 
 
-def _filter_columns(r: ExplainResult, nodes: Sequence[NodeResult]) -> list[str]:
-    plugins = list(r.filter_plugins)
-    extenders: list[str] = []
-    for n in nodes:
-        for f in n.filters:
-            if f.plugin.startswith(EXTENDER_PREFIX):
-                if f.plugin not in extenders:
-                    extenders.append(f.plugin)
-            elif f.plugin not in plugins:
-                plugins.insert(0, f.plugin)  # a PreFilter exclusion column comes first
-    ran = {f.plugin for n in nodes for f in n.filters}
-    return [p for p in plugins + extenders if p in ran]
-
-
 def _score_columns(r: ExplainResult, nodes: Sequence[NodeResult]) -> list[str]:
     scored = {s.plugin for n in nodes for s in n.scores}
     columns = [p for p in r.score_plugins if p in scored]
@@ -173,7 +157,7 @@ def _passed(f: Any) -> bool:
 def _matrix(index: int, r: ExplainResult) -> str:
     nodes = _ordered_nodes(r)
     shown = nodes[:MAX_ROWS]
-    filters = _filter_columns(r, nodes)
+    filters = r.filter_columns(list(nodes))
     scores = _score_columns(r, nodes)
     rejecting = {f.plugin for n in nodes for f in n.filters if not _passed(f)}
     table_id = f"matrix-{index}"
