@@ -158,11 +158,18 @@ class PodsToExplain(list):  # type: ignore[type-arg]
         super().__init__(items)
         self.warnings: list[str] = list(warnings or [])
         self.bundled: list[Document] = []
+        #: The last ``joined`` answer and the state it was built on: admission already joined the
+        #: caller's state, and copying a 50,000-pod state again would be wasted.
+        self._joined: tuple[ClusterState, ClusterState] | None = None
 
     def joined(self, cluster: ClusterState) -> ClusterState:
         """``cluster`` with the bundled objects added (replacing objects of the same name, as an
         apply would); ``cluster`` itself when there are none."""
-        return cluster.with_documents(self.bundled) if self.bundled else cluster
+        if not self.bundled:
+            return cluster
+        if self._joined is None or self._joined[0] is not cluster:
+            self._joined = (cluster, cluster.with_documents(self.bundled))
+        return self._joined[1]
 
     def bundled_notes(self) -> list[str]:
         """One line per file naming the objects that joined the cluster state."""
