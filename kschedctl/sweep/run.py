@@ -198,9 +198,15 @@ def run_cells(cells: list[Cell], workers: int = 1, options: RunOptions = RunOpti
     except BaseException:
         # Ctrl-C (or anything else): drop what has not started and stop the running cells now
         # (the workers ignore SIGINT, so that only this process reports the interruption)
-        for process in list(getattr(pool, "_processes", {}).values()):
+        processes = list(getattr(pool, "_processes", {}).values())
+        for process in processes:
             process.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.join(timeout=5)
+        # Wait for the pool's manager thread to see its workers gone and close its pipes: left
+        # running, it races the interpreter's exit hook, which then writes to a closed pipe and
+        # prints a traceback after "interrupted".
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
     return [r for r in results if r is not None]
