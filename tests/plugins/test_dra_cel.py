@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from kschedctl.k8s.quantity import parse_quantity
+from kschedctl.k8s.strconv import quote
 from kschedctl.plugins.dra import cel, pools
 from kschedctl.plugins.dra.cel import gofmt, regex
 from kschedctl.plugins.dra.cel import quantity as cel_quantity
@@ -264,7 +265,7 @@ def test_quantity_values_agree_with_kschedctl_parser(text: str) -> None:
     (r"\B", "é", True),
 ])
 def test_regex_follows_re2(pattern: str, text: str, expected: bool) -> None:
-    result = cel.compile_expression(f"{gofmt._go_quote(text)}.matches({gofmt._go_quote(pattern)})")
+    result = cel.compile_expression(f"{quote(text)}.matches({quote(pattern)})")
     assert result.error is None, result.error
     assert result.device_matches(make_device(None)) is expected
 

@@ -46,10 +46,10 @@ Layout
 ------
 One module per component; each imports only the ones listed before it (no circle):
 
-* ``errors`` (CelError, the limits), ``bigint`` (decimal text of ints of any length), ``values``
-  (uint, type values, Quantity, Semver), ``gofmt`` (Go's %q / %g / %v);
-* ``quantity`` (ParseQuantity's representation and the Quantity arithmetic), ``semver`` (blang/semver),
-  ``regex`` (Go's regexp on RE2);
+* ``errors`` (CelError, the limits), ``values`` (uint, type values, Quantity, Semver), ``gofmt``
+  (Go's %g / %v);
+* ``quantity`` (the Quantity arithmetic and conversions), ``semver`` (blang/semver), ``regex`` (Go's
+  regexp on RE2);
 * ``source`` (positions and error texts), ``lexer``, ``syntax`` (the tree), ``parser``;
 * ``decls`` (types and the environment's declarations), ``checker``;
 * ``operations`` (runtime semantics), the libraries ``lib_strings`` (standard, regex and ext strings),
@@ -58,8 +58,10 @@ One module per component; each imports only the ones listed before it (no circle
 * ``cost`` (the runtime cost counter), ``evaluator`` (the tree compiled to closures) and ``program``
   (the ``device`` variable, ``compile_expression``, ``CelCache``).
 
-The modules share their underscore names among themselves; what callers outside the package use is
-exported here.
+Quantities are parsed by ``kschedctl.k8s.quantity.parse_exact`` (the representation upstream picks)
+and numbers by ``kschedctl.k8s.strconv`` (Go's ParseInt, ParseUint, ParseFloat and Quote), the same
+parsers the rest of kschedctl uses. The modules share their underscore names among themselves; what
+callers outside the package use is exported here.
 
 Upstream sources followed: k8s.io/dynamic-resource-allocation ``cel/compile.go`` (release-1.34),
 github.com/google/cel-go v0.26.0 (parser, checker, interpreter, common/types, ext), k8s.io/apiserver

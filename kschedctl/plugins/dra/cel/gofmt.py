@@ -1,40 +1,14 @@
-"""Go formatting and parsing helpers: the texts upstream produces come from Go's fmt and strconv (%q,
-%g, %v)."""
+"""Go formatting helpers: the texts upstream produces come from Go's fmt (%g, %v) and the tables of
+Go's strings and strconv functions the libraries need. Go's number parsing and %q are
+``kschedctl.k8s.strconv``."""
 
 from __future__ import annotations
 
 import math
-import re
 from decimal import Decimal
 from typing import Any
 
 from .values import _UInt
-
-
-#: The characters Go's %q writes as a short escape; ext strings' strings.quote uses the same ones.
-_QUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\a": "\\a",
-                  "\b": "\\b", "\f": "\\f", "\v": "\\v"}
-
-
-def _go_quote(s: str) -> str:
-    """Go's ``%q`` of a string."""
-    out = ['"']
-    for ch in s:
-        esc = _QUOTE_ESCAPES.get(ch)
-        if esc is not None:
-            out.append(esc)
-            continue
-        o = ord(ch)
-        if o < 0x20 or o == 0x7F:
-            out.append(f"\\x{o:02x}")
-        elif ch.isprintable():
-            out.append(ch)
-        elif o < 0x10000:
-            out.append(f"\\u{o:04x}")
-        else:
-            out.append(f"\\U{o:08x}")
-    out.append('"')
-    return "".join(out)
 
 
 def _go_g(f: float) -> str:
@@ -87,42 +61,8 @@ def _fmt_v(v: Any) -> str:
     return repr(v)
 
 
-_INT_RE = re.compile(r"[+-]?[0-9]+\Z")
-_UINT_RE = re.compile(r"[0-9]+\Z")
-_FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
-_FLOAT_SPECIAL_RE = re.compile(r"[+-]?(?:inf|infinity|nan)\Z", re.IGNORECASE)
-_FLOAT_HEX_RE = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+\Z")
 _BOOL_STRINGS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
                  "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
 #: Go's unicode.IsSpace, which strings.TrimSpace uses (Python's str.strip also strips \x1c-\x1f).
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
             "\u2028\u2029\u202f\u205f\u3000"
-
-
-def _go_parse_float(s: str) -> float | None:
-    """strconv.ParseFloat(s, 64), or None where Go reports an error (syntax or out of range)."""
-    if _FLOAT_RE.match(s):
-        f = float(s)
-        return None if f in (math.inf, -math.inf) else f
-    if _FLOAT_SPECIAL_RE.match(s):
-        return float(s)
-    if _FLOAT_HEX_RE.match(s):
-        try:
-            return float.fromhex(s)
-        except OverflowError:
-            return None
-    return None
-
-
-_DIGITS = frozenset("0123456789")
-
-
-def _parse_bounded(text: str, lo: int, hi: int) -> int | None:
-    """int(text) for an optionally signed decimal integer, or None outside [lo, hi] (int64 or
-    uint64 bounds, as strconv reports a range error); never converts thousands of digits."""
-    sign = -1 if text[:1] == "-" else 1
-    digits = text.lstrip("+-").lstrip("0") or "0"
-    if len(digits) > 20:
-        return None
-    v = sign * int(digits)
-    return v if lo <= v <= hi else None

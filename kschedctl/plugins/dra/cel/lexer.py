@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
-from .gofmt import _DIGITS
 from .source import _Source
+
+
+_DIGITS = frozenset("0123456789")
 
 
 class _Tok:

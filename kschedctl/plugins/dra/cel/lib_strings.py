@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from kschedctl.k8s.strconv import QUOTE_ESCAPES
+
 from .errors import CelError
-from .gofmt import _fmt_v, _GO_SPACE, _QUOTE_ESCAPES
+from .gofmt import _fmt_v, _GO_SPACE
 from .operations import _eq_quiet, _want
 from .regex import _find_all, _regex, _RegexError, _search, _utf8
 
@@ -164,4 +166,4 @@ def _join(lst: Any, sep: Any = "") -> str:
 
 def _quote(s: Any) -> str:
     _want("strings.quote", (s,), str)
-    return '"' + "".join(_QUOTE_ESCAPES.get(c, c) for c in s) + '"'
+    return '"' + "".join(QUOTE_ESCAPES.get(c, c) for c in s) + '"'

@@ -7,11 +7,12 @@ import math
 import operator
 from typing import Any, Callable
 
-from .bigint import _qcmp
+from kschedctl.k8s.strconv import NumError, parse_float, parse_int, parse_uint
+
 from .decls import _TYPE_VALUES
 from .errors import CelError, _MAX_INT, _MAX_UINT, _MIN_INT, _no_overload
-from .gofmt import _BOOL_STRINGS, _go_g, _go_parse_float, _INT_RE, _parse_bounded, _UINT_RE
-from .values import CelType, _no_overload_sig, Quantity, Semver, _type_name, _UInt
+from .gofmt import _BOOL_STRINGS, _go_g
+from .values import _qcmp, CelType, _no_overload_sig, Quantity, Semver, _type_name, _UInt
 
 
 _MISSING = object()
@@ -311,9 +312,10 @@ def _to_int(v: Any) -> int:
             raise CelError("integer overflow")
         return int(v)
     if t is str:
-        if _INT_RE.match(v) and _parse_bounded(v, _MIN_INT, _MAX_INT) is not None:
-            return _parse_bounded(v, _MIN_INT, _MAX_INT)
-        raise _conv_error(v, "int")
+        try:
+            return parse_int(v, 64)
+        except NumError:
+            raise _conv_error(v, "int") from None
     raise _no_overload_sig("int", (v,))
 
 
@@ -330,9 +332,10 @@ def _to_uint(v: Any) -> _UInt:
             raise CelError("unsigned integer overflow")
         return _UInt(int(v))
     if t is str:
-        if _UINT_RE.match(v) and _parse_bounded(v, 0, _MAX_UINT) is not None:
-            return _UInt(_parse_bounded(v, 0, _MAX_UINT))
-        raise _conv_error(v, "uint")
+        try:
+            return _UInt(parse_uint(v, 64))
+        except NumError:
+            raise _conv_error(v, "uint") from None
     raise _no_overload_sig("uint", (v,))
 
 
@@ -343,10 +346,10 @@ def _to_double(v: Any) -> float:
     if t is int or t is _UInt:
         return float(v)
     if t is str:
-        f = _go_parse_float(v)
-        if f is None:
-            raise _conv_error(v, "double")
-        return f
+        try:
+            return parse_float(v)
+        except NumError:
+            raise _conv_error(v, "double") from None
     raise _no_overload_sig("double", (v,))
 
 

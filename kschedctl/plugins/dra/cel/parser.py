@@ -6,8 +6,9 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, NoReturn
 
+from kschedctl.k8s.strconv import NumError, parse_int, parse_uint
+
 from .errors import _MAX_DEPTH, _MAX_INT, _MAX_UINT, _MIN_INT
-from .gofmt import _parse_bounded
 from .lexer import _lex, _SyntaxError, _Tok, _unescape
 from .source import _Errors, _Source
 from .syntax import (
@@ -15,6 +16,14 @@ from .syntax import (
     _Logic, _Map, _N, _OPTIONAL_NOTE, _RESERVED, _Select, _START_KINDS,
 )
 from .values import _UInt
+
+
+def _literal(parse: Callable[[str], int], text: str) -> int | None:
+    """The value of a decimal int or uint literal, or None out of range (an error upstream)."""
+    try:
+        return parse(text)
+    except NumError:
+        return None
 
 
 class _Parser:
@@ -246,14 +255,14 @@ class _Parser:
         k = t.kind
         if k == "int":
             text = ("-" if signed is not None else "") + t.text
-            v = int(text.replace("0x", ""), 16) if "0x" in text else _parse_bounded(text, _MIN_INT, _MAX_INT)
+            v = int(text.replace("0x", ""), 16) if "0x" in text else _literal(parse_int, text)
             if v is None or not _MIN_INT <= v <= _MAX_INT:
                 self.errors.add(pos, "invalid int literal")
                 v = 0
             return _Lit(pos, v)
         if k == "uint":
             text = t.text[:-1]
-            v = int(text[2:], 16) if text.startswith("0x") else _parse_bounded(text, 0, _MAX_UINT)
+            v = int(text[2:], 16) if text.startswith("0x") else _literal(parse_uint, text)
             if v is None or v > _MAX_UINT:
                 self.errors.add(pos, "invalid uint literal")
                 v = 0

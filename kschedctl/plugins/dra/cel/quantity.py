@@ -1,24 +1,19 @@
-"""Quantities: apimachinery's ParseQuantity, including which representation it picks (int64Amount or
-inf.Dec, which asInteger()/isInteger() depend on), and the Quantity arithmetic and conversions of
-the k8s quantity library."""
+"""Quantities of the k8s quantity library: parsed by ``kschedctl.k8s.quantity.parse_exact``
+(apimachinery's ParseQuantity, with the representation it picks: int64Amount or inf.Dec, which
+asInteger()/isInteger() depend on), and the Quantity arithmetic and conversions."""
 
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
-from kschedctl.k8s.quantity import ERR_FORMAT_WRONG, ERR_NUMERIC, ERR_SUFFIX
+from kschedctl.errors import QuantityError
+from kschedctl.k8s.quantity import ERR_FORMAT_WRONG, decimal_digits, int_text, parse_exact
 
-from .bigint import _decimal_digits, _int_text, _parse_digits, _pow10
 from .errors import CelError, _MAX_INT, _MIN_INT
-from .gofmt import _DIGITS, _INT_RE, _parse_bounded
 from .values import Quantity
 
 
-_DEC_SUFFIX = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_BIN_SUFFIX = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_SUFFIX_CHARS = frozenset("eEinumkKMGTP")
 #: Quantities of more digits than this are not computed: a guard, not upstream, whose big decimals
 #: have no bound (a selector could build a string of millions of digits; parsing it, or rescaling
 #: 1e2000000000 to nano units, would take seconds or more). Every literal fits (10 KiB).
@@ -26,117 +21,13 @@ _MAX_QUANTITY_DIGITS = 100_000
 _QUANTITY_TOO_LARGE = f"kschedctl: a quantity of more than {_MAX_QUANTITY_DIGITS} digits is not evaluated"
 
 
-def _split_quantity(s: str) -> tuple[bool, str, str, str, str]:
-    """apimachinery parseQuantityString: (positive, value, num, denom, suffix)."""
-    end = len(s)
-    pos = 0
-    positive = True
-    if pos < end and s[0] in "+-":
-        positive = s[0] == "+"
-        pos += 1
-    while True:  # leading zeros
-        if pos >= end:
-            return positive, "0", "0", "", ""
-        if s[pos] != "0":
-            break
-        pos += 1
-    start = pos
-    while pos < end and s[pos] in _DIGITS:
-        pos += 1
-    if pos >= end:
-        return positive, s, s[start:] or "0", "", ""
-    num = s[start:pos] or "0"
-    denom = ""
-    if s[pos] == ".":
-        pos += 1
-        start = pos
-        while pos < end and s[pos] in _DIGITS:
-            pos += 1
-        denom = s[start:pos]
-        if pos >= end:
-            return positive, s, num, denom, ""
-    value = s[:pos]
-    suffix_start = pos
-    while pos < end and s[pos] in _SUFFIX_CHARS:
-        pos += 1
-    if pos >= end:
-        return positive, value, num, denom, s[suffix_start:]
-    if s[pos] in "+-":
-        pos += 1
-    while pos < end and s[pos] in _DIGITS:
-        pos += 1
-    if pos < end:
-        raise CelError(ERR_FORMAT_WRONG)
-    return positive, value, num, denom, s[suffix_start:]
-
-
 def _parse_quantity(s: str) -> Quantity:
     """resource.ParseQuantity(s) as a Quantity; CelError with upstream's text on failure."""
-    if not s:
-        raise CelError(ERR_FORMAT_WRONG)
-    positive, value, num, denom, suffix = _split_quantity(s)
-    binary = False
-    if suffix in _DEC_SUFFIX:
-        exponent = _DEC_SUFFIX[suffix]
-    elif suffix in _BIN_SUFFIX:
-        exponent = _BIN_SUFFIX[suffix]
-        binary = True
-    elif len(suffix) > 1 and suffix[0] in "eE" and _INT_RE.match(suffix[1:]) and \
-            _parse_bounded(suffix[1:], _MIN_INT, _MAX_INT) is not None:  # strconv.ParseInt(s, 10, 64)
-        exponent = ((_parse_bounded(suffix[1:], _MIN_INT, _MAX_INT) + (1 << 31)) % (1 << 32)) \
-            - (1 << 31)  # Go's int32(parsed)
-    else:
-        raise CelError(ERR_SUFFIX)
-    mantissa = 1
-    scale = 0
-    if not binary:
-        scale = exponent
-        precision = 18 - (len(num) + len(denom))
-    elif exponent >= 0 and not denom:
-        mantissa = 1 << exponent
-        precision = 15 - len(num) - int(exponent * 3 / 10) - 1
-    else:
-        precision = -1
-    if precision >= 0:
-        scale -= len(denom)
-        if scale >= -9:
-            shifted = num + denom
-            v = int(shifted)
-            if v > _MAX_INT:
-                raise CelError(ERR_NUMERIC)
-            result = v * mantissa
-            if result <= _MAX_INT:  # int64Multiply did not overflow: an int64Amount
-                return Quantity(result if positive else -result, scale, False)
-    # The inf.Dec path: the exact decimal, rounded up (away from zero) to nano units; a binary
-    # amount is capped at 2^63-1 (maxAllowed), a decimal one is not. |value| = digits * 10**ue
-    # (times 2**exponent when binary), computed without materialising more than the result.
-    m = re.fullmatch(r"[+-]?([0-9]*)(?:\.([0-9]*))?", value)
-    if m is None or not (m.group(1) or m.group(2)):
-        raise CelError(ERR_NUMERIC)
-    ip, fp = m.group(1), m.group(2) or ""
-    digits = (ip + fp).lstrip("0")
-    ue = -len(fp) if binary else exponent - len(fp)
-    if not digits:
-        return Quantity(0, ue, True)  # zero is not rounded
-    shift = exponent if binary else 0
-    if binary and len(digits) + ue > 19:  # at least 10**19 > 2^63-1
-        return Quantity(_MAX_INT if positive else -_MAX_INT, 0, True)  # maxAllowed, at scale 0
-    below_nano = -9 - ue  # digits under the nano unit
-    if below_nano > 0:
-        if below_nano >= len(digits) + (19 if binary else 0):  # the value is under one nano unit
-            um = 1
-        else:
-            if len(digits) > _MAX_QUANTITY_DIGITS:
-                raise CelError(_QUANTITY_TOO_LARGE)
-            q, r = divmod(_parse_digits(digits) << shift, _pow10(below_nano))
-            um = q + (1 if r else 0)
-    else:
-        if len(digits) - below_nano > _MAX_QUANTITY_DIGITS:
-            raise CelError(_QUANTITY_TOO_LARGE)
-        um = (_parse_digits(digits) << shift) * _pow10(-below_nano)  # Round(Nano) rescales
-    if binary and um > _MAX_INT * 1_000_000_000:
-        return Quantity(_MAX_INT if positive else -_MAX_INT, 0, True)
-    return Quantity(um if positive else -um, -9, True)
+    try:
+        exact = parse_exact(s, _MAX_QUANTITY_DIGITS)
+    except QuantityError as err:
+        raise CelError(str(err)) from None
+    return Quantity(exact.mantissa, exact.exponent, exact.decimal)
 
 
 def _quantity_from_input(value: Any) -> Quantity:
@@ -144,9 +35,9 @@ def _quantity_from_input(value: Any) -> Quantity:
     if isinstance(value, bool) or value is None:
         raise CelError(ERR_FORMAT_WRONG)
     if isinstance(value, int):
-        if _decimal_digits(value) > _MAX_QUANTITY_DIGITS:
+        if decimal_digits(value) > _MAX_QUANTITY_DIGITS:
             raise CelError(_QUANTITY_TOO_LARGE)
-        text = _int_text(value)
+        text = int_text(value)
     elif isinstance(value, float):
         text = repr(value)
     else:

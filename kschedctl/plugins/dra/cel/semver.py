@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from .errors import CelError, _MAX_INT, _MAX_UINT
-from .gofmt import _DIGITS, _go_quote, _parse_bounded, _UINT_RE
+from kschedctl.k8s.strconv import NumError, parse_uint, quote
+
+from .errors import CelError, _MAX_INT
 from .values import Semver
 
 
+_DIGITS = frozenset("0123456789")
 _SEMVER_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789")
 
 
 def _parse_uint64(s: str) -> int:
-    if not _UINT_RE.match(s):
-        raise CelError(f"strconv.ParseUint: parsing {_go_quote(s)}: invalid syntax")
-    v = _parse_bounded(s, 0, _MAX_UINT)
-    if v is None:
-        raise CelError(f"strconv.ParseUint: parsing {_go_quote(s)}: value out of range")
-    return v
+    try:
+        return parse_uint(s, 64)
+    except NumError as err:
+        raise CelError(str(err)) from None
 
 
 def _only(s: str, chars: frozenset) -> bool:
@@ -33,9 +33,9 @@ def _parse_semver(s: str) -> Semver:
     nums = []
     for label, p in (("major", parts[0]), ("minor", parts[1])):
         if not _only(p, _DIGITS):
-            raise CelError(f"Invalid character(s) found in {label} number {_go_quote(p)}")
+            raise CelError(f"Invalid character(s) found in {label} number {quote(p)}")
         if len(p) > 1 and p[0] == "0":
-            raise CelError(f"{label.capitalize()} number must not contain leading zeroes {_go_quote(p)}")
+            raise CelError(f"{label.capitalize()} number must not contain leading zeroes {quote(p)}")
         nums.append(_parse_uint64(p))
     patch = parts[2]
     build: list[str] = []
@@ -49,9 +49,9 @@ def _parse_semver(s: str) -> Semver:
         pre = patch[i + 1:].split(".")
         patch = patch[:i]
     if not _only(patch, _DIGITS):
-        raise CelError(f"Invalid character(s) found in patch number {_go_quote(patch)}")
+        raise CelError(f"Invalid character(s) found in patch number {quote(patch)}")
     if len(patch) > 1 and patch[0] == "0":
-        raise CelError(f"Patch number must not contain leading zeroes {_go_quote(patch)}")
+        raise CelError(f"Patch number must not contain leading zeroes {quote(patch)}")
     nums.append(_parse_uint64(patch))
     pres = []
     for p in pre:
@@ -59,17 +59,17 @@ def _parse_semver(s: str) -> Semver:
             raise CelError("Prerelease is empty")
         if _only(p, _DIGITS):
             if len(p) > 1 and p[0] == "0":
-                raise CelError(f"Numeric PreRelease version must not contain leading zeroes {_go_quote(p)}")
+                raise CelError(f"Numeric PreRelease version must not contain leading zeroes {quote(p)}")
             pres.append((True, _parse_uint64(p), ""))
         elif _only(p, _SEMVER_ALNUM):
             pres.append((False, 0, p))
         else:
-            raise CelError(f"Invalid character(s) found in prerelease {_go_quote(p)}")
+            raise CelError(f"Invalid character(s) found in prerelease {quote(p)}")
     for b in build:
         if not b:
             raise CelError("Build meta data is empty")
         if not _only(b, _SEMVER_ALNUM):
-            raise CelError(f"Invalid character(s) found in build meta data {_go_quote(b)}")
+            raise CelError(f"Invalid character(s) found in build meta data {quote(b)}")
     return Semver(nums[0], nums[1], nums[2], tuple(pres), tuple(build))
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bigint import _decimal_digits, _qcmp
+from kschedctl.k8s.quantity import decimal_digits
+
 from .errors import CelError
 
 
@@ -47,6 +48,25 @@ class _DefaultMap(dict):
         return {}
 
 
+def _qcmp(m1: int, e1: int, m2: int, e2: int) -> int:
+    """Compare m1*10**e1 with m2*10**e2 exactly without building huge powers of ten."""
+    s1 = (m1 > 0) - (m1 < 0)
+    s2 = (m2 > 0) - (m2 < 0)
+    if s1 != s2:
+        return 1 if s1 > s2 else -1
+    if s1 == 0:
+        return 0
+    mag1 = decimal_digits(m1) + e1
+    mag2 = decimal_digits(m2) + e2
+    if mag1 != mag2:
+        return s1 if mag1 > mag2 else -s1
+    if e1 >= e2:
+        a, b = m1 * 10 ** (e1 - e2), m2
+    else:
+        a, b = m1, m2 * 10 ** (e2 - e1)
+    return (a > b) - (a < b)
+
+
 class Quantity:
     """A ``kubernetes.Quantity`` value: the exact amount ``m * 10**e`` plus how apimachinery
     would hold it, because ``asInteger``/``isInteger`` depend on that (an int64Amount with a
@@ -64,7 +84,7 @@ class Quantity:
         self.ptr = ptr
 
     def __repr__(self) -> str:
-        m = self.m if _decimal_digits(self.m) <= 100 else f"<{_decimal_digits(self.m)} digits>"
+        m = self.m if decimal_digits(self.m) <= 100 else f"<{decimal_digits(self.m)} digits>"
         return f"Quantity({m}e{self.e}{', dec' if self.dec else ''})"
 
     def cmp(self, other: "Quantity") -> int:
