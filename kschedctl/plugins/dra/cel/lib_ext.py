@@ -3,7 +3,7 @@ to."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .errors import CelError, COST_LIMIT, _CostLimit, _no_overload
 from .gofmt import _fmt_v
@@ -105,3 +105,14 @@ def _map_insert(m: dict, k: Any, v: Any = _MISSING) -> dict:
             raise CelError(f"insert failed: key {_fmt_v(key)} already exists")
         out[key] = val
     return out
+
+
+#: The ext sets and lists functions by name (the receiver, if any, comes first), and the helpers
+#: macro expansions call.
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "sets.contains": _set_contains, "sets.equivalent": _set_equivalent,
+    "sets.intersects": _set_intersects, "slice": _slice, "flatten": _flatten, "lists.range": _lists_range,
+    "reverse": _reverse, "distinct": _distinct, "sort": _sort,
+    "@sortByAssociatedKeys": lambda lst, keys: _sort_by_keys(lst, keys),
+    "cel.@mapInsert": _map_insert,
+}

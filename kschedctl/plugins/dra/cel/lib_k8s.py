@@ -134,3 +134,19 @@ def _semver_part(name: str) -> Callable[[Any], int]:
         _want(name, (v,), Semver)
         return _go_int64(getattr(v, name))
     return part
+
+
+_SEMVER_MAJOR = _semver_part("major")
+_SEMVER_MINOR = _semver_part("minor")
+_SEMVER_PATCH = _semver_part("patch")
+
+#: The k8s library functions by name (the receiver, if any, comes first).
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "isSorted": _is_sorted, "max": lambda lst: _min_max(lst, "max", -1),
+    "min": lambda lst: _min_max(lst, "min", 1),
+    "quantity": _quantity, "isQuantity": _is_quantity, "sign": _sign, "isGreaterThan": _is_greater_than,
+    "isLessThan": _is_less_than, "compareTo": _compare_to, "asInteger": _as_integer,
+    "isInteger": _is_integer, "asApproximateFloat": _as_float, "add": _q_add_fn, "sub": _q_sub_fn,
+    "semver": _semver, "isSemver": _is_semver, "major": _SEMVER_MAJOR, "minor": _SEMVER_MINOR,
+    "patch": _SEMVER_PATCH,
+}

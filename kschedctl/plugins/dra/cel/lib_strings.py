@@ -3,7 +3,7 @@ library (find, findAll) and cel-go's ext strings v2."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from kschedctl.k8s.strconv import QUOTE_ESCAPES
 
@@ -167,3 +167,13 @@ def _join(lst: Any, sep: Any = "") -> str:
 def _quote(s: Any) -> str:
     _want("strings.quote", (s,), str)
     return '"' + "".join(QUOTE_ESCAPES.get(c, c) for c in s) + '"'
+
+
+#: The string functions by name (the receiver comes first). indexOf and lastIndexOf also serve
+#: the k8s lists library's overloads.
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "contains": _contains, "startsWith": _starts_with, "endsWith": _ends_with, "matches": _matches,
+    "charAt": _char_at, "indexOf": _index_of, "lastIndexOf": _last_index_of, "lowerAscii": _lower_ascii,
+    "upperAscii": _upper_ascii, "replace": _replace, "split": _split, "substring": _substring,
+    "trim": _trim, "join": _join, "strings.quote": _quote, "find": _find, "findAll": _find_all_fn,
+}

@@ -397,3 +397,12 @@ def _want(name: str, args: tuple, *types: type) -> None:
     for a, t in zip(args, types):
         if type(a) is not t:
             raise _no_overload_sig(name, args)
+
+
+#: The operators and conversions by function name (the receiver, if any, comes first).
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "!_": _not, "-_": _neg, "_+_": _add, "_-_": _sub, "_*_": _mul, "_/_": _div, "_%_": _mod,
+    "_<_": _lt, "_<=_": _le, "_>_": _gt, "_>=_": _ge, "@in": _in, "size": _size,
+    "type": _runtime_type, "dyn": lambda v: v, "int": _to_int, "uint": _to_uint, "double": _to_double,
+    "string": _to_string, "bool": _to_bool, "bytes": _to_bytes,
+}
