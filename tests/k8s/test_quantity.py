@@ -10,12 +10,14 @@ import yaml
 
 from kschedctl.errors import QuantityError
 from kschedctl.k8s.quantity import (
+    ExactQuantity,
     format_bytes,
     format_decimal,
     format_milli_cpu,
     format_quantity,
     int_value,
     milli_value,
+    parse_exact,
     parse_quantity,
 )
 
@@ -93,3 +95,37 @@ def test_huge_exponents_do_not_hang() -> None:
     with pytest.raises(QuantityError):
         parse_quantity("1e999999999")
     assert parse_quantity("1e-999999999") == Fraction(1, 10**9)  # rounds up to one nano
+
+
+def test_an_exponent_of_thousands_of_digits_is_a_suffix_error_not_a_crash() -> None:
+    """Python's int() refuses more than 4300 digits; the exponent is read as strconv.ParseInt."""
+    with pytest.raises(QuantityError, match="unable to parse quantity's suffix"):
+        parse_quantity("1e" + "1" * 5000)
+    assert parse_quantity("1e-" + "0" * 5000 + "1") == Fraction(1, 10)
+
+
+@pytest.mark.parametrize("text, mantissa, exponent, decimal", [
+    ("1", 1, 0, False),
+    ("1500m", 1500, -3, False),
+    ("1.5Gi", 1610612736 * 10**9, -9, True),           # a binary fraction: the inf.Dec path
+    ("999999999999999999", 999999999999999999, 0, False),          # 18 digits: still an int64Amount
+    ("9223372036854775808", 9223372036854775808 * 10**9, -9, True),  # above int64: not capped
+    ("16Ei", 9223372036854775807, 0, True),            # a binary amount is capped at 2^63-1
+    ("0.1n", 1, -9, True),                              # under a nano: rounded up to one
+    ("0.000e-20", 0, -23, True),                        # zero is not rounded
+    (" 1", None, None, None),                           # no trimming (only JSON decoding trims)
+])
+def test_parse_exact_keeps_upstream_representation(text: str, mantissa: int | None, exponent: int | None,
+                                                   decimal: bool | None) -> None:
+    if mantissa is None:
+        with pytest.raises(QuantityError, match="quantities must match the regular expression"):
+            parse_exact(text, 1000)
+        return
+    assert parse_exact(text, 1000) == ExactQuantity(mantissa, exponent, decimal)
+
+
+def test_parse_exact_guards_against_huge_expansions() -> None:
+    with pytest.raises(QuantityError, match="kschedctl: a quantity of more than 50 digits is not evaluated"):
+        parse_exact("1" * 20 + "e60", 50)
+    # more digits than Python's int() reads (last session's quantity("9" * 4991) fix), rescaled to nanos
+    assert parse_exact("9" * 4991, 100_000) == ExactQuantity((10**4991 - 1) * 10**9, -9, True)

@@ -1,4 +1,4 @@
-"""Tests of kschedctl's CEL evaluator for DRA device selectors (kschedctl/plugins/dra/cel.py).
+"""Tests of kschedctl's CEL evaluator for DRA device selectors (the package kschedctl/plugins/dra/cel/).
 
 The tables live in ``cases/dra_cel.yaml``: upstream's TestCEL (k8s.io/dynamic-resource-allocation
 cel/compile_test.go, release-1.34), the apiserver quantity and semver library tests, the allocator
@@ -17,7 +17,10 @@ from typing import Any
 import pytest
 
 from kschedctl.k8s.quantity import parse_quantity
+from kschedctl.k8s.strconv import quote
 from kschedctl.plugins.dra import cel, pools
+from kschedctl.plugins.dra.cel import gofmt, regex
+from kschedctl.plugins.dra.cel import quantity as cel_quantity
 from tests.plugins.harness import load_cases
 
 #: Upstream tests (or parts of them) deliberately not ported, and why.
@@ -212,7 +215,7 @@ def test_device_capacity_as_decoded_by_the_api_server() -> None:
     "999999999999999999", "1.000000000001", "123456Gi", "7Ei", "7.5e-9", ".5", "1.", "5u", "Mi",
 ])
 def test_quantity_values_agree_with_kschedctl_parser(text: str) -> None:
-    """cel.py parses quantities itself (representation matters upstream); values must agree."""
+    """The CEL package keeps the representation upstream picks; the values must agree with k8s.quantity."""
     q = cel.compile_expression(f'quantity("{text}")', bool_result=False).evaluate()[0]
     value = Fraction(q.m) * Fraction(10) ** q.e
     assert value == parse_quantity(text)
@@ -262,7 +265,7 @@ def test_quantity_values_agree_with_kschedctl_parser(text: str) -> None:
     (r"\B", "é", True),
 ])
 def test_regex_follows_re2(pattern: str, text: str, expected: bool) -> None:
-    result = cel.compile_expression(f"{cel._go_quote(text)}.matches({cel._go_quote(pattern)})")
+    result = cel.compile_expression(f"{quote(text)}.matches({quote(pattern)})")
     assert result.error is None, result.error
     assert result.device_matches(make_device(None)) is expected
 
@@ -308,7 +311,7 @@ def test_regex_errors_read_as_go(pattern: str, message: str) -> None:
     (1e-300, "1e-300"), (-2.5e-7, "-2.5e-07"),
 ])
 def test_double_formatting_is_go_g(value: float, text: str) -> None:
-    assert cel._go_g(value) == text
+    assert gofmt._go_g(value) == text
 
 
 def test_allocator_interface() -> None:
@@ -382,10 +385,10 @@ def test_regex_too_large_for_re2_is_a_clean_error() -> None:
 
 def test_regex_cache_is_bounded() -> None:
     result = cel.compile_expression('"a".matches(device.attributes["d"].p)')
-    for i in range(3 * cel._REGEX_CACHE_ENTRIES):
+    for i in range(3 * regex._REGEX_CACHE_ENTRIES):
         result.device_matches(make_device({"driver": "d", "attributes": {"p": {"string": f"a{{{i % 1000}}}"}}}))
-    assert len(cel._REGEX_CACHE) <= cel._REGEX_CACHE_ENTRIES
-    assert cel._regex_cache_instructions == sum(rx.programsize for rx in cel._REGEX_CACHE.values())
+    assert len(regex._REGEX_CACHE) <= regex._REGEX_CACHE_ENTRIES
+    assert regex._regex_cache_instructions == sum(rx.programsize for rx in regex._REGEX_CACHE.values())
 
 
 NINES = "9" * 4991  # issue 31: more digits than Python converts between int and str
@@ -462,4 +465,4 @@ def test_quantities_beyond_kschedctls_digit_guard() -> None:
         assert result.error is None, result.error
         with pytest.raises(cel.CelError) as info:
             result.device_matches(make_device(None))
-        assert str(info.value) == cel._QUANTITY_TOO_LARGE
+        assert str(info.value) == cel_quantity._QUANTITY_TOO_LARGE
