@@ -205,7 +205,12 @@ def _labels_text(labels: dict[str, str | None]) -> str:
 
 
 class Edit:
-    """An edit of the cluster state: ``apply`` returns the edited copy and what changed."""
+    """An edit of the cluster state: ``apply`` returns the edited copy and what changed.
+
+    ``origin`` (every edit has it, last) names where the edit was asked for, ``--drain node-a1``
+    or a scenario step: ``apply_edits`` puts it in front of the edit's errors."""
+
+    origin: str
 
     def apply(self, state: ClusterState) -> tuple[ClusterState, EditRecord]:  # pragma: no cover
         raise NotImplementedError
@@ -217,6 +222,7 @@ class Edit:
 @dataclass(frozen=True)
 class RemoveNodes(Edit):
     target: NodeTarget
+    origin: str = field(default="", compare=False)
 
     def describe(self) -> str:
         return f"without {self.target}"
@@ -233,6 +239,7 @@ class RemoveNodes(Edit):
 @dataclass(frozen=True)
 class Cordon(Edit):
     target: NodeTarget
+    origin: str = field(default="", compare=False)
 
     def describe(self) -> str:
         return f"cordon {self.target}"
@@ -250,6 +257,7 @@ class Drain(Edit):
     target: NodeTarget
     #: kubectl drain --force: pods without a controller are deleted (not re-created).
     force: bool = False
+    origin: str = field(default="", compare=False)
 
     def describe(self) -> str:
         return f"drain {self.target}" + (" (force)" if self.force else "")
@@ -316,6 +324,7 @@ class AddNodes(Edit):
     count: int = 1
     labels: tuple[tuple[str, str], ...] = ()
     taints: tuple[str, ...] = ()
+    origin: str = field(default="", compare=False)
 
     def describe(self) -> str:
         return f"add {self.count} like {self.like}"
@@ -359,6 +368,7 @@ class LabelNodes(Edit):
 
     target: NodeTarget
     labels: tuple[tuple[str, str | None], ...]
+    origin: str = field(default="", compare=False)
 
     def describe(self) -> str:
         return f"label {self.target}"
@@ -384,6 +394,7 @@ class TaintNodes(Edit):
 
     target: NodeTarget
     taints: tuple[str, ...]
+    origin: str = field(default="", compare=False)
 
     def describe(self) -> str:
         return f"taint {self.target}"
@@ -402,7 +413,13 @@ def apply_edits(state: ClusterState, edits: Iterable[Edit]) -> tuple[ClusterStat
     """``state`` with ``edits`` applied in order (``state`` itself unchanged), and their records."""
     records = []
     for edit in edits:
-        state, record = edit.apply(state)
+        try:
+            state, record = edit.apply(state)
+        except InputError as exc:
+            if edit.origin and not exc.message.startswith(edit.origin):
+                exc.message = f"{edit.origin}: {exc.message}"
+                exc.args = (exc.message,)
+            raise
         records.append(record)
     return state, records
 
