@@ -14,8 +14,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kschedctl.errors import InputError
 from kschedctl.inputs.cluster import ClusterState
-from kschedctl.scheduler.cluster_edits import Drain, Edit, EditRecord, apply_edits
+from kschedctl.scheduler.cluster_edits import (
+    AddNodes,
+    Cordon,
+    Drain,
+    Edit,
+    EditRecord,
+    NodeTarget,
+    RemoveNodes,
+    apply_edits,
+    parse_label,
+    parse_taint,
+)
 
 __all__ = ["WhatIf", "WhatIfReport"]
 
@@ -61,6 +73,43 @@ class WhatIf:
 
     def __bool__(self) -> bool:
         return bool(self.edits)
+
+    @classmethod
+    def from_spec(cls, spec: dict[str, Any], where: str = "") -> "WhatIf":
+        """The edits of a file's what-if mapping (a sweep's ``whatIfs`` item), in the order the
+        command line applies them: ``addNodes: {count, like, labels, taints}``, ``withoutNode``,
+        ``withoutNodes``, ``cordon``, ``drain`` (lists of names or selectors), ``drainForce``.
+        Malformed values are an ``InputError`` naming ``where``."""
+        prefix = f"{where}: " if where else ""
+        edits: list[Edit] = []
+        try:
+            add = spec.get("addNodes")
+            if add:
+                labels = tuple(parse_label(f"{k}={v}") for k, v in (add.get("labels") or {}).items())
+                taints = tuple(add.get("taints") or ())
+                for taint in taints:
+                    parse_taint(taint)
+                edits.append(AddNodes(add["like"], int(add.get("count", 1)), labels, taints,  # type: ignore[arg-type]
+                                      origin=f"{prefix}addNodes"))
+            for name in spec.get("withoutNode") or ():
+                edits.append(RemoveNodes(NodeTarget.parse(name, selector=False), origin=f"{prefix}withoutNode {name}"))
+            for text in spec.get("withoutNodes") or ():
+                edits.append(RemoveNodes(NodeTarget.parse(text, selector=True), origin=f"{prefix}withoutNodes {text}"))
+            for text in spec.get("cordon") or ():
+                edits.append(Cordon(NodeTarget.parse(text), origin=f"{prefix}cordon {text}"))
+            for text in spec.get("drain") or ():
+                edits.append(Drain(NodeTarget.parse(text), force=bool(spec.get("drainForce")),
+                                   origin=f"{prefix}drain {text}"))
+        except InputError as exc:
+            if prefix and not exc.message.startswith(prefix):
+                exc.message = prefix + exc.message
+                exc.args = (exc.message,)
+            raise
+        return cls(edits)
+
+    def describe(self) -> str:
+        """A short name of the edits ("drain node-a1; add 2 like node-a1"), "as-is" without any."""
+        return "; ".join(edit.describe() for edit in self.edits) or "as-is"
 
     def apply(self, state: ClusterState, config: Any = None, registry: Any = None, seed: int | None = None,
               extenders: bool = True) -> tuple[ClusterState, WhatIfReport]:
