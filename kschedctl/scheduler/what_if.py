@@ -80,31 +80,33 @@ class WhatIf:
         command line applies them: ``addNodes: {count, like, labels, taints}``, ``withoutNode``,
         ``withoutNodes``, ``cordon``, ``drain`` (lists of names or selectors), ``drainForce``.
         Malformed values are an ``InputError`` naming ``where``."""
-        prefix = f"{where}: " if where else ""
         edits: list[Edit] = []
-        try:
-            add = spec.get("addNodes")
-            if add:
-                labels = tuple(parse_label(f"{k}={v}") for k, v in (add.get("labels") or {}).items())
-                taints = tuple(add.get("taints") or ())
-                for taint in taints:
-                    parse_taint(taint)
-                edits.append(AddNodes(add["like"], int(add.get("count", 1)), labels, taints,  # type: ignore[arg-type]
-                                      origin=f"{prefix}addNodes"))
-            for name in spec.get("withoutNode") or ():
-                edits.append(RemoveNodes(NodeTarget.parse(name, selector=False), origin=f"{prefix}withoutNode {name}"))
-            for text in spec.get("withoutNodes") or ():
-                edits.append(RemoveNodes(NodeTarget.parse(text, selector=True), origin=f"{prefix}withoutNodes {text}"))
-            for text in spec.get("cordon") or ():
-                edits.append(Cordon(NodeTarget.parse(text), origin=f"{prefix}cordon {text}"))
-            for text in spec.get("drain") or ():
-                edits.append(Drain(NodeTarget.parse(text), force=bool(spec.get("drainForce")),
-                                   origin=f"{prefix}drain {text}"))
-        except InputError as exc:
-            if prefix and not exc.message.startswith(prefix):
-                exc.message = prefix + exc.message
+
+        def at(key: str, parse: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return parse(*args, **kwargs)
+            except InputError as exc:
+                exc.message = f"{where}.{key}: {exc.message}" if where else f"{key}: {exc.message}"
                 exc.args = (exc.message,)
-            raise
+                raise
+
+        add = spec.get("addNodes")
+        if add:
+            labels = tuple(at("addNodes.labels", parse_label, f"{k}={v}") for k, v in (add.get("labels") or {}).items())
+            taints = tuple(add.get("taints") or ())
+            for taint in taints:
+                at("addNodes.taints", parse_taint, taint)
+            edits.append(AddNodes(add["like"], int(add.get("count", 1)), labels, taints,  # type: ignore[arg-type]
+                                  origin=f"{where}.addNodes" if where else "addNodes"))
+        for key, selector, make in (("withoutNode", False, RemoveNodes), ("withoutNodes", True, RemoveNodes),
+                                    ("cordon", None, Cordon), ("drain", None, Drain)):
+            for text in spec.get(key) or ():
+                target = at(key, NodeTarget.parse, text, selector=selector)
+                origin = f"{where}.{key} {text}" if where else f"{key} {text}"
+                if make is Drain:
+                    edits.append(Drain(target, force=bool(spec.get("drainForce")), origin=origin))
+                else:
+                    edits.append(make(target, origin=origin))
         return cls(edits)
 
     def describe(self) -> str:

@@ -280,7 +280,7 @@ def _with_what_ifs(clusters: list[ClusterSource], what_ifs: list[dict[str, Any]]
         try:
             what_if = WhatIf.from_spec(edits, f"whatIfs[{i}]")
         except InputError as exc:
-            raise _Problem(exc.message, lines.get(f"whatIfs[{i}]")) from None
+            raise _Problem(exc.message, lines.get(f"whatIfs[{i}]", lines.get("whatIfs"))) from None
         named.append((spec.get("name") or what_if.describe(), json.dumps(edits, sort_keys=True) if edits else ""))
     _unique([name for name, _ in named], "whatIfs", lines)
     return [ClusterSource(f"{cluster.name}[{name}]", cluster.files, cluster.metrics, edits)
