@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -63,17 +63,12 @@ def capacity(
     if not quiet:
         for warning in [*(getattr(cluster_state, "warnings", None) or ()), *result.warnings]:
             print_warning(warning)
-    if output == OutputFormat.table:
-        from kschedctl.render.console import output_console
 
+    def table(console: Any) -> None:
         from kschedctl.render.capacity import render_capacity
 
-        console = output_console(inputs.width)
-        inputs.render_what_if(console)
         render_capacity(result, console, wide=wide)
-    else:
-        from kschedctl.render.output import dump
 
-        sys.stdout.write(dump(inputs.with_what_if(result.to_dict()), output.value))
+    inputs.emit(output, result.to_dict, table)
     # "Does one more fit?" is the question: zero copies is the answer "no".
     raise typer.Exit(EXIT_NO if result.count == 0 and max_copies > 0 else EXIT_OK)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -60,23 +59,11 @@ def diff(
     every placement is the same, 1 when any differs, 2 on bad input. Node what-ifs change the
     cluster both sides see; a drain's evicted pods are placed under A's configuration."""
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
-    from kschedctl.scheduler.diff import Side
 
-    configs = [str(c) for c in inputs.config or []]
-    profiles = list(inputs.profile or [])
-    if len(configs) > 2 or len(profiles) > 2:
-        raise UsageError("diff compares two sides: give --config at most twice and --profile at most twice")
-    if len(configs) < 2 and len(profiles) < 2:
-        raise UsageError("diff needs two sides: --config A.yaml --config B.yaml, or one configuration with "
-                         "--profile X --profile Y")
+    side_a, side_b = _sides(inputs)
     pods = inputs.files(pods)
     if not pods and not (simulate and cluster_pending):
         raise UsageError("nothing to compare: give POD files")
-    path_a = configs[0] if configs else None
-    path_b = configs[1] if len(configs) == 2 else path_a
-    prof_a = profiles[0] if profiles else None
-    prof_b = profiles[1] if len(profiles) == 2 else prof_a
-    side_a, side_b = Side("A", path_a, prof_a), Side("B", path_b, prof_b)
 
     from kschedctl.cli.common import expand_for_simulation, load_pods, print_warnings
 
@@ -84,8 +71,8 @@ def diff(
     output, wide = resolve_output(inputs.output, wide, "diff", names=False)
     inputs.what_if()  # a malformed what-if flag fails before anything is read
     registry = inputs.registry()[0]
-    cfg_a = inputs.load_config(path_a)
-    cfg_b = cfg_a if path_b == path_a else inputs.load_config(path_b)
+    cfg_a = inputs.load_config(side_a.config)
+    cfg_b = cfg_a if side_b.config == side_a.config else inputs.load_config(side_b.config)
     cluster_state = inputs.apply_what_if(inputs.load_cluster(pod_paths=pods), cfg_a)
     warnings: list[str] = list(getattr(cluster_state, "warnings", None) or ())
 
@@ -118,20 +105,30 @@ def diff(
                            all_filters=all_filters, extenders=extenders)
 
     print_warnings(warnings, quiet)
-    if inputs.report:
-        from kschedctl.render.report import write_report
 
-        write_report(inputs.report, result)
-    if output == OutputFormat.table:
-        from kschedctl.render.console import output_console
-
+    def table(console: Any) -> None:
         from kschedctl.render.diff import render_diff
 
-        console = output_console(inputs.width)
-        inputs.render_what_if(console)
         render_diff(result, console, wide=wide)
-    else:
-        from kschedctl.render.output import dump
 
-        sys.stdout.write(dump(inputs.with_what_if(result.to_dict()), output.value))
+    inputs.emit(output, result.to_dict, table, report=result)
     raise typer.Exit(EXIT_OK if result.identical else EXIT_NO)
+
+
+def _sides(inputs: CommandInputs) -> tuple[Any, Any]:
+    """A and B: two configurations, or two profiles of one (the built-in default without -c)."""
+    from kschedctl.errors import UsageError
+    from kschedctl.scheduler.diff import Side
+
+    configs = [str(c) for c in inputs.config or []]
+    profiles = list(inputs.profile or [])
+    if len(configs) > 2 or len(profiles) > 2:
+        raise UsageError("diff compares two sides: give --config at most twice and --profile at most twice")
+    if len(configs) < 2 and len(profiles) < 2:
+        raise UsageError("diff needs two sides: --config A.yaml --config B.yaml, or one configuration with "
+                         "--profile X --profile Y")
+    path_a = configs[0] if configs else None
+    path_b = configs[1] if len(configs) == 2 else path_a
+    prof_a = profiles[0] if profiles else None
+    prof_b = profiles[1] if len(profiles) == 2 else prof_a
+    return Side("A", path_a, prof_a), Side("B", path_b, prof_b)

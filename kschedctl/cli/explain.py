@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -65,8 +64,7 @@ def explain(
     if not pods and not pod_ref and not pending:
         raise UsageError("nothing to explain: give POD files (or -f FILE), --pod NAMESPACE/NAME for a pod of the "
                          "cluster, or --pending for every pending pod of a namespace")
-    from kschedctl.cli.common import load_pods, print_warnings
-    from kschedctl.cli.live import pods_of_cluster
+    from kschedctl.cli.common import print_warnings
 
     inputs.what_if()  # a malformed what-if flag fails before anything is read
     registry = inputs.registry()[0]
@@ -75,20 +73,8 @@ def explain(
     if node and node not in cluster_state.node_by_name:
         raise UsageError(f"--node {node}: no node of that name in the cluster state "
                          f"({len(cluster_state.node_by_name)} nodes)")
-    to_explain = load_pods(pods, cluster_state, inputs.quiet) if pods else pods_of_cluster(cluster_state, [])
-    cluster_state = to_explain.joined(cluster_state)
-    to_explain.extend(pods_of_cluster(cluster_state, pod_ref or []))
-    if pending:
-        from kschedctl.cli.live import pending_pods
-
-        to_explain.extend(pending_pods(cluster_state, namespace or (), all_namespaces, selector, field_selector))
-        if not to_explain:
-            where = "any namespace" if all_namespaces else "namespace " + ", ".join(namespace or ["default"])
-            typer.echo(f"no pending pod in {where}" + (" matching the selectors" if selector or field_selector
-                                                          else ""), err=True)
-            raise typer.Exit(EXIT_OK)
-    if not to_explain:
-        raise UsageError("no pod to explain in " + ", ".join(pods or ()))
+    to_explain, cluster_state = _pods_to_explain(cluster_state, pods, pod_ref, inputs.quiet, pending and (
+        namespace, all_namespaces, selector, field_selector))
 
     from kschedctl.scheduler.explain import Explainer
     from kschedctl.scheduler.result import ExplainResultList
@@ -108,27 +94,45 @@ def explain(
 
     print_warnings([*cluster_state.warnings, *to_explain.warnings, *one_replica_notes(to_explain, "explain")],
                    inputs.quiet)
-    if inputs.report:
-        from kschedctl.render.report import write_report
-
-        write_report(inputs.report, results)
     if output == OutputFormat.name:
+        inputs.write_report(results)
         typer.echo("".join(f"pod/{r.pod.split('/', 1)[-1]}\n" for r in results), nl=False)
-    elif output == OutputFormat.table:
-        from kschedctl.render.console import output_console
-
-        from kschedctl.render.explain import render_explain, render_pending_summary
-
-        console = output_console(inputs.width)
-        inputs.render_what_if(console)
-        if pending:
-            render_pending_summary(results, console)
-        if not pending or wide:
-            render_explain(results, console, wide=wide, node=node)
     else:
-        from kschedctl.render.output import dump
+        def table(console: Any) -> None:
+            from kschedctl.render.explain import render_explain, render_pending_summary
 
-        data = results[0].to_dict() if len(results) == 1 else ExplainResultList(results).to_dict()
-        sys.stdout.write(dump(inputs.with_what_if(data), output.value))
+            if pending:
+                render_pending_summary(results, console)
+            if not pending or wide:
+                render_explain(results, console, wide=wide, node=node)
+
+        inputs.emit(output, lambda: results[0].to_dict() if len(results) == 1 else
+                    ExplainResultList(results).to_dict(), table, report=results)
     # typer drops a command's return value: the exit code travels in typer.Exit.
     raise typer.Exit(EXIT_OK if all(r.outcome == "Scheduled" for r in results) else EXIT_NO)
+
+
+def _pods_to_explain(cluster_state: Any, pods: list[str], pod_ref: Optional[list[str]], quiet: bool,
+                     pending: Any) -> tuple[Any, Any]:
+    """The pods of the files, of ``--pod`` and, with ``pending`` (the namespaces, -A and the
+    selectors of ``--pending``), the cluster's pending pods; and the cluster state with the
+    objects the files bring along. No pending pod at all is an answer (exit 0), no pod else
+    a usage error."""
+    from kschedctl.cli.common import load_pods
+    from kschedctl.cli.live import pending_pods, pods_of_cluster
+    from kschedctl.errors import EXIT_OK, UsageError
+
+    to_explain = load_pods(pods, cluster_state, quiet) if pods else pods_of_cluster(cluster_state, [])
+    cluster_state = to_explain.joined(cluster_state)
+    to_explain.extend(pods_of_cluster(cluster_state, pod_ref or []))
+    if pending:
+        namespace, all_namespaces, selector, field_selector = pending
+        to_explain.extend(pending_pods(cluster_state, namespace or (), all_namespaces, selector, field_selector))
+        if not to_explain:
+            where = "any namespace" if all_namespaces else "namespace " + ", ".join(namespace or ["default"])
+            typer.echo(f"no pending pod in {where}" + (" matching the selectors" if selector or field_selector
+                                                          else ""), err=True)
+            raise typer.Exit(EXIT_OK)
+    if not to_explain:
+        raise UsageError("no pod to explain in " + ", ".join(pods or ()))
+    return to_explain, cluster_state

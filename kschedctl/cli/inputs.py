@@ -168,6 +168,31 @@ class CommandInputs:
             data = {**data, "whatIf": self.what_if_report.to_dict()}
         return data
 
+    def emit(self, output: Any, data: Callable[[], Any], render_table: Callable[[Any], None],
+             report: Any = None) -> None:
+        """The answer: the HTML page of ``--report`` (of ``report``, when given), then the table
+        (the "what-if:" block, then ``render_table(console)``) or ``data()`` as JSON/YAML."""
+        import sys
+
+        self.write_report(report)
+        if output == OutputFormat.table:
+            from kschedctl.render.console import output_console
+
+            console = output_console(self.width)
+            self.render_what_if(console)
+            render_table(console)
+        else:
+            from kschedctl.render.output import dump
+
+            sys.stdout.write(dump(self.with_what_if(data()), output.value))
+
+    def write_report(self, answer: Any) -> None:
+        """The HTML page of ``--report`` for ``answer`` (nothing without the flag or an answer)."""
+        if self.report and answer is not None:
+            from kschedctl.render.report import write_report
+
+            write_report(self.report, answer)
+
     def render_what_if(self, console: Any) -> None:
         """The table's "what-if:" block, before the answer."""
         if self.what_if_report:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -72,20 +72,11 @@ def simulate(
     # keep stdout to the SimulationResult, so they go to stderr, as capacity's do.
     shown_in_output = output == OutputFormat.table
     print_warnings([*cluster_state.warnings, *(() if shown_in_output else result.warnings)], quiet)
-    if inputs.report:
-        from kschedctl.render.report import write_report
 
-        write_report(inputs.report, result)
-    if shown_in_output:
-        from kschedctl.render.console import output_console
-
+    def table(console: Any) -> None:
         from kschedctl.render.simulate import render_simulation
 
-        console = output_console(inputs.width)
-        inputs.render_what_if(console)
         render_simulation(result, console, wide=wide)
-    else:
-        from kschedctl.render.output import dump
 
-        sys.stdout.write(dump(inputs.with_what_if(result.to_dict()), output.value))
+    inputs.emit(output, result.to_dict, table, report=result)
     raise typer.Exit(EXIT_OK if result.all_scheduled else EXIT_NO)
