@@ -19,7 +19,8 @@ and a sweep's cells), and only the nodes an edit touches are copied. The edits:
   replacements land is ``kschedctl.scheduler.what_if``'s to answer.
 - ``AddNodes``: copies of a node with fresh names (``kubernetes.io/hostname`` set to the name),
   schedulable, with optional extra labels and taints, and no pods.
-- ``LabelNodes``, ``TaintNodes``: patch labels and taints (for scenarios that step through time).
+- ``LabelNodes``, ``TaintNodes``, ``MarkNotReady``: patch labels and taints, turn a node NotReady
+  with the node lifecycle controller's taints (for scenarios that step through time).
 
 A node target is a node name or a label selector (``NodeTarget.parse``): a word that is a valid
 node name is a name, anything with a selector operator is a selector. A name that is no node,
@@ -42,7 +43,7 @@ from kschedctl.k8s.tolerations import taint_to_string
 from kschedctl.limits import ADD_NODES_MAX
 
 __all__ = [
-    "NodeTarget", "RemoveNodes", "Cordon", "Drain", "AddNodes", "LabelNodes", "TaintNodes",
+    "NodeTarget", "RemoveNodes", "Cordon", "Drain", "AddNodes", "LabelNodes", "TaintNodes", "MarkNotReady",
     "EditRecord", "Eviction", "apply_edits", "parse_taint", "parse_label",
     "UNSCHEDULABLE_TAINT_KEY", "MIRROR_POD_ANNOTATION",
 ]
@@ -163,6 +164,8 @@ class EditRecord:
             return f"labelled {nodes}: {_labels_text(self.labels)}"
         if self.action == "taint":
             return f"tainted {nodes}: {', '.join(self.taints)}"
+        if self.action == "not-ready":
+            return f"marked {nodes} NotReady"
         parts = [f"drained {nodes}: evicted {_count(self.evicted, 'pod')}"]
         if self.blocked:
             parts.append(f"{len(self.blocked)} blocked by a PodDisruptionBudget")
@@ -407,6 +410,43 @@ class TaintNodes(Edit):
             spec = _own_node(new, name).setdefault("spec", {})
             spec["taints"] = _merge_taints(list(spec.get("taints") or ()), taints)
         return new, EditRecord("taint", str(self.target), names, taints=[taint_to_string(t) for t in taints])
+
+
+#: The taint the node lifecycle controller puts on a node whose Ready condition is not True.
+NOT_READY_TAINT_KEY = "node.kubernetes.io/not-ready"
+
+
+@dataclass(frozen=True)
+class MarkNotReady(Edit):
+    """The node's kubelet stops reporting Ready: the Ready condition turns False and the node
+    lifecycle controller taints the node ``node.kubernetes.io/not-ready`` with NoSchedule
+    (TaintNodesByCondition) and NoExecute (taint-based eviction, stamped with ``now``). The
+    pods stay bound; evicting those that do not tolerate the NoExecute taint is the taint
+    manager's, and a scenario's, next step."""
+
+    target: NodeTarget
+    now: str = "1970-01-01T00:00:00Z"
+    origin: str = field(default="", compare=False)
+
+    def describe(self) -> str:
+        return f"not-ready {self.target}"
+
+    def apply(self, state: ClusterState) -> tuple[ClusterState, EditRecord]:
+        names = self.target.nodes(state)
+        new = state.copy()
+        taints = [{"key": NOT_READY_TAINT_KEY, "effect": "NoSchedule"},
+                  {"key": NOT_READY_TAINT_KEY, "effect": "NoExecute", "timeAdded": self.now}]
+        for name in names:
+            node = _own_node(new, name)
+            status = node.setdefault("status", {})
+            conditions = [c for c in status.get("conditions") or () if c.get("type") != "Ready"]
+            conditions.append({"type": "Ready", "status": "False", "reason": "KubeletNotReady",
+                               "lastTransitionTime": self.now})
+            status["conditions"] = conditions
+            spec = node.setdefault("spec", {})
+            spec["taints"] = _merge_taints(list(spec.get("taints") or ()), taints)
+        return new, EditRecord("not-ready", str(self.target), names,
+                               taints=[taint_to_string(t) for t in taints])
 
 
 def apply_edits(state: ClusterState, edits: Iterable[Edit]) -> tuple[ClusterState, list[EditRecord]]:

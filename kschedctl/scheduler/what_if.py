@@ -22,6 +22,7 @@ from kschedctl.scheduler.cluster_edits import (
     Drain,
     Edit,
     EditRecord,
+    MarkNotReady,
     NodeTarget,
     RemoveNodes,
     apply_edits,
@@ -78,7 +79,7 @@ class WhatIf:
     def from_spec(cls, spec: dict[str, Any], where: str = "") -> "WhatIf":
         """The edits of a file's what-if mapping (a sweep's ``whatIfs`` item), in the order the
         command line applies them: ``addNodes: {count, like, labels, taints}``, ``withoutNode``,
-        ``withoutNodes``, ``cordon``, ``drain`` (lists of names or selectors), ``drainForce``.
+        ``withoutNodes``, ``cordon``, ``notReady``, ``drain`` (lists of names or selectors), ``drainForce``.
         Malformed values are an ``InputError`` naming ``where``."""
         edits: list[Edit] = []
 
@@ -99,7 +100,8 @@ class WhatIf:
             edits.append(AddNodes(add["like"], int(add.get("count", 1)), labels, taints,  # type: ignore[arg-type]
                                   origin=f"{where}.addNodes" if where else "addNodes"))
         for key, selector, make in (("withoutNode", False, RemoveNodes), ("withoutNodes", True, RemoveNodes),
-                                    ("cordon", None, Cordon), ("drain", None, Drain)):
+                                    ("cordon", None, Cordon), ("notReady", None, MarkNotReady),
+                                    ("drain", None, Drain)):
             for text in spec.get(key) or ():
                 target = at(key, NodeTarget.parse, text, selector=selector)
                 origin = f"{where}.{key} {text}" if where else f"{key} {text}"

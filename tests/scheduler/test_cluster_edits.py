@@ -3,6 +3,7 @@ run on what_if/cluster.yaml; each edit's record holds what the case expects."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,12 @@ from kschedctl.scheduler.cluster_edits import (
     Cordon,
     Drain,
     Edit,
+    LabelNodes,
+    MarkNotReady,
     NodeTarget,
     RemoveNodes,
+    TaintNodes,
+    parse_label,
 )
 from kschedctl.scheduler.what_if import WhatIf
 
@@ -33,6 +38,12 @@ def _edit(spec: dict[str, Any]) -> Edit:
         return RemoveNodes(NodeTarget.parse(spec["remove"]))
     if "cordon" in spec:
         return Cordon(NodeTarget.parse(spec["cordon"]))
+    if "label" in spec:
+        return LabelNodes(NodeTarget.parse(spec["label"]), tuple(parse_label(t) for t in spec["labels"]))
+    if "taint" in spec:
+        return TaintNodes(NodeTarget.parse(spec["taint"]), tuple(spec["taints"]))
+    if "notReady" in spec:
+        return MarkNotReady(NodeTarget.parse(spec["notReady"]))
     return AddNodes(spec["like"], spec["add"], tuple((spec.get("labels") or {}).items()),
                     tuple(spec.get("taints") or ()))
 
@@ -44,8 +55,7 @@ def cluster() -> Any:
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_edit(cluster: Any, case: dict[str, Any]) -> None:
-    before = [(n["metadata"]["name"], dict(n.get("spec") or {})) for n in cluster.nodes]
-    pods_before = [p["metadata"]["name"] for p in cluster.pods]
+    nodes_before, pods_before = copy.deepcopy(cluster.nodes), copy.deepcopy(cluster.pods)
     what_if = WhatIf([_edit(e) for e in case["edits"]])
     if "error" in case:
         with pytest.raises(InputError) as caught:
@@ -67,14 +77,21 @@ def test_edit(cluster: Any, case: dict[str, Any]) -> None:
             assert bound[0]["spec"]["nodeName"] == r["node"]
     if "nodes_after" in case:
         assert [n["metadata"]["name"] for n in state.nodes] == case["nodes_after"]
+    if "node_after" in case:
+        for name, want in case["node_after"].items():
+            node = state.node_by_name[name]
+            for key, value in want.items():
+                got = node["metadata"].get("labels") if key == "labels" else (
+                    node["spec"].get("taints") if key == "taints" else node["status"].get("conditions"))
+                assert got == value, key
     if "unschedulable" in case:
         for name in case["unschedulable"]:
             node = state.node_by_name[name]
             assert node["spec"]["unschedulable"] is True
             assert {"key": UNSCHEDULABLE_TAINT_KEY, "effect": "NoSchedule"} in node["spec"]["taints"]
     # The state given is never changed: diff's sides and a sweep's cells share it.
-    assert [(n["metadata"]["name"], dict(n.get("spec") or {})) for n in cluster.nodes] == before
-    assert [p["metadata"]["name"] for p in cluster.pods] == pods_before
+    assert cluster.nodes == nodes_before
+    assert cluster.pods == pods_before
 
 
 def test_a_blocked_drain_leaves_the_pod_and_the_budget_lets_one_go(cluster: Any) -> None:

@@ -136,10 +136,11 @@ def test_what_ifs_are_an_axis_over_the_clusters() -> None:
           - name: as-is
           - drain: [node-a1]
           - {name: bigger, addNodes: {count: 2, like: node-a1, labels: {pool: spare}}}
+          - notReady: [zone=a]
         """)
     assert findings == []
-    assert [c.name for c in sweep.clusters] == ["a[as-is]", "a[drain node-a1]", "a[bigger]",
-                                                "b[as-is]", "b[drain node-a1]", "b[bigger]"]
+    assert [c.name for c in sweep.clusters] == ["a[as-is]", "a[drain node-a1]", "a[bigger]", "a[not-ready -l zone=a]",
+                                                "b[as-is]", "b[drain node-a1]", "b[bigger]", "b[not-ready -l zone=a]"]
     assert sweep.clusters[0].what_if == "" and sweep.clusters[0].files == ("/work/sweeps/a.yaml",)
     assert '"drain": ["node-a1"]' in sweep.clusters[1].what_if
-    assert len(sweep.cells()) == 6
+    assert len(sweep.cells()) == 8
