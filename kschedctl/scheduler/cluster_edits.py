@@ -579,9 +579,8 @@ def _copy_node_objects(state: ClusterState, template: str, name: str) -> None:
         if spec.get("nodeName") != template:
             continue
         twin = copy.deepcopy(slice_)
-        twin["metadata"]["name"] = twin["metadata"]["name"].replace(template, name) + ("" if template in
-                                                                                        slice_["metadata"]["name"]
-                                                                                        else f"-{name}")
+        old_name = slice_["metadata"]["name"]
+        twin["metadata"]["name"] = old_name.replace(template, name) if template in old_name else f"{old_name}-{name}"
         twin["spec"]["nodeName"] = name
         pool = twin["spec"].get("pool") or {}
         if pool.get("name") == template:

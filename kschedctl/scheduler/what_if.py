@@ -147,11 +147,11 @@ def reschedule(state: ClusterState, record: EditRecord, config: Any = None, regi
         node = placement.node if placement is not None and placement.outcome == "Scheduled" else None
         message = "" if node else (placement.message if placement is not None else "not scheduled")
         record.placements[_key(pod)] = (node, message)
-        copy = dict(pod)
+        placed = dict(pod)
         if node:
-            copy["spec"] = {**pod["spec"], "nodeName": node}
-            copy["status"] = {**(pod.get("status") or {}), "phase": "Running"}
-        bound.append(copy)
+            placed["spec"] = {**pod["spec"], "nodeName": node}
+            placed["status"] = {**(pod.get("status") or {}), "phase": "Running"}
+        bound.append(placed)
     victims = {v for p in result.preemptions for v in p.victims}
     if victims:
         state.drop(pods=victims)

@@ -130,3 +130,11 @@ def test_bad_what_ifs_are_one_line_exit_2(command: str, args: list[str], message
     assert result.stderr.startswith(message), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr
+
+
+def test_added_nodes_bring_the_devices_their_kubelet_publishes() -> None:
+    args = ["capacity", str(ROOT / "profiles" / "scenarios" / "pods" / "dra-one-gpu.yaml"), "--cluster",
+            str(ROOT / "profiles" / "scenarios" / "cluster" / "dra-gpus.yaml"), "-o", "json"]
+    before = json.loads(run_cli(*args).stdout)["count"]
+    after = json.loads(run_cli(*args, "--add-nodes", "2", "--like", "h100-1").stdout)["count"]
+    assert after == before + 4  # h100-1's ResourceSlice holds two GPUs, copied to each new node
