@@ -23,6 +23,9 @@ MAX_NUMBER_CHARS = 1000
 #: few GiB; the API's int32 counts would allow 2 billion.
 WORKLOAD_MAX_PODS = 1_000_000
 
+#: Most nodes one ``--add-nodes N`` adds (copies of a node, each one a full Node object).
+ADD_NODES_MAX = 10_000
+
 #: Largest scheduler configuration or scenario file, in bytes.
 CONFIG_FILE_MAX_BYTES = 8 * 1024 * 1024
 #: Most YAML nodes a configuration or scenario may expand to (aliases counted as often as used).
@@ -37,6 +40,6 @@ TLS_FILE_MAX_BYTES = 1024 * 1024
 #: Node objects is about 150 MiB.
 EXTENDER_RESPONSE_MAX_BYTES = 256 * 1024 * 1024
 
-__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS", "WORKLOAD_MAX_PODS",
+__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS", "WORKLOAD_MAX_PODS", "ADD_NODES_MAX",
            "CONFIG_FILE_MAX_BYTES", "CONFIG_MAX_NODES", "CONFIG_MAX_DEPTH", "TLS_FILE_MAX_BYTES",
            "EXTENDER_RESPONSE_MAX_BYTES"]

@@ -3,31 +3,13 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from kschedctl.cli.app import app, warning as print_warning
-from kschedctl.cli.common import checks_fields
-from kschedctl.cli.options import (
-    ClusterOption,
-    ConfigOption,
-    ContextOption,
-    FilenameOption,
-    KubeconfigOption,
-    MetricsOption,
-    NoExtendersOption,
-    OutputFormat,
-    TableOutputOption,
-    PluginOption,
-    ProfileOption,
-    QuietOption,
-    RequestTimeoutOption,
-    SeedOption,
-    ValidateOption,
-    WidthOption,
-    resolve_output,
-)
+from kschedctl.cli.inputs import CommandInputs, command_inputs
+from kschedctl.cli.options import OutputFormat, TableOutputOption, resolve_output
 
 
 _EPILOG = """Example: how many more copies of a pod fit, and what stops the next one?
@@ -37,27 +19,13 @@ _EPILOG = """Example: how many more copies of a pod fit, and what stops the next
 
 
 @app.command(epilog=_EPILOG)
-@checks_fields
+@command_inputs(output=(TableOutputOption, OutputFormat.table), omit=("report",))
 def capacity(
     pod: Annotated[Optional[str], typer.Argument(help="A Pod or workload file (YAML/JSON; '-' for stdin); or -f FILE.",
                                                  metavar="POD", show_default=False)] = None,
-    config: ConfigOption = None,
-    cluster: ClusterOption = None,
-    kubeconfig: KubeconfigOption = None,
-    context: ContextOption = None,
-    profile: ProfileOption = None,
-    output: TableOutputOption = OutputFormat.table,
-    seed: SeedOption = None,
-    plugin: PluginOption = None,
+    inputs: CommandInputs = None,  # type: ignore[assignment]
     max_copies: Annotated[int, typer.Option("--max", min=0, metavar="N", help="Stop after this many copies.")] = 10_000,
     wide: Annotated[bool, typer.Option("--wide", help="List every node that takes a copy.")] = False,
-    no_extenders: NoExtendersOption = False,
-    quiet: QuietOption = False,
-    width: WidthOption = None,
-    filename: FilenameOption = None,
-    request_timeout: RequestTimeoutOption = None,
-    metrics: MetricsOption = None,
-    validate: ValidateOption = "strict",
 ) -> None:
     """Schedule copies of the pod one after another, each assumed for the next, until one does
     not fit; show how many fit, how many per node, and the message of the one that did not.
@@ -65,17 +33,18 @@ def capacity(
     bad input."""
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
 
-    from kschedctl.cli.common import load_cluster, load_config, load_pods, registry_with_plugins
+    from kschedctl.cli.common import load_pods
 
-    given = [*([pod] if pod else []), *(filename or ())]
+    given = inputs.files([pod] if pod else [])
     if len(given) != 1:
         raise UsageError("capacity takes one pod file: give it as POD or with -f FILE")
     pod = given[0]
-    output, wide = resolve_output(output, wide, "capacity", names=False)
-    registry, extra = registry_with_plugins(plugin or [])
-    cfg = load_config(config, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[pod],
-                                 request_timeout=request_timeout, metrics=metrics)
+    quiet = inputs.quiet
+    output, wide = resolve_output(inputs.output, wide, "capacity", names=False)
+    inputs.what_if()  # a malformed what-if flag fails before anything is read
+    registry = inputs.registry()[0]
+    cfg = inputs.load_config()
+    cluster_state = inputs.apply_what_if(inputs.load_cluster(pod_paths=[pod]), cfg)
     items = load_pods([pod], cluster_state, quiet)
     if len(items) != 1:
         raise UsageError(f"capacity takes one pod: {pod} holds {len(items)} pods or workloads")
@@ -87,21 +56,19 @@ def capacity(
 
     with progress_bar("placing copies", max_copies, not quiet and max_copies >= 200 and sys.stderr.isatty()
                       and output == OutputFormat.table) as progress:
-        result = run_capacity(item.pod, cluster_state, cfg, profile=profile, seed=seed, max_copies=max_copies,
-                              registry=registry, progress=progress, extenders=not no_extenders)
+        result = run_capacity(item.pod, cluster_state, cfg, profile=inputs.profile, seed=inputs.seed,
+                              max_copies=max_copies, registry=registry, progress=progress,
+                              extenders=not inputs.no_extenders)
 
     if not quiet:
         for warning in [*(getattr(cluster_state, "warnings", None) or ()), *result.warnings]:
             print_warning(warning)
-    if output == OutputFormat.table:
-        from kschedctl.render.console import output_console
 
+    def table(console: Any) -> None:
         from kschedctl.render.capacity import render_capacity
 
-        render_capacity(result, output_console(width), wide=wide)
-    else:
-        from kschedctl.render.output import dump
+        render_capacity(result, console, wide=wide)
 
-        sys.stdout.write(dump(result.to_dict(), output.value))
+    inputs.emit(output, result.to_dict, table)
     # "Does one more fit?" is the question: zero copies is the answer "no".
     raise typer.Exit(EXIT_NO if result.count == 0 and max_copies > 0 else EXIT_OK)

@@ -2,31 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from kschedctl.cli.app import app
-from kschedctl.cli.common import checks_fields
-from kschedctl.cli.options import (
-    AllFiltersOption,
-    ClusterOption,
-    ContextOption,
-    FilenameOption,
-    KubeconfigOption,
-    MetricsOption,
-    OutputFormat,
-    TableOutputOption,
-    PluginOption,
-    QuietOption,
-    RequestTimeoutOption,
-    ValidateOption,
-    WidthOption,
-    resolve_output,
-)
-from kschedctl.cli.options import ReportOption
+from kschedctl.cli.inputs import CommandInputs, command_inputs
+from kschedctl.cli.options import AllFiltersOption, OutputFormat, TableOutputOption, resolve_output
 
 _EPILOG = """\
 Examples
@@ -38,26 +21,27 @@ Examples
 """
 
 
+_CONFIGS = (Annotated[Optional[list[Path]], typer.Option(
+    "--config", "-c", dir_okay=False, metavar="FILE",
+    help="KubeSchedulerConfiguration of A, then of B (twice); once (or not at all: the built-in default) "
+         "with two --profile.")], None)
+_PROFILES = (Annotated[Optional[list[str]], typer.Option(
+    "--profile", metavar="NAME", help="Scheduler name of the profile of A, then of B (twice, to compare two profiles); once: "
+                      "that profile on both sides (default: the pod's spec.schedulerName).")], None)
+_SEED = (Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the random tie-break, the same on both sides.")],
+         0)
+_NO_EXTENDERS = (Annotated[bool, typer.Option("--no-extenders", help="Do not call the configurations' extenders.")],
+                 False)
+
+
 @app.command(epilog=_EPILOG)
-@checks_fields
+@command_inputs(config=_CONFIGS, profile=_PROFILES, output=(TableOutputOption, OutputFormat.table), seed=_SEED,
+                no_extenders=_NO_EXTENDERS)
 def diff(
     pods: Annotated[Optional[list[str]], typer.Argument(
         help="Pod or workload files (YAML/JSON; '-' for stdin).", metavar="PODS...")] = None,
-    config: Annotated[Optional[list[Path]], typer.Option(
-        "--config", "-c", dir_okay=False, metavar="FILE",
-        help="KubeSchedulerConfiguration of A, then of B (twice); once (or not at all: the built-in default) "
-             "with two --profile.")] = None,
-    profile: Annotated[Optional[list[str]], typer.Option(
-        "--profile", metavar="NAME", help="Scheduler name of the profile of A, then of B (twice, to compare two profiles); once: "
-                          "that profile on both sides (default: the pod's spec.schedulerName).")] = None,
-    cluster: ClusterOption = None,
-    kubeconfig: KubeconfigOption = None,
-    context: ContextOption = None,
-    output: TableOutputOption = OutputFormat.table,
-    seed: Annotated[int, typer.Option(
-        "--seed", metavar="N", help="Seed of the random tie-break, the same on both sides.")] = 0,
+    inputs: CommandInputs = None,  # type: ignore[assignment]
     all_filters: AllFiltersOption = False,
-    plugin: PluginOption = None,
     simulate: Annotated[bool, typer.Option(
         "--simulate", help="Schedule the pods as one batch (as kschedctl simulate does) under each side and "
                            "compare the runs: placements, first divergence, unschedulable pods, spread.")] = False,
@@ -67,55 +51,29 @@ def diff(
     max_attempts: Annotated[int, typer.Option(
         "--max-attempts", min=1, metavar="N", help="With --simulate: how often one pod is tried at most.")] = 10,
     wide: Annotated[bool, typer.Option("--wide", help="List every pod and node, however many.")] = False,
-    no_extenders: Annotated[bool, typer.Option(
-        "--no-extenders", help="Do not call the configurations' extenders.")] = False,
-    quiet: QuietOption = False,
-    width: WidthOption = None,
-    filename: FilenameOption = None,
-    request_timeout: RequestTimeoutOption = None,
-    metrics: MetricsOption = None,
-    validate: ValidateOption = "strict",
-    report: ReportOption = None,
 ) -> None:
     """Compare where pods land under two configurations or two profiles (A/B).
 
     Runs the same pods on the same cluster under both and shows, per pod, its node under A and
     under B and, for pods that move, the per-plugin score differences that decided it. Exit 0 when
-    every placement is the same, 1 when any differs, 2 on bad input."""
+    every placement is the same, 1 when any differs, 2 on bad input. Node what-ifs change the
+    cluster both sides see; a drain's evicted pods are placed under A's configuration."""
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
-    from kschedctl.scheduler.diff import Side
 
-    configs = [str(c) for c in config or []]
-    profiles = list(profile or [])
-    if len(configs) > 2 or len(profiles) > 2:
-        raise UsageError("diff compares two sides: give --config at most twice and --profile at most twice")
-    if len(configs) < 2 and len(profiles) < 2:
-        raise UsageError("diff needs two sides: --config A.yaml --config B.yaml, or one configuration with "
-                         "--profile X --profile Y")
-    pods = [*(pods or ()), *(filename or ())]
+    side_a, side_b = _sides(inputs)
+    pods = inputs.files(pods)
     if not pods and not (simulate and cluster_pending):
         raise UsageError("nothing to compare: give POD files")
-    path_a = configs[0] if configs else None
-    path_b = configs[1] if len(configs) == 2 else path_a
-    prof_a = profiles[0] if profiles else None
-    prof_b = profiles[1] if len(profiles) == 2 else prof_a
-    side_a, side_b = Side("A", path_a, prof_a), Side("B", path_b, prof_b)
 
-    from kschedctl.cli.common import (
-        expand_for_simulation,
-        load_cluster,
-        load_config,
-        load_pods,
-        print_warnings,
-        registry_with_plugins,
-    )
+    from kschedctl.cli.common import expand_for_simulation, load_pods, print_warnings
 
-    output, wide = resolve_output(output, wide, "diff", names=False)
-    registry, extra = registry_with_plugins(plugin or [])
-    cfg_a = load_config(path_a, extra, quiet)
-    cfg_b = cfg_a if path_b == path_a else load_config(path_b, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=pods or (),
-                                 request_timeout=request_timeout, metrics=metrics)
+    quiet, seed, extenders = inputs.quiet, inputs.seed, not inputs.no_extenders
+    output, wide = resolve_output(inputs.output, wide, "diff", names=False)
+    inputs.what_if()  # a malformed what-if flag fails before anything is read
+    registry = inputs.registry()[0]
+    cfg_a = inputs.load_config(side_a.config)
+    cfg_b = cfg_a if side_b.config == side_a.config else inputs.load_config(side_b.config)
+    cluster_state = inputs.apply_what_if(inputs.load_cluster(pod_paths=pods), cfg_a)
     warnings: list[str] = list(getattr(cluster_state, "warnings", None) or ())
 
     if simulate:
@@ -129,7 +87,7 @@ def diff(
         with working(f"simulating {len(batch)} pods under A and under B", show):
             result = diff_simulate(batch, cluster_state, cfg_a, cfg_b, side_a, side_b, registry=registry, seed=seed,
                                    include_cluster_pending=cluster_pending, max_attempts=max_attempts,
-                                   extenders=not no_extenders)
+                                   extenders=extenders)
         if not result.pods:
             raise UsageError("no pod to compare: the files hold none and the cluster state has no pending pod")
     else:
@@ -144,21 +102,33 @@ def diff(
         if not items:
             raise UsageError("no pod to compare in " + ", ".join(pods or ()))
         result = diff_pods(items, cluster_state, cfg_a, cfg_b, side_a, side_b, registry=registry, seed=seed,
-                           all_filters=all_filters, extenders=not no_extenders)
+                           all_filters=all_filters, extenders=extenders)
 
     print_warnings(warnings, quiet)
-    if report:
-        from kschedctl.render.report import write_report
 
-        write_report(report, result)
-    if output == OutputFormat.table:
-        from kschedctl.render.console import output_console
-
+    def table(console: Any) -> None:
         from kschedctl.render.diff import render_diff
 
-        render_diff(result, output_console(width), wide=wide)
-    else:
-        from kschedctl.render.output import dump
+        render_diff(result, console, wide=wide)
 
-        sys.stdout.write(dump(result.to_dict(), output.value))
+    inputs.emit(output, result.to_dict, table, report=result)
     raise typer.Exit(EXIT_OK if result.identical else EXIT_NO)
+
+
+def _sides(inputs: CommandInputs) -> tuple[Any, Any]:
+    """A and B: two configurations, or two profiles of one (the built-in default without -c)."""
+    from kschedctl.errors import UsageError
+    from kschedctl.scheduler.diff import Side
+
+    configs = [str(c) for c in inputs.config or []]
+    profiles = list(inputs.profile or [])
+    if len(configs) > 2 or len(profiles) > 2:
+        raise UsageError("diff compares two sides: give --config at most twice and --profile at most twice")
+    if len(configs) < 2 and len(profiles) < 2:
+        raise UsageError("diff needs two sides: --config A.yaml --config B.yaml, or one configuration with "
+                         "--profile X --profile Y")
+    path_a = configs[0] if configs else None
+    path_b = configs[1] if len(configs) == 2 else path_a
+    prof_a = profiles[0] if profiles else None
+    prof_b = profiles[1] if len(profiles) == 2 else prof_a
+    return Side("A", path_a, prof_a), Side("B", path_b, prof_b)

@@ -2,33 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from kschedctl.cli.app import app
-from kschedctl.cli.common import checks_fields
-from kschedctl.cli.options import (
-    AllFiltersOption,
-    ClusterOption,
-    ConfigOption,
-    ContextOption,
-    FilenameOption,
-    KubeconfigOption,
-    MetricsOption,
-    NoExtendersOption,
-    OutputFormat,
-    OutputOption,
-    PluginOption,
-    ProfileOption,
-    QuietOption,
-    RequestTimeoutOption,
-    SeedOption,
-    ValidateOption,
-    WidthOption,
-)
-from kschedctl.cli.options import ReportOption
+from kschedctl.cli.inputs import CommandInputs, command_inputs
+from kschedctl.cli.options import AllFiltersOption, OutputFormat
 
 
 _EPILOG = """Example: why is the web Deployment's pod placed where it is, and would a big pod fit at all?
@@ -40,28 +20,17 @@ _EPILOG = """Example: why is the web Deployment's pod placed where it is, and wo
 
 
 @app.command(epilog=_EPILOG)
-@checks_fields
+@command_inputs()
 def explain(
     pods: Annotated[Optional[list[str]], typer.Argument(
         help="Pod or workload files (YAML/JSON; '-' for stdin); optional with --pod.", metavar="POD")] = None,
-    config: ConfigOption = None,
-    cluster: ClusterOption = None,
-    kubeconfig: KubeconfigOption = None,
-    context: ContextOption = None,
-    profile: ProfileOption = None,
-    output: OutputOption = OutputFormat.table,
-    seed: SeedOption = None,
+    inputs: CommandInputs = None,  # type: ignore[assignment]
     all_filters: AllFiltersOption = False,
-    plugin: PluginOption = None,
     wide: Annotated[bool, typer.Option("--wide", help="Show every node, however many.")] = False,
     node: Annotated[Optional[str], typer.Option("--node", metavar="NAME", help="Show everything about one node.")] = None,
-    no_extenders: NoExtendersOption = False,
-    quiet: QuietOption = False,
     pod_ref: Annotated[Optional[list[str]], typer.Option(
         "--pod", metavar="NAMESPACE/NAME", help="Explain this pending pod of the cluster as it is "
         "(its spec.schedulerName picks the profile; repeatable).")] = None,
-    width: WidthOption = None,
-    filename: FilenameOption = None,
     pending: Annotated[bool, typer.Option(
         "--pending", help="Explain every pending pod of the cluster state (live or --cluster) in the namespace(s) "
                           "of -n / -A, matching -l / --field-selector: one summary line each; --wide or -o json "
@@ -77,10 +46,6 @@ def explain(
     field_selector: Annotated[Optional[str], typer.Option(
         "--field-selector", metavar="SELECTOR", help="With --pending: only pods whose fields match "
                                                      "(spec.schedulerName=my-scheduler).")] = None,
-    request_timeout: RequestTimeoutOption = None,
-    metrics: MetricsOption = None,
-    validate: ValidateOption = "strict",
-    report: ReportOption = None,
 ) -> None:
     """Run each pod through the profile's extension points and show, per node and plugin, the
     filter verdicts, the scores and the chosen node (or why none). Exit 0 when every pod would
@@ -90,8 +55,8 @@ def explain(
 
     from kschedctl.cli.options import resolve_output
 
-    output, wide = resolve_output(output, wide, "explain")
-    pods = [*(pods or ()), *(filename or ())]
+    output, wide = resolve_output(inputs.output, wide, "explain")
+    pods = inputs.files(pods)
     narrowing = [flag for flag, used in (("-n", namespace), ("-A", all_namespaces), ("-l", selector),
                                          ("--field-selector", field_selector)) if used]
     if narrowing and not pending:
@@ -99,39 +64,26 @@ def explain(
     if not pods and not pod_ref and not pending:
         raise UsageError("nothing to explain: give POD files (or -f FILE), --pod NAMESPACE/NAME for a pod of the "
                          "cluster, or --pending for every pending pod of a namespace")
-    from kschedctl.cli.common import load_cluster, load_config, load_pods, print_warnings, registry_with_plugins
-    from kschedctl.cli.live import pods_of_cluster
+    from kschedctl.cli.common import print_warnings
 
-    registry, extra = registry_with_plugins(plugin or [])
-    cfg = load_config(config, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=pods or (),
-                                 request_timeout=request_timeout, metrics=metrics)
+    inputs.what_if()  # a malformed what-if flag fails before anything is read
+    registry = inputs.registry()[0]
+    cfg = inputs.load_config()
+    cluster_state = inputs.apply_what_if(inputs.load_cluster(pod_paths=pods), cfg)
     if node and node not in cluster_state.node_by_name:
         raise UsageError(f"--node {node}: no node of that name in the cluster state "
                          f"({len(cluster_state.node_by_name)} nodes)")
-    to_explain = load_pods(pods, cluster_state, quiet) if pods else pods_of_cluster(cluster_state, [])
-    cluster_state = to_explain.joined(cluster_state)
-    to_explain.extend(pods_of_cluster(cluster_state, pod_ref or []))
-    if pending:
-        from kschedctl.cli.live import pending_pods
-
-        to_explain.extend(pending_pods(cluster_state, namespace or (), all_namespaces, selector, field_selector))
-        if not to_explain:
-            where = "any namespace" if all_namespaces else "namespace " + ", ".join(namespace or ["default"])
-            typer.echo(f"no pending pod in {where}" + (" matching the selectors" if selector or field_selector
-                                                          else ""), err=True)
-            raise typer.Exit(EXIT_OK)
-    if not to_explain:
-        raise UsageError("no pod to explain in " + ", ".join(pods or ()))
+    to_explain, cluster_state = _pods_to_explain(cluster_state, pods, pod_ref, inputs.quiet, pending and (
+        namespace, all_namespaces, selector, field_selector))
 
     from kschedctl.scheduler.explain import Explainer
     from kschedctl.scheduler.result import ExplainResultList
 
-    explainer = Explainer(cluster_state, cfg, registry=registry, seed=seed, all_filters=all_filters,
-                          extenders=not no_extenders)
+    explainer = Explainer(cluster_state, cfg, registry=registry, seed=inputs.seed, all_filters=all_filters,
+                          extenders=not inputs.no_extenders)
     # Each pod sees the cluster plus its own owners (its ReplicaSet, a StatefulSet's claims);
     # the shared state stays unchanged, so every pod is explained against the same cluster.
-    results = [explainer.explain(item.pod, profile, cluster=item.apply(cluster_state)) for item in to_explain]
+    results = [explainer.explain(item.pod, inputs.profile, cluster=item.apply(cluster_state)) for item in to_explain]
     if node:
         # --node asks about one node: its hints are computed even when the pod fits elsewhere,
         # so that the JSON carries what the table shows.
@@ -140,27 +92,47 @@ def explain(
 
     from kschedctl.cli.common import one_replica_notes
 
-    print_warnings([*cluster_state.warnings, *to_explain.warnings, *one_replica_notes(to_explain, "explain")], quiet)
-    if report:
-        from kschedctl.render.report import write_report
-
-        write_report(report, results)
+    print_warnings([*cluster_state.warnings, *to_explain.warnings, *one_replica_notes(to_explain, "explain")],
+                   inputs.quiet)
     if output == OutputFormat.name:
+        inputs.write_report(results)
         typer.echo("".join(f"pod/{r.pod.split('/', 1)[-1]}\n" for r in results), nl=False)
-    elif output == OutputFormat.table:
-        from kschedctl.render.console import output_console
-
-        from kschedctl.render.explain import render_explain, render_pending_summary
-
-        console = output_console(width)
-        if pending:
-            render_pending_summary(results, console)
-        if not pending or wide:
-            render_explain(results, console, wide=wide, node=node)
     else:
-        from kschedctl.render.output import dump
+        def table(console: Any) -> None:
+            from kschedctl.render.explain import render_explain, render_pending_summary
 
-        data = results[0].to_dict() if len(results) == 1 else ExplainResultList(results).to_dict()
-        sys.stdout.write(dump(data, output.value))
+            if pending:
+                render_pending_summary(results, console)
+            if not pending or wide:
+                render_explain(results, console, wide=wide, node=node)
+
+        inputs.emit(output, lambda: results[0].to_dict() if len(results) == 1 else
+                    ExplainResultList(results).to_dict(), table, report=results)
     # typer drops a command's return value: the exit code travels in typer.Exit.
     raise typer.Exit(EXIT_OK if all(r.outcome == "Scheduled" for r in results) else EXIT_NO)
+
+
+def _pods_to_explain(cluster_state: Any, pods: list[str], pod_ref: Optional[list[str]], quiet: bool,
+                     pending: Any) -> tuple[Any, Any]:
+    """The pods of the files, of ``--pod`` and, with ``pending`` (the namespaces, -A and the
+    selectors of ``--pending``), the cluster's pending pods; and the cluster state with the
+    objects the files bring along. No pending pod at all is an answer (exit 0), no pod else
+    a usage error."""
+    from kschedctl.cli.common import load_pods
+    from kschedctl.cli.live import pending_pods, pods_of_cluster
+    from kschedctl.errors import EXIT_OK, UsageError
+
+    to_explain = load_pods(pods, cluster_state, quiet) if pods else pods_of_cluster(cluster_state, [])
+    cluster_state = to_explain.joined(cluster_state)
+    to_explain.extend(pods_of_cluster(cluster_state, pod_ref or []))
+    if pending:
+        namespace, all_namespaces, selector, field_selector = pending
+        to_explain.extend(pending_pods(cluster_state, namespace or (), all_namespaces, selector, field_selector))
+        if not to_explain:
+            where = "any namespace" if all_namespaces else "namespace " + ", ".join(namespace or ["default"])
+            typer.echo(f"no pending pod in {where}" + (" matching the selectors" if selector or field_selector
+                                                          else ""), err=True)
+            raise typer.Exit(EXIT_OK)
+    if not to_explain:
+        raise UsageError("no pod to explain in " + ", ".join(pods or ()))
+    return to_explain, cluster_state

@@ -3,33 +3,13 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from kschedctl.cli.app import app
-from kschedctl.cli.common import checks_fields
-from kschedctl.cli.options import (
-    ClusterOption,
-    ConfigOption,
-    ContextOption,
-    FilenameOption,
-    KubeconfigOption,
-    MetricsOption,
-    NoExtendersOption,
-    OutputFormat,
-    TableOutputOption,
-    PluginOption,
-    ProfileOption,
-    QuietOption,
-    RequestTimeoutOption,
-    SeedOption,
-    TieBreak,
-    TieBreakOption,
-    ValidateOption,
-    WidthOption,
-)
-from kschedctl.cli.options import ReportOption
+from kschedctl.cli.inputs import CommandInputs, command_inputs
+from kschedctl.cli.options import OutputFormat, TableOutputOption, TieBreak, TieBreakOption
 
 
 _EPILOG = """Example: will the 3 web replicas fit, and where, under the bin-packing profile?
@@ -40,63 +20,43 @@ _EPILOG = """Example: will the 3 web replicas fit, and where, under the bin-pack
 
 
 @app.command(epilog=_EPILOG)
-@checks_fields
+@command_inputs(output=(TableOutputOption, OutputFormat.table))
 def simulate(
     pods: Annotated[Optional[list[str]], typer.Argument(
         help="Pod or workload files (YAML/JSON; '-' for stdin). Workloads are expanded to their replicas.",
         metavar="PODS...")] = None,
-    config: ConfigOption = None,
-    cluster: ClusterOption = None,
-    kubeconfig: KubeconfigOption = None,
-    context: ContextOption = None,
-    profile: ProfileOption = None,
-    output: TableOutputOption = OutputFormat.table,
-    seed: SeedOption = None,
+    inputs: CommandInputs = None,  # type: ignore[assignment]
     tie_break: TieBreakOption = TieBreak.random,
-    plugin: PluginOption = None,
     wide: Annotated[bool, typer.Option("--wide", help="List every pod and every node, however many.")] = False,
     cluster_pending: Annotated[bool, typer.Option(
         "--cluster-pending/--no-cluster-pending",
         help="Also schedule the pending pods of the cluster state (default: yes).")] = True,
     max_attempts: Annotated[int, typer.Option(
         "--max-attempts", min=1, metavar="N", help="How often one pod is tried at most (retries follow cluster events).")] = 10,
-    no_extenders: NoExtendersOption = False,
-    quiet: QuietOption = False,
-    width: WidthOption = None,
-    filename: FilenameOption = None,
-    request_timeout: RequestTimeoutOption = None,
-    metrics: MetricsOption = None,
-    validate: ValidateOption = "strict",
-    report: ReportOption = None,
 ) -> None:
     """Schedule every pending pod one after another in queue-sort order, each placement assumed
     for the next, preempting as DefaultPreemption decides; show placements, unschedulable pods,
     preemptions and node usage after the run. Exit 0 when every pod is scheduled, 1 otherwise."""
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
 
-    from kschedctl.cli.common import (
-        expand_for_simulation,
-        load_cluster,
-        load_config,
-        print_warnings,
-        registry_with_plugins,
-    )
-
+    from kschedctl.cli.common import expand_for_simulation, print_warnings
     from kschedctl.cli.options import resolve_output
 
-    output, wide = resolve_output(output, wide, "simulate", names=False)
-    registry, extra = registry_with_plugins(plugin or [])
-    cfg = load_config(config, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[*(pods or ()), *(filename or ())],
-                                 request_timeout=request_timeout, metrics=metrics)
-    batch, cluster_state, warnings = expand_for_simulation([*(pods or ()), *(filename or ())], cluster_state, quiet)
+    output, wide = resolve_output(inputs.output, wide, "simulate", names=False)
+    quiet = inputs.quiet
+    files = inputs.files(pods)
+    inputs.what_if()  # a malformed what-if flag fails before anything is read
+    registry = inputs.registry()[0]
+    cfg = inputs.load_config()
+    cluster_state = inputs.apply_what_if(inputs.load_cluster(pod_paths=files), cfg)
+    batch, cluster_state, warnings = expand_for_simulation(files, cluster_state, quiet)
     if not batch and not cluster_pending:
         raise UsageError("no pod to simulate: give pod or workload files")
 
     from kschedctl.scheduler.simulate import Simulator
 
-    sim = Simulator(cluster_state, cfg, registry=registry, seed=seed, max_attempts=max_attempts,
-                    extenders=not no_extenders)
+    sim = Simulator(cluster_state, cfg, registry=registry, seed=inputs.seed, max_attempts=max_attempts,
+                    extenders=not inputs.no_extenders)
     sim.scheduler.tie_break_first = tie_break == TieBreak.first
     total = len(batch) + (len(sim.pending_cluster_pods()) if cluster_pending else 0)
     if total == 0:
@@ -105,25 +65,18 @@ def simulate(
 
     show_progress = not quiet and total >= 200 and sys.stderr.isatty() and output == OutputFormat.table
     with progress_bar("scheduling", total, show_progress) as progress:
-        result = sim.run(batch, profile, include_cluster_pending=cluster_pending, progress=progress)
+        result = sim.run(batch, inputs.profile, include_cluster_pending=cluster_pending, progress=progress)
     result.warnings[:0] = warnings
 
     # The table shows the run's warnings (skipped or failing extenders, ...) itself; JSON/YAML
     # keep stdout to the SimulationResult, so they go to stderr, as capacity's do.
     shown_in_output = output == OutputFormat.table
     print_warnings([*cluster_state.warnings, *(() if shown_in_output else result.warnings)], quiet)
-    if report:
-        from kschedctl.render.report import write_report
 
-        write_report(report, result)
-    if shown_in_output:
-        from kschedctl.render.console import output_console
-
+    def table(console: Any) -> None:
         from kschedctl.render.simulate import render_simulation
 
-        render_simulation(result, output_console(width), wide=wide)
-    else:
-        from kschedctl.render.output import dump
+        render_simulation(result, console, wide=wide)
 
-        sys.stdout.write(dump(result.to_dict(), output.value))
+    inputs.emit(output, result.to_dict, table, report=result)
     raise typer.Exit(EXIT_OK if result.all_scheduled else EXIT_NO)

@@ -218,6 +218,23 @@ class ClusterState:
             new.__dict__[key] = value
         return new
 
+    def drop(self, pods: Iterable[str] = (), nodes: Iterable[str] = ()) -> None:
+        """Remove pods (by "namespace/name") and nodes (by name) in place, with the objects the
+        kubelet publishes for a node (CSINode, NodeResourceTopology, node-local ResourceSlices)."""
+        gone_pods, gone_nodes = set(pods), set(nodes)
+        if gone_pods:
+            self.pods = [p for p in self.pods if _key_of(p) not in gone_pods]
+            self._pod_keys = {k: v for k, v in self._pod_keys.items() if k not in gone_pods}
+        if gone_nodes:
+            self.nodes = [n for n in self.nodes if n["metadata"]["name"] not in gone_nodes]
+            for name in gone_nodes:
+                self.node_by_name.pop(name, None)
+                self.csinodes.pop(name, None)
+                self.node_resource_topologies.pop(name, None)
+            self.resource_slices = {k: s for k, s in self.resource_slices.items()
+                                    if (s.get("spec") or {}).get("nodeName") not in gone_nodes}
+        self.warnings = self._make_warnings()
+
     def _add(self, obj: dict, doc: Document | None, replace: bool = False) -> dict | None:
         kind = obj.get("kind")
         if not isinstance(kind, str) or not kind:

@@ -57,9 +57,13 @@ class ConfigSource:
 
 @dataclass(frozen=True)
 class ClusterSource:
+    """A cluster state of the matrix; ``what_if`` is the JSON of a ``whatIfs`` item applied to it
+    (node what-ifs, as ``simulate --drain ...``), "" for the state as read."""
+
     name: str
     files: tuple[str, ...]
     metrics: str | None = None
+    what_if: str = ""
 
 
 @dataclass(frozen=True)
@@ -219,9 +223,10 @@ def _build(data: dict[str, Any], file: str, base: str, lines: dict[str, int]) ->
         for values in (spec.get("vary") or {}).values():
             combos *= len(values)
         n_configs += combos
-    total = n_configs * len(data["clusters"]) * len(data["workloads"]) * int(data.get("repetitions") or 1)
+    n_clusters = len(data["clusters"]) * max(len(data.get("whatIfs") or ()), 1)
+    total = n_configs * n_clusters * len(data["workloads"]) * int(data.get("repetitions") or 1)
     if total > MAX_CELLS:
-        raise _Problem(f"the matrix has {total:,} cells ({n_configs:,} configurations x {len(data['clusters'])} "
+        raise _Problem(f"the matrix has {total:,} cells ({n_configs:,} configurations x {n_clusters} "
                        f"clusters x {len(data['workloads'])} workloads x {int(data.get('repetitions') or 1)} "
                        f"repetitions); at most {MAX_CELLS:,} are run", lines.get("configs"))
     configs: list[ConfigSource] = []
@@ -250,6 +255,8 @@ def _build(data: dict[str, Any], file: str, base: str, lines: dict[str, int]) ->
                               tuple(_resolve(base, p) for p in _paths(spec["files"])),
                               _resolve(base, spec["metrics"]) if spec.get("metrics") else None)
                 for spec in data["clusters"]]
+    if data.get("whatIfs"):
+        clusters = _with_what_ifs(clusters, data["whatIfs"], lines)
     workloads = [WorkloadSource(spec.get("name") or _stem(_paths(spec["files"])[0]),
                                 tuple(_resolve(base, p) for p in _paths(spec["files"])))
                  for spec in data["workloads"]]
@@ -260,6 +267,24 @@ def _build(data: dict[str, Any], file: str, base: str, lines: dict[str, int]) ->
                  workloads=workloads, repetitions=int(data.get("repetitions") or 1),
                  seed=int(data.get("seed", DEFAULT_SEED)),
                  include_cluster_pending=bool(data.get("includeClusterPending", False)), lines=lines)
+
+
+def _with_what_ifs(clusters: list[ClusterSource], what_ifs: list[dict[str, Any]],
+                   lines: dict[str, int]) -> list[ClusterSource]:
+    """Every cluster under every node what-if, named ``cluster[what-if]``."""
+    from kschedctl.scheduler.what_if import WhatIf
+
+    named = []
+    for i, spec in enumerate(what_ifs):
+        edits = {k: v for k, v in spec.items() if k != "name"}
+        try:
+            what_if = WhatIf.from_spec(edits, f"whatIfs[{i}]")
+        except InputError as exc:
+            raise _Problem(exc.message, lines.get(f"whatIfs[{i}]", lines.get("whatIfs"))) from None
+        named.append((spec.get("name") or what_if.describe(), json.dumps(edits, sort_keys=True) if edits else ""))
+    _unique([name for name, _ in named], "whatIfs", lines)
+    return [ClusterSource(f"{cluster.name}[{name}]", cluster.files, cluster.metrics, edits)
+            for cluster in clusters for name, edits in named]
 
 
 def _show(value: Any) -> str:

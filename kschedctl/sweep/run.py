@@ -162,6 +162,11 @@ def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any
         if refused:
             raise InputError(options.trust.refusal(refused, "sweep"), cell.config.file or cell.config.name)
     state = cluster_state if cluster_state is not None else load_cell_cluster(cell.cluster)
+    if cell.cluster.what_if:
+        from kschedctl.scheduler.what_if import WhatIf
+
+        what_if = WhatIf.from_spec(json.loads(cell.cluster.what_if), cell.cluster.name)
+        state, _ = what_if.apply(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)
     items = load_pods(list(cell.workload.files), state)
     batch, state = simulation_batch(items, items.joined(state))
     sim = Simulator(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)

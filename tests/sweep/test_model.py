@@ -49,7 +49,12 @@ def test_the_matrix_is_configs_by_clusters_by_workloads_by_repetitions() -> None
     ("configs: []\nclusters: [a.yaml]\nworkloads: [w.yaml]\n", ["3: configs: must not be empty"]),
     ("configs: [{}]\nclusters: [a.yaml]\nworkloads: [w.yaml]\nrepetition: 2\n",
      ['6: repetition: unknown field (did you mean "repetitions"?) (allowed: apiVersion, kind, name, description, '
-      'configs, clusters, workloads, repetitions, seed, includeClusterPending)']),
+      'configs, clusters, workloads, repetitions, seed, includeClusterPending, whatIfs)']),
+    ("configs: [{}]\nclusters: [a.yaml]\nworkloads: [w.yaml]\nwhatIfs: [{drain: [node-a1]}, {name: x, cordon: ['a in (b']}]\n",
+     ["6: whatIfs[1].cordon: a in (b: not a node name or label selector: unable to parse requirement: "
+      "found '', expected: ',' or ')'"]),
+    ("configs: [{}]\nclusters: [a.yaml]\nworkloads: [w.yaml]\nwhatIfs: [{addNodes: {count: 2}}]\n",
+     ["6: whatIfs[0].addNodes.like: required field is missing"]),
     ("configs: [{fle: x.yaml}]\nclusters: [a.yaml]\nworkloads: [w.yaml]\n",
      ['3: configs[0].fle: unknown field (did you mean "file"?) (allowed: name, file, profile, vary)']),
     ("configs: [{}]\nclusters: [{name: x}]\nworkloads: [w.yaml]\n", ["4: clusters[0].files: required field is missing"]),
@@ -120,3 +125,22 @@ def test_variations_ending_alike_are_named_by_their_whole_paths() -> None:
     assert [c.name for c in sweep.configs] == [
         "default[profiles[a].plugins.score.enabled[ImageLocality].weight=1,"
         "profiles[a].plugins.score.enabled[TaintToleration].weight=2]"]
+
+
+def test_what_ifs_are_an_axis_over_the_clusters() -> None:
+    sweep, findings = parse("""
+        configs: [{name: default}]
+        clusters: [a.yaml, b.yaml]
+        workloads: [w.yaml]
+        whatIfs:
+          - name: as-is
+          - drain: [node-a1]
+          - {name: bigger, addNodes: {count: 2, like: node-a1, labels: {pool: spare}}}
+          - notReady: [zone=a]
+        """)
+    assert findings == []
+    assert [c.name for c in sweep.clusters] == ["a[as-is]", "a[drain node-a1]", "a[bigger]", "a[not-ready -l zone=a]",
+                                                "b[as-is]", "b[drain node-a1]", "b[bigger]", "b[not-ready -l zone=a]"]
+    assert sweep.clusters[0].what_if == "" and sweep.clusters[0].files == ("/work/sweeps/a.yaml",)
+    assert '"drain": ["node-a1"]' in sweep.clusters[1].what_if
+    assert len(sweep.cells()) == 8

@@ -149,3 +149,28 @@ def test_custom_plugins_reach_the_workers(sweep_file: Path) -> None:
         pytest.skip("the example plugin is not there")
     cells = read_sweep(str(sweep_file)).cells()
     assert run_cell(cells[0], RunOptions(plugins=(f"{plugin}:PreferLabel",))).error is None
+
+
+def test_node_what_ifs_change_each_cells_cluster(tmp_path: Path) -> None:
+    (tmp_path / "two.yaml").write_text("---".join(NODES.format(name=f"n{i}", zone=f"z{i}") for i in (1, 2)))
+    (tmp_path / "pods.yaml").write_text(PODS)
+    (tmp_path / "sweep.yaml").write_text("""
+apiVersion: kschedctl/v1
+kind: Sweep
+configs: [{name: default}]
+clusters: [two.yaml]
+workloads: [pods.yaml]
+whatIfs:
+  - name: as-is
+  - withoutNode: [n2]
+  - {name: four, addNodes: {count: 2, like: n1}}
+  - withoutNode: [n9]
+""")
+    cells = read_sweep(str(tmp_path / "sweep.yaml")).cells()
+    results = {c.cluster.name: run_cell(c) for c in cells}
+    # Five web replicas of 1 cpu (4 fit on one node of 4 cpus) and a pod too big for any node.
+    assert results["two[as-is]"].metrics["scheduled"] == 5
+    assert results["two[without n2]"].metrics["scheduled"] == 4
+    assert results["two[four]"].metrics["scheduled"] == 5
+    assert results["two[four]"].metrics["nodesUsed"] == 4
+    assert results["two[without n9]"].error == "two[without n9].withoutNode n9: no node 'n9' in the cluster state (2 nodes)"
