@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable
 from kschedctl.framework.interfaces import EXTENSION_POINT_METHODS, extension_points_of
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.loader import OUT_OF_TREE_EXTENSION_POINTS, OUT_OF_TREE_PLUGINS, custom_plugins
 
 #: Every built-in plugin: name -> "module:Class" (the class is named exactly like the plugin).
 BUILTIN_PLUGINS: dict[str, str] = {
@@ -87,8 +88,6 @@ class Registry:
         # Out-of-tree plugins kschedctl ships (scheduler-plugins ports, seed-article plugins) load
         # lazily like built-ins; the default registry has them, a registry of given built-ins not.
         if out_of_tree is None and builtins is None:
-            from kschedctl.plugins.loader import OUT_OF_TREE_PLUGINS
-
             out_of_tree = OUT_OF_TREE_PLUGINS
         self._out_of_tree: dict[str, str] = dict(out_of_tree or {})
         for name, target in self._out_of_tree.items():
@@ -96,8 +95,6 @@ class Registry:
         self._custom: dict[str, Any] = {}
         if builtins is None:
             # Plugins installed packages register under the ``kschedctl.plugins`` entry points.
-            from kschedctl.plugins.loader import custom_plugins
-
             for loaded in custom_plugins():
                 self._custom[loaded.name] = loaded.factory
         self._loaded: dict[str, Any] = {}
@@ -133,8 +130,6 @@ class Registry:
         if name in self._builtins:
             known = names.IN_TREE_EXTENSION_POINTS.get(name)
             if known is None and name in self._out_of_tree:
-                from kschedctl.plugins.loader import OUT_OF_TREE_EXTENSION_POINTS
-
                 known = OUT_OF_TREE_EXTENSION_POINTS.get(name)
             return known or tuple(extension_points_of(self.load(name) or object))
         return ()
@@ -190,6 +185,21 @@ class Registry:
             except AttributeError:  # pragma: no cover - a plugin with a read-only name property
                 pass
         return plugin
+
+
+def install(registry: Registry, specs: Iterable[str] = ()) -> dict[str, tuple[str, ...]]:
+    """Register entry-point and ``--plugin`` plugins on ``registry``; returns name -> points."""
+    extra: dict[str, tuple[str, ...]] = {}
+    for loaded in custom_plugins(list(specs)):
+        registry.register(loaded.name, loaded.factory)
+        extra[loaded.name] = loaded.points
+    return extra
+
+
+def registry_with(specs: Iterable[str] = ()) -> tuple[Registry, dict[str, tuple[str, ...]]]:
+    """A fresh registry (built-in + out-of-tree) with the custom plugins installed, and their points."""
+    registry = Registry()
+    return registry, install(registry, specs)
 
 
 _DEFAULT: Registry | None = None

@@ -1,9 +1,9 @@
-"""Remedies, one per default filter plugin: the change that would flip its verdict on one node,
-and the hint of a PreFilter rejection (kschedctl.scheduler.hints explains the whole)."""
+"""Remedies, one per default filter plugin: the change that would flip its verdict on one node
+(kschedctl.scheduler.remedies explains the whole)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any
 
 from kschedctl.framework.status import Status
 from kschedctl.framework.types import HostPortInfo, PodInfo
@@ -11,19 +11,19 @@ from kschedctl.k8s.resources import PODS
 from kschedctl.k8s.node_selectors import node_selector_requirements_as_selector
 from kschedctl.k8s.selectors import OP_DOES_NOT_EXIST, OP_EXISTS, OP_GT, OP_IN, OP_LT, OP_NOT_IN
 from kschedctl.k8s.tolerations import find_matching_untolerated_taint, taint_to_string
-from kschedctl.scheduler.hint_common import (
+from kschedctl.plugins.remedy import (
     TEXT_PODS,
     UNSCHEDULABLE_TAINT_KEY,
-    _counts_text,
-    _dedupe,
-    _pods_text,
+    Remedy,
+    RemedyEngine as HintEngine,
+    RemedyScenario as Scenario,
+    Step,
+    counts_text as _counts_text,
+    dedupe as _dedupe,
     format_amount,
+    impossible as _impossible,
+    pods_text as _pods_text,
 )
-from kschedctl.scheduler.hint_scenario import Scenario, Step
-from kschedctl.scheduler.result import Hint
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kschedctl.scheduler.hints import HintEngine
 
 
 # ---------------------------------------------------------------------------------------------
@@ -544,12 +544,8 @@ def _dynamic_resources(engine: HintEngine, scen: Scenario, status: Status) -> St
                 shortfall=missing / max(needed_total, 1) if short else 1.0, reasons=list(status.reasons))
 
 
-def _impossible(text: str, status: Status) -> Step:
-    return Step(text, [], {}, shortfall=1.0, reasons=list(status.reasons))
-
-
 #: plugin name -> remedy(engine, scenario, status) -> Step | None
-REMEDIES: dict[str, Callable[[HintEngine, Scenario, Status], Step | None]] = {
+REMEDIES: dict[str, Remedy] = {
     "NodeResourcesFit": _node_resources_fit,
     "TaintToleration": _taint_toleration,
     "NodeUnschedulable": _node_unschedulable,
@@ -564,25 +560,4 @@ REMEDIES: dict[str, Callable[[HintEngine, Scenario, Status], Step | None]] = {
     "VolumeBinding": _volume_binding,
     "DynamicResources": _dynamic_resources,
 }
-
-
-# ---------------------------------------------------------------------------------------------
-# PreFilter rejections (every node): the change is the pod's or the cluster's
-# ---------------------------------------------------------------------------------------------
-
-
-def _prefilter_hint(s: Status) -> Hint:
-    d = dict(s.details or {})
-    reason = s.message()
-    if d.get("claims"):
-        text = f"needs PersistentVolumeClaims {', '.join(d['claims'])} bound first ({reason})"
-    elif d.get("claim"):
-        text = f"needs PersistentVolumeClaim {d['claim']} to exist and be usable ({reason})"
-    elif reason == "pod affinity terms conflict":
-        text = "needs node affinity terms that name at least one node (its matchFields name none)"
-    else:
-        text = f"is rejected by {s.plugin or 'PreFilter'} on every node: {reason}"
-    return Hint(plugin=s.plugin or "PreFilter", text=text, changes=[], details=d, verified=False,
-                resolvable=False, reasons=list(s.reasons))
-
 
