@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from kschedctl.config.fielderr import duplicate, forbidden, invalid, not_supported, required
-from kschedctl.config.k8svalidation import validate_label_name, validate_node_selector_term
+from kschedctl.k8s.field import duplicate, forbidden, invalid, not_supported, required
+from kschedctl.k8s.validation import validate_label_name, validate_node_selector_term
 from kschedctl.config.lines import child, index
 from kschedctl.config.types import FieldError
 from kschedctl.k8s.duration import parse_go_duration

@@ -49,6 +49,7 @@ from kschedctl.framework.preemption import (
 )
 from kschedctl.framework.runtime import NodeToStatus
 from kschedctl.framework.status import Code, PostFilterResult, Status
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.names import DEFAULT_PREEMPTION
 
 NAME = DEFAULT_PREEMPTION
@@ -385,3 +386,14 @@ def _terminating_by_preemption(pod: dict) -> bool:
         if condition.get("type") == "DisruptionTarget":
             return condition.get("status") == "True" and condition.get("reason") == "PreemptionByScheduler"
     return False
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=DefaultPreemption.name,
+    points=("preEnqueue", "postFilter"),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+)

@@ -40,6 +40,7 @@ import copy
 import json
 from typing import TYPE_CHECKING, Any
 
+from kschedctl.framework.events import ASSIGNED_POD_ADD, QUEUE, QUEUE_SKIP, RESOURCE_CLAIM_DEALLOCATED
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.node_selectors import NodeSelector
@@ -48,6 +49,7 @@ from kschedctl.plugins.dra.allocator import AllocationError, Allocator, claim_re
 from kschedctl.plugins.dra.claims import ClaimLookupError, DraState, in_flight_key, is_reserved_for_pod
 from kschedctl.plugins.dra.diagnosis import DeviceGap
 from kschedctl.plugins.dra.features import DEFAULT_FEATURES
+from kschedctl.plugins.facts import PluginFacts
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -406,3 +408,42 @@ def _described(data: _StateData, results: list[dict]) -> list[dict]:
                     "devices": [{k: r[k] for k in ("request", "driver", "pool", "device", "adminAccess") if k in r}
                                 for r in devices]})
     return out
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def _claim_names(pod_info: Any) -> set[str]:
+    pod = pod_info.pod
+    names = set()
+    statuses = {s.get("name"): s.get("resourceClaimName") for s in ((pod.get("status") or {}).get("resourceClaimStatuses") or ())
+                if isinstance(s, dict)}
+    for claim in ((pod.get("spec") or {}).get("resourceClaims") or ()):
+        name = (claim or {}).get("resourceClaimName") or statuses.get((claim or {}).get("name"))
+        if name:
+            names.add(name)
+    return names
+
+
+def _schedulable_after_pod_added(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterClaimChange: placing a pod updates its claims (allocation, reservedFor),
+    # which only matters to a pod using one of them.
+    if other.namespace != pod_info.namespace:
+        return QUEUE_SKIP
+    return QUEUE if _claim_names(pod_info) & _claim_names(other) else QUEUE_SKIP
+
+
+def _schedulable_after_claim_deallocated(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterClaimChange: a claim going from allocated to deallocated is Queue for a
+    # pod whose claims can be looked up, whichever claim it was.
+    return QUEUE if (pod_info.pod.get("spec") or {}).get("resourceClaims") else QUEUE_SKIP
+
+
+FACTS = PluginFacts(
+    name=DynamicResources.name,
+    points=("preEnqueue", "preFilter", "filter", "postFilter", "reserve", "preBind"),
+    # Claim events, not pod deletion: a pod placed updates its claims; a claim deallocated (by
+    # PostFilter, or after its pod was deleted) is its own event.
+    events={ASSIGNED_POD_ADD: _schedulable_after_pod_added,
+            RESOURCE_CLAIM_DEALLOCATED: _schedulable_after_claim_deallocated},
+)

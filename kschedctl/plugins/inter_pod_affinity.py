@@ -34,12 +34,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from kschedctl.errors import InputError
+from kschedctl.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.framework.types import WeightedAffinityTerm
 from kschedctl.plugins import inter_pod_affinity_filtering as filtering
 from kschedctl.plugins import inter_pod_affinity_scoring as scoring
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.inter_pod_affinity_filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
@@ -277,3 +279,37 @@ def _pre_score_state(state: "CycleState") -> PreScoreState | Status:
         return state.read(PRE_SCORE_STATE_KEY)
     except KeyError as err:
         return Status(Code.Error, f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found', error=err)
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def _matches_all_terms(terms: Any, other: Any) -> bool:
+    # podMatchesAllAffinityTerms: no term matches nothing; every term must match; namespace
+    # selectors see no labels (upstream passes nil).
+    return bool(terms) and all(t.matches(other, None) for t in terms)
+
+
+def _schedulable_after_pod_added(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterPodChange, add: the new pod is placed and matches all of the pod's
+    # required affinity terms.
+    if not other.node_name:
+        return QUEUE_SKIP
+    return QUEUE if _matches_all_terms(getattr(pod_info, "required_affinity_terms", ()), other) else QUEUE_SKIP
+
+
+def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterPodChange, delete: the removed pod was placed and matched all of the
+    # pod's required anti-affinity terms. Upstream does not look at the removed pod's own
+    # anti-affinity: a pod rejected by an existing pod's anti-affinity waits for the periodic
+    # flush of unschedulable pods, not for that pod's deletion.
+    if not other.node_name:
+        return QUEUE_SKIP
+    return QUEUE if _matches_all_terms(getattr(pod_info, "required_anti_affinity_terms", ()), other) else QUEUE_SKIP
+
+
+FACTS = PluginFacts(
+    name=InterPodAffinity.name,
+    points=("preFilter", "filter", "preScore", "score"),
+    events={ASSIGNED_POD_ADD: _schedulable_after_pod_added, ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
+)

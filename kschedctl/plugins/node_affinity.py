@@ -26,6 +26,7 @@ from kschedctl.framework.status import Code, PreFilterResult, Status, as_status
 from kschedctl.k8s.node_selectors import NodeSelector, PreferredSchedulingTerms, RequiredNodeAffinity, new_node_selector
 from kschedctl.k8s.selectors import SelectorError
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.helper import default_normalize_score
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -184,3 +185,15 @@ def _required_node_selector(spec: dict) -> dict | None:
     affinity = spec.get("affinity") or {}
     node_affinity = affinity.get("nodeAffinity") or {}
     return node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=NodeAffinity.name,
+    points=("preFilter", "filter", "preScore", "score"),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    node_local=frozenset({"score", "filter"}),
+)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -41,3 +42,15 @@ def fits(pod_info: "PodInfo", node_info: "NodeInfo") -> bool:
 
 def _wanted(pod_info: "PodInfo") -> str:
     return pod_info.node_name
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=NodeName.name,
+    points=("filter",),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    node_local=frozenset({"filter"}),
+)

@@ -11,11 +11,13 @@ Differences from upstream: none known. The conflicting port is reported in ``Sta
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from kschedctl.framework.events import ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -67,3 +69,21 @@ def fits(pod_info: "PodInfo", node_info: "NodeInfo") -> bool:
     """Upstream ``Fits``: whether none of the pod's host ports conflicts on the node."""
     used = node_info.used_ports
     return not any(used.check_conflict(ip, protocol, port) for ip, protocol, port in pod_info.host_ports)
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterPodDeleted: only a deleted pod holding a wanted host port helps.
+    wanted = {(p or "TCP", port) for _, p, port in getattr(pod_info, "host_ports", ())}
+    shared = any((p or "TCP", port) in wanted for _, p, port in getattr(other, "host_ports", ()))
+    return QUEUE if shared else QUEUE_SKIP
+
+
+FACTS = PluginFacts(
+    name=NodePorts.name,
+    points=("preFilter", "filter"),
+    events={ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
+    node_local=frozenset({"filter"}),
+)

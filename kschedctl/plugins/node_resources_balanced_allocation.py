@@ -27,6 +27,7 @@ from kschedctl.errors import InputError
 from kschedctl.framework.cycle_state import StateNotFound
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.names import NODE_RESOURCES_BALANCED_ALLOCATION
 from kschedctl.plugins.resource_allocation import (
     ResourceAllocationScorer,
@@ -80,3 +81,15 @@ class NodeResourcesBalancedAllocation(Plugin):
             if self.scorer.is_best_effort(plan.pod_requests):
                 return 0, None
         return self.scorer.score(node_info, plan)
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=NodeResourcesBalancedAllocation.name,
+    points=("preScore", "score"),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    node_local=frozenset({"score"}),
+)

@@ -38,10 +38,11 @@ does not check NodeResourcesFitArgs); errors are an InputError with upstream's f
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from kschedctl.errors import InputError
 from kschedctl.framework.cycle_state import StateNotFound
+from kschedctl.framework.events import ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.resources import (
@@ -52,6 +53,7 @@ from kschedctl.k8s.resources import (
     is_extended_resource_name,
     is_hugepage_resource_name,
 )
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.names import NODE_RESOURCES_FIT
 from kschedctl.plugins.resource_allocation import (
     LEAST_ALLOCATED,
@@ -293,3 +295,20 @@ def _unit_of(resource: str) -> str:
     if resource in (MEMORY, EPHEMERAL_STORAGE) or is_hugepage_resource_name(resource):
         return "bytes"
     return ""
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterPodEvent: deleting an assigned pod frees resources, and so does a
+    # nominated pod leaving the queue (its room on the nominated node was held).
+    return QUEUE if getattr(other, "node_name", "") or getattr(other, "nominated_node_name", "") else QUEUE_SKIP
+
+
+FACTS = PluginFacts(
+    name=NodeResourcesFit.name,
+    points=("preFilter", "filter", "preScore", "score"),
+    events={ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
+    node_local=frozenset({"score", "filter"}),
+)

@@ -14,6 +14,7 @@ from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.tolerations import tolerates
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -50,3 +51,15 @@ def pod_tolerates_unschedulable(tolerations: list[dict]) -> bool:
         if tolerates(toleration, UNSCHEDULABLE_TAINT):
             return True
     return False
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=NodeUnschedulable.name,
+    points=("filter",),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    node_local=frozenset({"filter"}),
+)

@@ -30,9 +30,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kschedctl.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.k8s.selectors import label_selector
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.pod_topology_spread_common import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -271,3 +274,32 @@ def _read_pre_score_state(state: "CycleState") -> tuple[PreScoreState, Status | 
     except KeyError as err:
         message = f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found'
         return None, _error(message, err)  # type: ignore[return-value]
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def _schedulable_after_pod_change(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterPodChange: a pod in the same namespace matching one of the constraints'
+    # selectors changes the counts. Default (system) constraints are derived from the owners'
+    # selectors, which are not recomputed here: such pods are queued.
+    # involvedInTopologySpreading: the pod itself, or a placed pod of its namespace.
+    if other.uid != pod_info.uid and (not other.node_name or other.namespace != pod_info.namespace):
+        return QUEUE_SKIP
+    constraints = ((pod_info.pod.get("spec") or {}).get("topologySpreadConstraints")) or ()
+    if not constraints:
+        return QUEUE
+    for c in constraints:
+        try:
+            if label_selector(c.get("labelSelector")).matches(other.labels):
+                return QUEUE
+        except ValueError:
+            return QUEUE
+    return QUEUE_SKIP
+
+
+FACTS = PluginFacts(
+    name=PodTopologySpread.name,
+    points=("preFilter", "filter", "preScore", "score"),
+    events={ASSIGNED_POD_ADD: _schedulable_after_pod_change, ASSIGNED_POD_DELETE: _schedulable_after_pod_change},
+)

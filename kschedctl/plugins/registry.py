@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable
 from kschedctl.framework.interfaces import EXTENSION_POINT_METHODS, extension_points_of
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.loader import OUT_OF_TREE_EXTENSION_POINTS, OUT_OF_TREE_PLUGINS, custom_plugins
 
 #: Every built-in plugin: name -> "module:Class" (the class is named exactly like the plugin).
@@ -41,6 +42,45 @@ BUILTIN_PLUGINS: dict[str, str] = {
     names.IMAGE_LOCALITY: "kschedctl.plugins.image_locality:ImageLocality",
     names.DEFAULT_BINDER: "kschedctl.plugins.default_binder:DefaultBinder",
 }
+
+
+# -- facts: every table about plugins is derived from what the plugins declare ------------------
+
+_FACTS: dict[str, PluginFacts | None] = {}
+
+
+def facts_of(name: str) -> PluginFacts | None:
+    """The ``FACTS`` the module of built-in or out-of-tree plugin ``name`` declares (importing it);
+    None for a plugin that declares none, a custom plugin, or a name nobody knows."""
+    if name in _FACTS:
+        return _FACTS[name]
+    target = BUILTIN_PLUGINS.get(name) or OUT_OF_TREE_PLUGINS.get(name)
+    found = None
+    if target is not None:
+        try:
+            module = importlib.import_module(target.partition(":")[0])
+        except Exception:  # a broken module is reported when the plugin is built (Registry.load)
+            module = None
+        found = getattr(module, "FACTS", None)
+        if found is not None and found.name != name:
+            raise ValueError(f"{target} declares the facts of {found.name}, not of {name}")
+    _FACTS[name] = found
+    return found
+
+
+def builtin_facts() -> dict[str, PluginFacts]:
+    """The facts of every built-in plugin, in registry order (imports them all)."""
+    out = {}
+    for name in BUILTIN_PLUGINS:
+        facts = facts_of(name)
+        if facts is not None:
+            out[name] = facts
+    return out
+
+
+def node_local_plugins(point: str) -> frozenset[str]:
+    """Built-in plugins whose ``point`` (filter, score) answers from the pod and one NodeInfo alone."""
+    return frozenset(name for name, facts in builtin_facts().items() if point in facts.node_local)
 
 
 def not_implemented_message(plugin_name: str) -> str:

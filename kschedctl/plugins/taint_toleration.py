@@ -21,6 +21,7 @@ from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore, Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.tolerations import find_matching_untolerated_taint, taint_to_string, tolerates
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.helper import default_normalize_score, default_normalize_values, do_not_schedule_taints_filter
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -90,3 +91,15 @@ def count_intolerable_taints_prefer_no_schedule(taints: list[dict], tolerations:
 def _prefer_no_schedule_tolerations(tolerations: list[dict]) -> tuple[dict, ...]:
     # An empty effect tolerates every effect, PreferNoSchedule included.
     return tuple(t for t in tolerations or () if not t.get("effect") or t.get("effect") == "PreferNoSchedule")
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=TaintToleration.name,
+    points=("filter", "preScore", "score"),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    node_local=frozenset({"score", "filter"}),
+)

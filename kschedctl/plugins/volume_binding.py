@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.volume_binding_binder import (
     BinderError,
     PodVolumeClaims,
@@ -196,3 +197,14 @@ def _pod_has_pvcs(binder: VolumeBinder, pod: dict) -> tuple[bool, str | None, di
             if err:
                 return has, err, details
     return has, None, None
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=VolumeBinding.name,
+    points=("preFilter", "filter", "preScore", "score", "reserve", "preBind"),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+)

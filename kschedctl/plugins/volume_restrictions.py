@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kschedctl.framework.events import ASSIGNED_POD_DELETE, always_queue
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.volume_binding_binder import pvc_not_found, spec
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -163,3 +165,13 @@ def _is_volume_conflict(volume: dict, pod: dict) -> bool:
             ):
                 return True
     return False
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=VolumeRestrictions.name,
+    points=("preFilter", "filter"),
+    events={ASSIGNED_POD_DELETE: always_queue},
+)

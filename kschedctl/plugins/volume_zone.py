@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.volume_binding_binder import claim_class, meta, not_found, pvc_not_found, spec
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -151,3 +152,14 @@ def pv_topologies(pv: dict) -> list[_PVTopology]:
             continue  # LabelZonesToSet fails on an empty zone: upstream ignores the label
         out.append(_PVTopology(name, key, frozenset(zones)))
     return out
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=VolumeZone.name,
+    points=("preFilter", "filter"),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+)
