@@ -33,6 +33,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import EXTENSION_POINTS, extension_points_of as _points
+from kschedctl.plugins.names import IN_TREE_PLUGINS
 
 #: The entry-point group installed packages register their plugins under.
 ENTRY_POINT_GROUP = "kschedctl.plugins"
@@ -315,9 +316,7 @@ def forget_custom_plugins() -> None:
 
 
 def _is_in_tree(name: str) -> bool:
-    from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
-
-    return name in IN_TREE_EXTENSION_POINTS
+    return name in IN_TREE_PLUGINS
 
 
 def custom_plugins(specs: Iterable[str] = ()) -> list[LoadedPlugin]:

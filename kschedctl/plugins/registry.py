@@ -78,6 +78,11 @@ def builtin_facts() -> dict[str, PluginFacts]:
     return out
 
 
+def in_tree_extension_points() -> dict[str, tuple[str, ...]]:
+    """Built-in plugin -> the extension points (config spelling, pipeline order) it declares."""
+    return {name: facts.points for name, facts in builtin_facts().items()}
+
+
 def node_local_plugins(point: str) -> frozenset[str]:
     """Built-in plugins whose ``point`` (filter, score) answers from the pod and one NodeInfo alone."""
     return frozenset(name for name, facts in builtin_facts().items() if point in facts.node_local)
@@ -168,9 +173,10 @@ class Registry:
         if name in self._custom:
             return tuple(extension_points_of(self._custom[name]))
         if name in self._builtins:
-            known = names.IN_TREE_EXTENSION_POINTS.get(name)
-            if known is None and name in self._out_of_tree:
-                known = OUT_OF_TREE_EXTENSION_POINTS.get(name)
+            known = OUT_OF_TREE_EXTENSION_POINTS.get(name) if name in self._out_of_tree else None
+            if known is None:
+                facts = facts_of(name)
+                known = facts.points if facts is not None else None
             return known or tuple(extension_points_of(self.load(name) or object))
         return ()
 
@@ -217,7 +223,8 @@ class Registry:
             raise KeyError(name)
         factory: Callable[..., Any] | None = self.load(name)
         if factory is None:
-            return NotImplementedPlugin(name, names.IN_TREE_EXTENSION_POINTS.get(name, ()), self.load_error(name))
+            facts = facts_of(name)
+            return NotImplementedPlugin(name, facts.points if facts is not None else (), self.load_error(name))
         plugin = factory(args, handle)
         if not getattr(plugin, "name", None):
             try:
