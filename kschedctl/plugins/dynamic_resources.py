@@ -50,6 +50,7 @@ from kschedctl.plugins.dra.claims import ClaimLookupError, DraState, in_flight_k
 from kschedctl.plugins.dra.diagnosis import DeviceGap
 from kschedctl.plugins.dra.features import DEFAULT_FEATURES
 from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -439,6 +440,39 @@ def _schedulable_after_claim_deallocated(pod_info: Any, other: Any, cluster: Any
     return QUEUE if (pod_info.pod.get("spec") or {}).get("resourceClaims") else QUEUE_SKIP
 
 
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    d = status.details or {}
+    if d.get("claims"):
+        # Advice only: an allocated claim's devices are where they are.
+        return Step(f"cannot use claim {', '.join(d['claims'])} here: it is allocated to devices whose node "
+                    f"selector excludes this node", [], {"claims": list(d["claims"])}, shortfall=1.0,
+                    reasons=list(status.reasons))
+    gap = d.get("devices")
+    if not hasattr(gap, "requests"):
+        return None
+    requests = gap.requests()
+    short = []
+    missing = needed_total = 0
+    for r in requests:
+        needed = r["needed"]
+        if needed == "All":
+            continue
+        needed_total += needed
+        if r["free"] < needed:
+            missing += needed - r["free"]
+            short.append(f"{r['request']} needs {needed} free device{'s' if needed != 1 else ''} of class "
+                         f"{r['deviceClass']}" + (" matching its selectors" if r["matching"] != r["ofClass"] else "")
+                         + f", has {r['free']} ({r['matching']} match, {r['matching'] - r['free']} in use)")
+    if short:
+        text = "needs more devices: " + "; ".join(short)
+    else:
+        text = ("no combination of the node's free matching devices satisfies the claims (constraints such as "
+                "matchAttribute, an All request, or requests competing for the same devices)")
+    return Step(text, [], {"requests": [{k: v for k, v in r.items() if k != "text"} for r in requests]},
+                shortfall=missing / max(needed_total, 1) if short else 1.0, reasons=list(status.reasons))
+
+
 FACTS = PluginFacts(
     name=DynamicResources.name,
     points=("preEnqueue", "preFilter", "filter", "postFilter", "reserve", "preBind"),
@@ -446,4 +480,5 @@ FACTS = PluginFacts(
     # PostFilter, or after its pod was deleted) is its own event.
     events={ASSIGNED_POD_ADD: _schedulable_after_pod_added,
             RESOURCE_CLAIM_DEALLOCATED: _schedulable_after_claim_deallocated},
+    remedy=remedy,
 )

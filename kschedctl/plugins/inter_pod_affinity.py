@@ -38,6 +38,7 @@ from kschedctl.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QU
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.framework.types import WeightedAffinityTerm
+from kschedctl.k8s.selectors import OP_EXISTS, OP_IN
 from kschedctl.plugins import inter_pod_affinity_filtering as filtering
 from kschedctl.plugins import inter_pod_affinity_scoring as scoring
 from kschedctl.plugins import names
@@ -51,6 +52,7 @@ from kschedctl.plugins.inter_pod_affinity_filtering import (
 )
 from kschedctl.plugins.inter_pod_affinity_incremental import IncrementalSums
 from kschedctl.plugins.inter_pod_affinity_scoring import PRE_SCORE_STATE_KEY, PreScoreState
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, TEXT_PODS, impossible, pods_text
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -308,8 +310,85 @@ def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> s
     return QUEUE if _matches_all_terms(getattr(pod_info, "required_anti_affinity_terms", ()), other) else QUEUE_SKIP
 
 
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    from kschedctl.plugins.inter_pod_affinity_filtering import (
+        ERR_REASON_AFFINITY_RULES_NOT_MATCH,
+        ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+        PRE_FILTER_STATE_KEY,
+    )
+
+    try:
+        s = scen.state.read(PRE_FILTER_STATE_KEY)
+    except KeyError:
+        return None
+    d = status.details or {}
+    reason = status.reasons[0] if status.reasons else ""
+    if reason == ERR_REASON_AFFINITY_RULES_NOT_MATCH:
+        i = d.get("term", 0)
+        if i >= len(s.affinity_terms):
+            return None
+        term = s.affinity_terms[i]
+        key = term.topology_key
+        domains = sorted({v for (k, v), n in s.affinity.counts.items() if k == key and n > 0})
+        if d.get("missingTopologyKey"):
+            if not domains:
+                return impossible(f"no node with label {key} runs a pod matching the affinity terms", status)
+            return Step(f"needs label {key} (e.g. {key}={domains[0]}, where matching pods run)",
+                        [{"kind": "setNodeLabel", "node": scen.name, "key": key, "value": domains[0]}],
+                        {"term": i, "topologyKey": key, "domainsWithMatchingPods": domains},
+                        reasons=list(status.reasons))
+        labels = _labels_matching(s.affinity_terms)
+        ns = sorted(term.namespaces)[0] if term.namespaces else engine.pod_info.namespace
+        value = d.get("topologyValue")
+        text = f"needs a pod matching {_selectors_text(s.affinity_terms)} in {key}={value}"
+        if domains:
+            more = " ..." if len(domains) > TEXT_PODS else ""
+            text += f" (such pods run in {key}={', '.join(domains[:TEXT_PODS])}{more})"
+        changes = [] if labels is None else [{"kind": "addPod", "node": scen.name, "namespace": ns,
+                                              "name": "hint-affinity-peer", "labels": labels}]
+        return Step(text, changes, {"term": i, "topologyKey": key, "topologyValue": value,
+                                    "domainsWithMatchingPods": domains}, reasons=list(status.reasons))
+    pair = (d.get("topologyKey"), d.get("topologyValue"))
+    counts = s.anti if reason == ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH else s.existing_anti
+    pods = [p for p in counts.pods_of(pair) if p not in scen.removed] or list(d.get("pods") or ())
+    if not pods:
+        return None
+    if reason == ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH:
+        text = f"needs {pods_text(pods)} gone from {pair[0]}={pair[1]} (the pod's anti-affinity)"
+    else:
+        text = f"needs {pods_text(pods)} gone from {pair[0]}={pair[1]} (their anti-affinity rejects the pod)"
+    domain_pods = sum(len(ni.pods) for ni in engine.domain_nodes(pair[0], pair[1]))
+    return Step(text, [{"kind": "removePods", "pods": pods}],
+                {"topologyKey": pair[0], "topologyValue": pair[1], "pods": pods},
+                shortfall=len(pods) / max(domain_pods, 1), reasons=list(status.reasons))
+
+
+def _labels_matching(terms: list) -> dict | None:
+    """Labels a new pod would need to match every term's selector (None when unclear)."""
+    labels: dict[str, str] = {}
+    for term in terms:
+        sel = term.selector
+        if getattr(sel, "nothing", False):
+            return None
+        for req in getattr(sel, "requirements", ()):
+            if req.operator in (OP_IN, "=", "==") and req.values:
+                labels.setdefault(req.key, sorted(req.values)[0])
+            elif req.operator == OP_EXISTS:
+                labels.setdefault(req.key, "x")
+    for term in terms:
+        if not term.selector.matches(labels):
+            return None
+    return labels
+
+
+def _selectors_text(terms: list) -> str:
+    return " and ".join(f"[{term.selector}]" for term in terms) or "[]"
+
+
 FACTS = PluginFacts(
     name=InterPodAffinity.name,
     points=("preFilter", "filter", "preScore", "score"),
     events={ASSIGNED_POD_ADD: _schedulable_after_pod_added, ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
+    remedy=remedy,
 )

@@ -55,6 +55,7 @@ from kschedctl.k8s.resources import (
 )
 from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.names import NODE_RESOURCES_FIT
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, format_amount, pods_text
 from kschedctl.plugins.resource_allocation import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -306,9 +307,80 @@ def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> s
     return QUEUE if getattr(other, "node_name", "") or getattr(other, "nominated_node_name", "") else QUEUE_SKIP
 
 
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    insufficient = (status.details or {}).get("insufficient") or []
+    if not insufficient:
+        return None
+    texts, changes, short = [], [], []
+    missing: dict[str, int] = {}
+    unresolvable = False
+    for d in insufficient:
+        resource = d["resource"]
+        need = d["requested"] - (d["capacity"] - d["used"])
+        if need <= 0:
+            continue
+        missing[resource] = need
+        unresolvable = unresolvable or bool(d.get("unresolvable"))
+        if resource == PODS:
+            texts.append(f"room for {need} more pod{'s' if need != 1 else ''} ({d['used']} of {d['capacity']} in use)")
+        else:
+            texts.append(f"{format_amount(resource, need, for_people=True)} more {resource}")
+        changes.append({"kind": "raiseAllocatable", "node": scen.name, "resource": resource,
+                        "by": format_amount(resource, need), "to": format_amount(resource, d["capacity"] + need)})
+        short.append(need / max(d["capacity"], d["requested"], 1))
+    if not changes:
+        return None
+    eviction = _eviction(engine, scen, missing, unresolvable)
+    text = "needs " + " and ".join(texts)
+    if eviction.get("possible"):
+        text += f" (evicting lower-priority {pods_text(eviction['pods'])} would free it)"
+    elif unresolvable:
+        text += " (over the node's whole allocatable: eviction cannot help)"
+    alternatives = []
+    if eviction.get("possible"):
+        alternatives.append({"text": f"evict lower-priority {pods_text(eviction['pods'], limit=100)}",
+                             "changes": [{"kind": "removePods", "pods": list(eviction["pods"])}]})
+    details = {"missing": {r: format_amount(r, n) for r, n in missing.items()}, "eviction": eviction}
+    return Step(text, changes, details, max(short), alternatives, list(status.reasons))
+
+
+def _eviction(engine: RemedyEngine, scen: RemedyScenario, missing: dict[str, int], unresolvable: bool) -> dict:
+    """Would evicting the node's lower-priority pods free ``missing``? The victims are chosen as
+    preemption chooses them on one node: all lower-priority pods first, then the highest-priority
+    ones reprieved while the rest still frees enough. PDBs are not looked at."""
+    pod = engine.pod_info
+    lower = [p for p in scen.node_info.pods if p.priority < pod.priority]
+    policy = (pod.pod.get("spec") or {}).get("preemptionPolicy") or "PreemptLowerPriority"
+    out: dict[str, Any] = {"possible": False, "lowerPriorityPods": len(lower), "preemptionPolicy": policy}
+    if unresolvable or not lower:
+        return out
+
+    def freed(pods: list[PodInfo]) -> dict[str, int]:
+        return {r: (len(pods) if r == PODS else sum(p.requests.get(r) for p in pods)) for r in missing}
+
+    def enough(amounts: dict[str, int]) -> bool:
+        return all(amounts[r] >= n for r, n in missing.items())
+
+    if not enough(freed(lower)):
+        return out
+    victims = list(lower)
+    for p in sorted(lower, key=lambda p: -p.priority):  # reprieve the most important first
+        rest = [v for v in victims if v is not p]
+        if enough(freed(rest)):
+            victims = rest
+    out["possible"] = True
+    out["pods"] = sorted(v.key for v in victims)
+    out["freed"] = {r: format_amount(r, n) for r, n in freed(victims).items()}
+    if policy == "Never":
+        out["note"] = "the pod's preemptionPolicy is Never: the scheduler will not evict them itself"
+    return out
+
+
 FACTS = PluginFacts(
     name=NodeResourcesFit.name,
     points=("preFilter", "filter", "preScore", "score"),
     events={ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
-    node_local=frozenset({"score", "filter"}),
+    node_local=frozenset({"filter", "score"}),
+    remedy=remedy,
 )

@@ -29,6 +29,7 @@ from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 from kschedctl.plugins.volume_binding_binder import (
     IN_TREE_DRIVERS,
     IN_TREE_SOURCES,
@@ -295,8 +296,22 @@ def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> s
     return QUEUE if counted else QUEUE_SKIP
 
 
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    d = status.details or {}
+    if "limit" not in d:
+        return None
+    over = d["attached"] + d["new"] - d["limit"]
+    return Step(f"needs room for {over} more {d['driver']} volume{'s' if over != 1 else ''} "
+                f"({d['attached']} attached + {d['new']} new > limit {d['limit']})",
+                [{"kind": "raiseVolumeLimit", "node": scen.name, "driver": d["driver"],
+                  "to": d["attached"] + d["new"]}],
+                dict(d), shortfall=over / max(d["limit"], 1), reasons=list(status.reasons))
+
+
 FACTS = PluginFacts(
     name=NodeVolumeLimits.name,
     points=("preFilter", "filter"),
     events={ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
+    remedy=remedy,
 )

@@ -58,6 +58,7 @@ from kschedctl.plugins.pod_topology_spread_scoring import (
 )
 from kschedctl.plugins.pod_topology_spread_scoring import normalize_values as normalize_values_batch
 from kschedctl.plugins.pod_topology_spread_scoring import score_nodes as score_nodes_batch
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, counts_text, impossible
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -298,8 +299,69 @@ def _schedulable_after_pod_change(pod_info: Any, other: Any, cluster: Any) -> st
     return QUEUE_SKIP
 
 
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    from kschedctl.plugins.pod_topology_spread_common import count_pods_match_selector
+
+    d = status.details or {}
+    key = d.get("topologyKey")
+    try:
+        s = scen.state.read(PRE_FILTER_STATE_KEY)
+    except KeyError:
+        return None
+    index = next((i for i, c in enumerate(s.constraints) if c.topology_key == key), None)
+    if index is None:
+        return None
+    c = s.constraints[index]
+    counts = dict(s.tp_value_to_match_num[index])
+    if "skew" not in d:
+        # The node lacks the topology key: give it the least filled domain's value.
+        if not counts:
+            return impossible(f"no node has the topology key {key}", status)
+        value = min(sorted(counts), key=lambda v: counts[v])
+        return Step(f"needs label {key} (e.g. {key}={value}, the least filled domain)",
+                    [{"kind": "setNodeLabel", "node": scen.name, "key": key, "value": value}],
+                    {"constraint": c.to_dict(), "domainCounts": counts}, reasons=list(status.reasons))
+    value = d["topologyValue"]
+    excess = d["skew"] - d["maxSkew"]
+    cache_key = ("pts", index, value)
+    candidates = engine.memo.get(cache_key)
+    if candidates is None:
+        # Matching pods of the domain, as PreFilter counted them (namespace, not terminating,
+        # node inclusion), lowest priority first; once per domain, not once per node.
+        candidates = []
+        for ni in engine.domain_nodes(key, value):
+            if s.inclusion is not None and not s.inclusion.matches(c, ni):
+                continue
+            for p in ni.pods:
+                if count_pods_match_selector((p,), c, engine.pod_info.namespace):
+                    candidates.append(p)
+        candidates.sort(key=lambda p: (p.priority, p.key))
+        engine.memo[cache_key] = candidates
+    chosen: list[PodInfo] = []
+    for p in candidates:
+        if len(chosen) >= excess:
+            break
+        if p.key not in scen.removed:
+            chosen.append(p)
+    details = {"constraint": c.to_dict(), "topologyValue": value, "skew": d["skew"], "maxSkew": d["maxSkew"],
+               "minMatchNum": d.get("minMatchNum"), "domainCounts": counts,
+               "domains": d.get("domains"), "minDomains": d.get("minDomains")}
+    text = (f"needs {excess} fewer matching pod{'s' if excess != 1 else ''} in {key}={value} "
+            f"(skew {d['skew']} > maxSkew {d['maxSkew']}; {counts_text(counts)})")
+    alternatives = [{"text": f"raise maxSkew of the {key} constraint to {d['skew']}",
+                     "changes": [{"kind": "setMaxSkew", "topologyKey": key, "maxSkew": d["skew"]}]}]
+    if len(chosen) < excess:
+        return Step(text, [], details, shortfall=excess / max(d.get("matchNum") or 1, 1),
+                    alternatives=alternatives, reasons=list(status.reasons))
+    return Step(text, [{"kind": "removePods", "pods": [p.key for p in chosen]}], details,
+                shortfall=excess / max(d.get("matchNum") or 1, 1), alternatives=alternatives,
+                reasons=list(status.reasons))
+
+
 FACTS = PluginFacts(
     name=PodTopologySpread.name,
     points=("preFilter", "filter", "preScore", "score"),
     events={ASSIGNED_POD_ADD: _schedulable_after_pod_change, ASSIGNED_POD_DELETE: _schedulable_after_pod_change},
+    remedy=remedy,
 )

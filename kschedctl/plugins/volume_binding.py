@@ -28,6 +28,7 @@ from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 from kschedctl.plugins.volume_binding_binder import (
     BinderError,
     PodVolumeClaims,
@@ -202,9 +203,28 @@ def _pod_has_pvcs(binder: VolumeBinder, pod: dict) -> tuple[bool, str | None, di
 # -- facts --------------------------------------------------------------------------------------
 
 
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    d = status.details or {}
+    facts = []
+    if d.get("claim") and d.get("volume"):
+        facts.append(f"claim {d['claim']} is bound to PersistentVolume {d['volume']}, whose node affinity "
+                     f"excludes this node")
+    elif d.get("claim") and d.get("selectedNode"):
+        facts.append(f"claim {d['claim']} is already being provisioned for node {d['selectedNode']}")
+    if d.get("unmatchedClaims"):
+        facts.append(f"no available PersistentVolume for {', '.join(d['unmatchedClaims'])} fits this node")
+    if not facts:
+        return None
+    # Advice only: volumes cannot be moved by a label change kschedctl could check.
+    return Step("cannot get its volumes here: " + "; ".join(facts), [], dict(d), shortfall=1.0,
+                reasons=list(status.reasons))
+
+
 FACTS = PluginFacts(
     name=VolumeBinding.name,
     points=("preFilter", "filter", "preScore", "score", "reserve", "preBind"),
     # Only node events (or updates of the pod itself) can help; a batch has none.
     events={},
+    remedy=remedy,
 )

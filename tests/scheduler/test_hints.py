@@ -13,7 +13,7 @@ from kschedctl.config import load_config
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins.registry import BUILTIN_PLUGINS, Registry
 from kschedctl.scheduler.explain import Explainer
-from kschedctl.scheduler.remedies.by_plugin import toleration_for
+from kschedctl.plugins.taint_toleration import toleration_for
 from kschedctl.scheduler.remedies import rank
 from kschedctl.scheduler.result import NodeHints
 from tests.framework.fakes import make_node, make_pod

@@ -21,7 +21,7 @@ blocking plugins, then smallest relative shortfall (missing amount / allocatable
 remove / pods there).
 
 The package is the engine; each plugin's remedy (``remedy(engine, scenario, status)``, written
-with :mod:`kschedctl.plugins.remedy`) is one of the plugin's facts. Modules, bottom up:
+with :mod:`kschedctl.plugins.remedy`) is one of the plugin's facts (``PluginFacts.remedy``). Modules, bottom up:
 ``scenario`` (the private copies and the changes it simulates), ``prefilter`` (the pod-level hint
 of a PreFilter rejection), ``engine`` (per node: the failing filters, their remedies, the ranking).
 """

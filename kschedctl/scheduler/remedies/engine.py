@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.plugins.registry import facts_of
 from kschedctl.plugins.remedy import Step, dedupe
-from kschedctl.scheduler.remedies.by_plugin import REMEDIES
 from kschedctl.scheduler.remedies.prefilter import prefilter_hint
 from kschedctl.scheduler.remedies.scenario import SIMULATED_KINDS, Scenario
 from kschedctl.scheduler.result import Hint, NodeHints
@@ -221,7 +221,8 @@ class HintEngine:
         status = _call(fn, scen.state, scen.pod_info, scen.node_info)  # earlier changes may have fixed it
         if status is None or status.code == Code.Success:
             return None
-        remedy = REMEDIES.get(plugin)
+        facts = facts_of(plugin)
+        remedy = facts.remedy if facts is not None else None
         steps: list[Step] = []
         for _ in range(MAX_STEPS):
             step = remedy(self, scen, status) if remedy is not None else None
