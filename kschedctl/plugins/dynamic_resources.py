@@ -43,13 +43,15 @@ from typing import TYPE_CHECKING, Any
 from kschedctl.framework.events import ASSIGNED_POD_ADD, QUEUE, QUEUE_SKIP, RESOURCE_CLAIM_DEALLOCATED
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
+from kschedctl.k8s.duration import parse_go_duration
+from kschedctl.k8s.field import FieldError, child, forbidden, invalid
 from kschedctl.k8s.node_selectors import NodeSelector
 from kschedctl.plugins import names
 from kschedctl.plugins.dra.allocator import AllocationError, Allocator, claim_ref
 from kschedctl.plugins.dra.claims import ClaimLookupError, DraState, in_flight_key, is_reserved_for_pod
 from kschedctl.plugins.dra.diagnosis import DeviceGap
 from kschedctl.plugins.dra.features import DEFAULT_FEATURES
-from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.facts import ArgsFacts, PluginFacts
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -473,6 +475,33 @@ def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step |
                 shortfall=missing / max(needed_total, 1) if short else 1.0, reasons=list(status.reasons))
 
 
+#: Feature gate DRASchedulerFilterTimeout (beta, on in v1.34): args default ``filterTimeout``.
+DRA_SCHEDULER_FILTER_TIMEOUT = True
+
+
+def default_config_args(a: dict[str, Any]) -> None:
+    """``SetDefaults_DynamicResourcesArgs`` on a v1 args dict, in place."""
+    if a.get("filterTimeout") is None and DRA_SCHEDULER_FILTER_TIMEOUT:
+        a["filterTimeout"] = "10s"
+
+
+def validate_config_args(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """``ValidateDynamicResourcesArgs``: upstream's field errors under ``path``."""
+    errs: list[FieldError] = []
+    timeout = a.get("filterTimeout")
+    if DRA_SCHEDULER_FILTER_TIMEOUT:
+        if timeout is not None:
+            try:
+                negative = parse_go_duration(str(timeout).strip()) < 0
+            except ValueError:
+                negative = False  # the decoder reports unreadable durations
+            if negative:
+                errs.append(invalid(child(path, "filterTimeout"), timeout, "must be zero or positive"))
+    elif timeout is not None:  # pragma: no cover - gate on in v1.34
+        errs.append(forbidden(child(path, "filterTimeout"), "DRASchedulingFilterTimeout feature gate is disabled"))
+    return errs
+
+
 FACTS = PluginFacts(
     name=DynamicResources.name,
     points=("preEnqueue", "preFilter", "filter", "postFilter", "reserve", "preBind"),
@@ -480,5 +509,6 @@ FACTS = PluginFacts(
     # PostFilter, or after its pod was deleted) is its own event.
     events={ASSIGNED_POD_ADD: _schedulable_after_pod_added,
             RESOURCE_CLAIM_DEALLOCATED: _schedulable_after_claim_deallocated},
+    args=ArgsFacts("DynamicResourcesArgs", default_config_args, validate_config_args),
     remedy=remedy,
 )

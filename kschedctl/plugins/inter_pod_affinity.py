@@ -38,11 +38,13 @@ from kschedctl.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QU
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.framework.types import WeightedAffinityTerm
+from kschedctl.k8s.field import FieldError, child, invalid
 from kschedctl.k8s.selectors import OP_EXISTS, OP_IN
 from kschedctl.plugins import inter_pod_affinity_filtering as filtering
 from kschedctl.plugins import inter_pod_affinity_scoring as scoring
 from kschedctl.plugins import names
-from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.facts import ArgsFacts, PluginFacts
+from kschedctl.plugins.helper import int_field
 from kschedctl.plugins.inter_pod_affinity_filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
@@ -386,9 +388,26 @@ def _selectors_text(terms: list) -> str:
     return " and ".join(f"[{term.selector}]" for term in terms) or "[]"
 
 
+def default_config_args(a: dict[str, Any]) -> None:
+    """``SetDefaults_InterPodAffinityArgs`` on a v1 args dict, in place."""
+    if a.get("hardPodAffinityWeight") is None:
+        a["hardPodAffinityWeight"] = 1
+    # Not a default upstream but the typed field's zero value, which --write-config-to prints.
+    a.setdefault("ignorePreferredTermsOfExistingPods", False)
+
+
+def validate_config_args(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """``ValidateInterPodAffinityArgs``: upstream's field errors under ``path``."""
+    w = int_field(a, "hardPodAffinityWeight")
+    if w < 0 or w > 100:
+        return [invalid(child(path, "hardPodAffinityWeight"), w, "not in valid range [0, 100]")]
+    return []
+
+
 FACTS = PluginFacts(
     name=InterPodAffinity.name,
     points=("preFilter", "filter", "preScore", "score"),
     events={ASSIGNED_POD_ADD: _schedulable_after_pod_added, ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
+    args=ArgsFacts("InterPodAffinityArgs", default_config_args, validate_config_args),
     remedy=remedy,
 )

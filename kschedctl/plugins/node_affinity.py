@@ -23,12 +23,18 @@ from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status, as_status
-from kschedctl.k8s.node_selectors import node_selector_requirements_as_selector
-from kschedctl.k8s.node_selectors import NodeSelector, PreferredSchedulingTerms, RequiredNodeAffinity, new_node_selector
-from kschedctl.k8s.selectors import OP_DOES_NOT_EXIST, OP_EXISTS, OP_GT, OP_IN, OP_LT, OP_NOT_IN
-from kschedctl.k8s.selectors import SelectorError
+from kschedctl.k8s.field import FieldError, child, index
+from kschedctl.k8s.node_selectors import (
+    NodeSelector,
+    PreferredSchedulingTerms,
+    RequiredNodeAffinity,
+    new_node_selector,
+    node_selector_requirements_as_selector,
+)
+from kschedctl.k8s.selectors import OP_DOES_NOT_EXIST, OP_EXISTS, OP_GT, OP_IN, OP_LT, OP_NOT_IN, SelectorError
+from kschedctl.k8s.validation import validate_node_selector_term
 from kschedctl.plugins import names
-from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.facts import ArgsFacts, PluginFacts
 from kschedctl.plugins.helper import default_normalize_score
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, dedupe, impossible
 
@@ -330,11 +336,34 @@ def _named_nodes(terms: list) -> list[str]:
     return out
 
 
+def default_config_args(a: dict[str, Any]) -> None:
+    """NodeAffinityArgs has no defaults (addedAffinity stays unset)."""
+
+
+def validate_config_args(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """``ValidateNodeAffinityArgs``: upstream's field errors under ``path``."""
+    affinity = a.get("addedAffinity")
+    if affinity is None:
+        return []
+    errs: list[FieldError] = []
+    base = child(path, "addedAffinity")
+    ns = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if ns is not None:
+        rpath = child(child(base, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")
+        for i, term in enumerate(ns.get("nodeSelectorTerms") or []):
+            errs.extend(validate_node_selector_term(term or {}, index(rpath, i)))
+    ppath = child(base, "preferredDuringSchedulingIgnoredDuringExecution")
+    for i, pterm in enumerate(affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or []):
+        errs.extend(validate_node_selector_term((pterm or {}).get("preference") or {}, index(ppath, i)))
+    return errs
+
+
 FACTS = PluginFacts(
     name=NodeAffinity.name,
     points=("preFilter", "filter", "preScore", "score"),
     # Only node events (or updates of the pod itself) can help; a batch has none.
     events={},
     node_local=frozenset({"filter", "score"}),
+    args=ArgsFacts("NodeAffinityArgs", default_config_args, validate_config_args),
     remedy=remedy,
 )

@@ -38,13 +38,14 @@ does not check NodeResourcesFitArgs); errors are an InputError with upstream's f
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from kschedctl.errors import InputError
 from kschedctl.framework.cycle_state import StateNotFound
 from kschedctl.framework.events import ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
+from kschedctl.k8s.field import FieldError, child, index, invalid, not_supported
 from kschedctl.k8s.resources import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -53,7 +54,9 @@ from kschedctl.k8s.resources import (
     is_extended_resource_name,
     is_hugepage_resource_name,
 )
-from kschedctl.plugins.facts import PluginFacts
+from kschedctl.k8s.validation import validate_label_name
+from kschedctl.plugins.facts import ArgsFacts, PluginFacts
+from kschedctl.plugins.helper import int_field
 from kschedctl.plugins.names import NODE_RESOURCES_FIT
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, format_amount, pods_text
 from kschedctl.plugins.resource_allocation import (
@@ -63,12 +66,17 @@ from kschedctl.plugins.resource_allocation import (
     SCORING_STRATEGY_TYPES,
     ResourceAllocationScorer,
     aggregate_errors,
+    default_resources,
     least_allocated_scorer,
     most_allocated_scorer,
     requested_to_capacity_ratio_scorer,
     resource_specs,
     shape_points,
+    validate_shape,
 )
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from kschedctl.framework.types import PodInfo
 
 NAME = NODE_RESOURCES_FIT
 
@@ -377,10 +385,50 @@ def _eviction(engine: RemedyEngine, scen: RemedyScenario, missing: dict[str, int
     return out
 
 
+def default_config_args(a: dict[str, Any]) -> None:
+    """``SetDefaults_NodeResourcesFitArgs`` on a v1 args dict, in place."""
+    strategy = a.get("scoringStrategy")
+    if strategy is None:
+        a["scoringStrategy"] = strategy = {"type": "LeastAllocated", "resources": default_resources()}
+    if not strategy.get("resources"):
+        strategy["resources"] = default_resources()
+    for r in strategy["resources"]:
+        if not r.get("weight"):
+            r["weight"] = 1
+
+
+def validate_config_args(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """ValidateNodeResourcesFitArgs as of v1.34 (shape errors under ``scoringStrategy.shape``)."""
+    errs: list[FieldError] = []
+    for i, res in enumerate(a.get("ignoredResources") or []):
+        errs.extend(validate_label_name(res, index(child(path, "ignoredResources"), i)))
+    for i, group in enumerate(a.get("ignoredResourceGroups") or []):
+        p = index(child(path, "ignoredResourceGroups"), i)
+        if "/" in group:
+            errs.append(invalid(p, group, "resource group name can't contain '/'"))
+        errs.extend(validate_label_name(group, p))
+    strategy = a.get("scoringStrategy")
+    spath = child(path, "scoringStrategy")
+    if strategy is not None:
+        stype = strategy.get("type") or ""
+        if stype not in SCORING_STRATEGY_TYPES:
+            errs.append(not_supported(child(spath, "type"), stype, sorted(SCORING_STRATEGY_TYPES)))
+        for i, r in enumerate(strategy.get("resources") or []):
+            w = int_field(r, "weight")
+            if w <= 0 or w > 100:
+                errs.append(invalid(child(index(child(spath, "resources"), i), "weight"), w,
+                                    f"resource weight of {r.get('name') or ''} not in valid range (0, 100]"))
+        rtcr = strategy.get("requestedToCapacityRatio")
+        if rtcr is not None:
+            errs.extend(validate_shape(rtcr.get("shape"), child(spath, "shape")))
+    return errs
+
+
 FACTS = PluginFacts(
     name=NodeResourcesFit.name,
     points=("preFilter", "filter", "preScore", "score"),
     events={ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
     node_local=frozenset({"filter", "score"}),
+    args=ArgsFacts("NodeResourcesFitArgs", default_config_args, validate_config_args, checked_by_config=False),
     remedy=remedy,
 )

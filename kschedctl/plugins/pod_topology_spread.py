@@ -33,9 +33,12 @@ from typing import TYPE_CHECKING, Any
 from kschedctl.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.k8s.field import FieldError, child, duplicate, forbidden, index, invalid, not_supported, required
 from kschedctl.k8s.selectors import label_selector
+from kschedctl.k8s.validation import validate_label_name
 from kschedctl.plugins import names
-from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.facts import ArgsFacts, PluginFacts
+from kschedctl.plugins.helper import int_field
 from kschedctl.plugins.pod_topology_spread_common import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -359,9 +362,52 @@ def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step |
                 reasons=list(status.reasons))
 
 
+def default_config_args(a: dict[str, Any]) -> None:
+    """``SetDefaults_PodTopologySpreadArgs`` on a v1 args dict, in place."""
+    if not a.get("defaultingType"):
+        a["defaultingType"] = "System"
+
+
+def validate_config_args(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """``ValidatePodTopologySpreadArgs``: upstream's field errors under ``path``."""
+    errs: list[FieldError] = []
+    constraints = a.get("defaultConstraints") or []
+    dtype = a.get("defaultingType") or ""
+    dpath = child(path, "defaultingType")
+    if dtype not in ("System", "List"):
+        errs.append(not_supported(dpath, dtype, ["System", "List"]))
+    elif dtype == "System" and constraints:
+        errs.append(invalid(dpath, dtype, "when .defaultConstraints are not empty"))
+    cpath = child(path, "defaultConstraints")
+    for i, c in enumerate(constraints):
+        p = index(cpath, i)
+        skew = int_field(c, "maxSkew")
+        if skew <= 0:
+            errs.append(invalid(child(p, "maxSkew"), skew, "not in valid range (0, inf)"))
+        key = c.get("topologyKey") or ""
+        if not key:
+            errs.append(required(child(p, "topologyKey"), "can not be empty"))
+        else:
+            errs.extend(validate_label_name(key, child(p, "topologyKey")))
+        when = c.get("whenUnsatisfiable") or ""
+        if not when:
+            errs.append(required(child(p, "whenUnsatisfiable"), "can not be empty"))
+        elif when not in ("DoNotSchedule", "ScheduleAnyway"):
+            errs.append(not_supported(child(p, "whenUnsatisfiable"), when, ["DoNotSchedule", "ScheduleAnyway"]))
+        if c.get("labelSelector") is not None:
+            errs.append(forbidden(child(p, "labelSelector"),
+                                  "constraint must not define a selector, as they deduced for each pod"))
+        for other in constraints[:i]:
+            if (other.get("topologyKey") or "") == key and (other.get("whenUnsatisfiable") or "") == when:
+                errs.append(duplicate(p, f"{{{key}, {when}}}"))
+                break
+    return errs
+
+
 FACTS = PluginFacts(
     name=PodTopologySpread.name,
     points=("preFilter", "filter", "preScore", "score"),
     events={ASSIGNED_POD_ADD: _schedulable_after_pod_change, ASSIGNED_POD_DELETE: _schedulable_after_pod_change},
+    args=ArgsFacts("PodTopologySpreadArgs", default_config_args, validate_config_args),
     remedy=remedy,
 )
