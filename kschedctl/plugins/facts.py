@@ -4,7 +4,8 @@ Each plugin module ends with ``FACTS = PluginFacts(...)``; the registry line poi
 module is the only other place a plugin is named. From the facts, and only from them:
 
 - the registry and config defaulting know a plugin's extension points (``points``, config
-  spelling, pipeline order) without building it, so ``multiPoint`` expands as upstream's;
+  spelling, pipeline order) without building it, so ``multiPoint`` expands as upstream's, and
+  the weight of a built-in in the default profile (``default_weight``);
 - the scheduling queue knows which cluster events may make a pod the plugin rejected
   schedulable again, and asks the plugin's queueing hint (``events``, upstream's
   ``EventsToRegister`` restricted to the events a batch has);
@@ -66,6 +67,8 @@ class PluginFacts:
     node_local: frozenset[str] = field(default_factory=frozenset)
     args: ArgsFacts | None = None
     remedy: Remedy | None = None
+    #: Its score weight in upstream's default profile (``getDefaultPlugins``); None: no weight.
+    default_weight: int | None = None
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.points if p not in EXTENSION_POINTS]

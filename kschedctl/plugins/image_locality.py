@@ -118,4 +118,5 @@ FACTS = PluginFacts(
     # Only node events (or updates of the pod itself) can help; a batch has none.
     events={},
     node_local=frozenset({"score"}),
+    default_weight=1,
 )

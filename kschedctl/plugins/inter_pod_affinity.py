@@ -410,4 +410,5 @@ FACTS = PluginFacts(
     events={ASSIGNED_POD_ADD: _schedulable_after_pod_added, ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
     args=ArgsFacts("InterPodAffinityArgs", default_config_args, validate_config_args),
     remedy=remedy,
+    default_weight=2,
 )

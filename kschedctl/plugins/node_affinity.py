@@ -366,4 +366,5 @@ FACTS = PluginFacts(
     node_local=frozenset({"filter", "score"}),
     args=ArgsFacts("NodeAffinityArgs", default_config_args, validate_config_args),
     remedy=remedy,
+    default_weight=2,
 )

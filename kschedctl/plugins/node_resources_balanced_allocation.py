@@ -124,4 +124,5 @@ FACTS = PluginFacts(
     events={},
     node_local=frozenset({"score"}),
     args=ArgsFacts("NodeResourcesBalancedAllocationArgs", default_config_args, validate_config_args),
+    default_weight=1,
 )

@@ -431,4 +431,5 @@ FACTS = PluginFacts(
     node_local=frozenset({"filter", "score"}),
     args=ArgsFacts("NodeResourcesFitArgs", default_config_args, validate_config_args, checked_by_config=False),
     remedy=remedy,
+    default_weight=1,
 )

@@ -410,4 +410,5 @@ FACTS = PluginFacts(
     events={ASSIGNED_POD_ADD: _schedulable_after_pod_change, ASSIGNED_POD_DELETE: _schedulable_after_pod_change},
     args=ArgsFacts("PodTopologySpreadArgs", default_config_args, validate_config_args),
     remedy=remedy,
+    default_weight=2,
 )

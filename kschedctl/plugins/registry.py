@@ -19,7 +19,8 @@ from kschedctl.plugins import names
 from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.loader import OUT_OF_TREE_EXTENSION_POINTS, OUT_OF_TREE_PLUGINS, custom_plugins
 
-#: Every built-in plugin: name -> "module:Class" (the class is named exactly like the plugin).
+#: Every built-in plugin: name -> "module:Class" (the class is named exactly like the plugin), in
+#: the order of upstream's default profile (``getDefaultPlugins``), which config defaulting follows.
 BUILTIN_PLUGINS: dict[str, str] = {
     names.SCHEDULING_GATES: "kschedctl.plugins.scheduling_gates:SchedulingGates",
     names.PRIORITY_SORT: "kschedctl.plugins.priority_sort:PrioritySort",

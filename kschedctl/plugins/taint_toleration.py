@@ -133,4 +133,5 @@ FACTS = PluginFacts(
     events={},
     node_local=frozenset({"filter", "score"}),
     remedy=remedy,
+    default_weight=3,
 )
