@@ -70,12 +70,17 @@ def facts_of(name: str) -> PluginFacts | None:
 
 
 def builtin_facts() -> dict[str, PluginFacts]:
-    """The facts of every built-in plugin, in registry order (imports them all)."""
+    """The facts of every built-in plugin, in registry order (imports them all).
+
+    A built-in without facts would silently drop out of every derived table (the default
+    profile, the args kinds): that is a bug in kschedctl, raised as one.
+    """
     out = {}
-    for name in BUILTIN_PLUGINS:
+    for name, target in BUILTIN_PLUGINS.items():
         facts = facts_of(name)
-        if facts is not None:
-            out[name] = facts
+        if facts is None:
+            raise RuntimeError(f"built-in plugin {name} ({target}) declares no FACTS")
+        out[name] = facts
     return out
 
 
