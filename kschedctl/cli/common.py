@@ -16,7 +16,7 @@ import typer
 def registry_with_plugins(specs: Iterable[str]) -> tuple[Any, dict[str, tuple[str, ...]]]:
     """The registry (built-in, out-of-tree, entry points) plus the ``--plugin`` classes, checked
     when loaded, and the extension points of the custom ones (for config validation)."""
-    from kschedctl.plugins.loader import registry_with
+    from kschedctl.plugins.registry import registry_with
 
     return registry_with(list(specs))
 

@@ -83,12 +83,10 @@ def explain(
                           extenders=not inputs.no_extenders)
     # Each pod sees the cluster plus its own owners (its ReplicaSet, a StatefulSet's claims);
     # the shared state stays unchanged, so every pod is explained against the same cluster.
-    results = [explainer.explain(item.pod, inputs.profile, cluster=item.apply(cluster_state)) for item in to_explain]
-    if node:
-        # --node asks about one node: its hints are computed even when the pod fits elsewhere,
-        # so that the JSON carries what the table shows.
-        for result in results:
-            result.hints_for(node)
+    # --node asks about one node: its hints are computed even when the pod fits elsewhere,
+    # so that the JSON carries what the table shows.
+    results = [explainer.explain(item.pod, inputs.profile, cluster=item.apply(cluster_state), hint_nodes=[node] if node else ())
+               for item in to_explain]
 
     from kschedctl.cli.common import one_replica_notes
 

@@ -28,7 +28,7 @@ def plugins(
     (scheduler-plugins ports and the seed articles' plugins) and custom (entry points of the
     ``kschedctl.plugins`` group and ``--plugin``), with their extension points, the weight the
     default profile gives them and the defaults of their args."""
-    from kschedctl.plugins.loader import registry_with
+    from kschedctl.plugins.registry import registry_with
     from kschedctl.scheduler.catalog import plugin_catalog
 
     registry, _ = registry_with(plugin or [])

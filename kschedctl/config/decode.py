@@ -251,7 +251,7 @@ def _schema_findings(doc: dict[str, Any], version: str) -> list[FieldError]:
 
 
 def _short(value: Any) -> str:
-    from kschedctl.config.fielderr import render_value
+    from kschedctl.k8s.field import render_value
 
     text = render_value(value)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -16,6 +16,7 @@ from kschedctl.config import args as pluginargs
 from kschedctl.config.types import ALL_POINTS
 from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
 from kschedctl.plugins import names
+from kschedctl.plugins.registry import builtin_facts
 
 V1 = "kubescheduler.config.k8s.io/v1"
 #: config.DefaultPercentageOfNodesToScore: 0 means adaptive.
@@ -26,32 +27,17 @@ DYNAMIC_RESOURCE_ALLOCATION = True  # GA in v1.34
 
 
 def default_plugins() -> dict[str, Any]:
-    """``getDefaultPlugins()`` of v1.34 with ``applyFeatureGates``: everything through multiPoint."""
-    enabled: list[dict[str, Any]] = [
-        {"name": names.SCHEDULING_GATES},
-        {"name": names.PRIORITY_SORT},
-        {"name": names.NODE_UNSCHEDULABLE},
-        {"name": names.NODE_NAME},
-        {"name": names.TAINT_TOLERATION, "weight": 3},
-        {"name": names.NODE_AFFINITY, "weight": 2},
-        {"name": names.NODE_PORTS},
-        {"name": names.NODE_RESOURCES_FIT, "weight": 1},
-        {"name": names.VOLUME_RESTRICTIONS},
-        {"name": names.NODE_VOLUME_LIMITS},
-        {"name": names.VOLUME_BINDING},
-        {"name": names.VOLUME_ZONE},
-        {"name": names.POD_TOPOLOGY_SPREAD, "weight": 2},
-        {"name": names.INTER_POD_AFFINITY, "weight": 2},
-        {"name": names.DEFAULT_PREEMPTION},
-        {"name": names.NODE_RESOURCES_BALANCED_ALLOCATION, "weight": 1},
-        {"name": names.IMAGE_LOCALITY, "weight": 1},
-        {"name": names.DEFAULT_BINDER},
-    ]
-    if DYNAMIC_RESOURCE_ALLOCATION:
-        # DynamicResources goes right before DefaultPreemption so that its PostFilter (freeing
-        # an idle claim) runs before preemption would evict a pod.
-        at = next(i for i, p in enumerate(enabled) if p["name"] == names.DEFAULT_PREEMPTION)
-        enabled.insert(at, {"name": names.DYNAMIC_RESOURCES})
+    """``getDefaultPlugins()`` of v1.34 with ``applyFeatureGates``: everything through multiPoint.
+
+    Every built-in, in the registry's order (upstream's), with the weight its facts give.
+    DynamicResources comes right before DefaultPreemption, so that its PostFilter (freeing an
+    idle claim) runs before preemption would evict a pod.
+    """
+    enabled: list[dict[str, Any]] = []
+    for name, facts in builtin_facts().items():
+        if name == names.DYNAMIC_RESOURCES and not DYNAMIC_RESOURCE_ALLOCATION:
+            continue
+        enabled.append({"name": name} if facts.default_weight is None else {"name": name, "weight": facts.default_weight})
     return {"multiPoint": {"enabled": enabled}}
 
 

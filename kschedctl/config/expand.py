@@ -185,9 +185,9 @@ def framework_errors(profile: Profile, path: str, points_of: PointsOf,
 
 def registry_table(extra_plugins: Mapping[str, Sequence[str]] | None = None) -> dict[str, tuple[str, ...]]:
     """Plugin name -> extension points: the in-tree registry plus ``extra_plugins``."""
-    from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+    from kschedctl.plugins.registry import in_tree_extension_points
 
-    table: dict[str, tuple[str, ...]] = dict(IN_TREE_EXTENSION_POINTS)
+    table: dict[str, tuple[str, ...]] = in_tree_extension_points()
     for n, pts in (extra_plugins or {}).items():
         table[n] = tuple(pts)
     return table

@@ -22,6 +22,7 @@ import yaml
 from kschedctl import limits
 from kschedctl.errors import InputError
 from kschedctl.inputs.yaml_reader import Rules, Wording, compose
+from kschedctl.k8s.field import child, index  # noqa: F401  (config paths are field paths)
 
 #: Limits against hostile input (kschedctl.limits). Real configurations are a few kilobytes and a
 #: few levels deep.
@@ -61,16 +62,6 @@ class Loaded:
     data: Any
     lines: dict[str, int] = field(default_factory=dict)
     duplicates: list[tuple[str, int]] = field(default_factory=list)
-
-
-def child(path: str, name: str) -> str:
-    """``path.name`` (just ``name`` at the root), as upstream's field.Path.Child prints."""
-    return f"{path}.{name}" if path else name
-
-
-def index(path: str, i: int) -> str:
-    """``path[i]``, as upstream's field.Path.Index prints."""
-    return f"{path}[{i}]"
 
 
 def flow_depth(text: str) -> int:

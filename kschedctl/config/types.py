@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kschedctl.framework.interfaces import EXTENSION_POINTS
+from kschedctl.k8s.field import FieldError  # noqa: F401  (config's findings are field errors)
 
 #: Extension points in config spelling, in the order of upstream's v1 ``Plugins`` type
 #: (and of the scheduling pipeline); ``multiPoint`` is last because it expands into the others.
@@ -154,28 +155,6 @@ ERROR_TYPES: dict[str, str] = {
     "TooMany": "Too many",
     "NotFound": "Not found",
 }
-
-
-@dataclass
-class FieldError:
-    """One finding: upstream field path, upstream error type, message, YAML line, hint."""
-
-    field: str
-    type: str
-    message: str
-    line: int | None = None
-    hint: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"field": self.field, "type": self.type, "message": self.message}
-        if self.line is not None:
-            out["line"] = self.line
-        if self.hint:
-            out["hint"] = self.hint
-        return out
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.message}" if self.field else self.message
 
 
 @dataclass

@@ -16,8 +16,8 @@ from typing import Any, Mapping, Sequence
 
 from kschedctl.config import args as pluginargs
 from kschedctl.config.expand import expand_plugins, framework_errors, points_lookup, registry_table
-from kschedctl.config.fielderr import PathValue, duplicate, invalid, required
-from kschedctl.config.k8svalidation import is_qualified_name
+from kschedctl.k8s.field import PathValue, duplicate, invalid, required
+from kschedctl.k8s.validation import is_qualified_name
 from kschedctl.config.lines import child, index
 from kschedctl.config.types import EXTENSION_POINTS, FieldError, KubeSchedulerConfiguration
 from kschedctl.k8s.resources import is_extended_resource_name

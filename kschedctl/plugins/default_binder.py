@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -38,3 +39,14 @@ def binding_for(pod_info: "PodInfo", node_name: str) -> dict:
         "metadata": {"namespace": pod_info.namespace, "name": pod_info.name, "uid": pod_info.uid},
         "target": {"kind": "Node", "name": node_name},
     }
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=DefaultBinder.name,
+    points=("bind",),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+)

@@ -49,6 +49,9 @@ from kschedctl.framework.preemption import (
 )
 from kschedctl.framework.runtime import NodeToStatus
 from kschedctl.framework.status import Code, PostFilterResult, Status
+from kschedctl.k8s.field import FieldError, child, invalid
+from kschedctl.plugins.facts import ArgsFacts, PluginFacts
+from kschedctl.plugins.helper import int_field
 from kschedctl.plugins.names import DEFAULT_PREEMPTION
 
 NAME = DEFAULT_PREEMPTION
@@ -385,3 +388,38 @@ def _terminating_by_preemption(pod: dict) -> bool:
         if condition.get("type") == "DisruptionTarget":
             return condition.get("status") == "True" and condition.get("reason") == "PreemptionByScheduler"
     return False
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def default_config_args(a: dict[str, Any]) -> None:
+    """``SetDefaults_DefaultPreemptionArgs`` on a v1 args dict, in place."""
+    if a.get("minCandidateNodesPercentage") is None:
+        a["minCandidateNodesPercentage"] = 10
+    if a.get("minCandidateNodesAbsolute") is None:
+        a["minCandidateNodesAbsolute"] = 100
+
+
+def validate_config_args(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """``ValidateDefaultPreemptionArgs``: upstream's field errors under ``path``."""
+    errs: list[FieldError] = []
+    pct_path, abs_path = child(path, "minCandidateNodesPercentage"), child(path, "minCandidateNodesAbsolute")
+    pct, absolute = int_field(a, "minCandidateNodesPercentage"), int_field(a, "minCandidateNodesAbsolute")
+    if pct < 0 or pct > 100:
+        errs.append(invalid(pct_path, pct, "not in valid range [0, 100]"))
+    if absolute < 0:
+        errs.append(invalid(abs_path, absolute, "not in valid range [0, inf)"))
+    if pct == 0 and absolute == 0:
+        errs.append(invalid(pct_path, pct, "cannot be zero at the same time as minCandidateNodesAbsolute"))
+        errs.append(invalid(abs_path, absolute, "cannot be zero at the same time as minCandidateNodesPercentage"))
+    return errs
+
+
+FACTS = PluginFacts(
+    name=DefaultPreemption.name,
+    points=("preEnqueue", "postFilter"),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    args=ArgsFacts("DefaultPreemptionArgs", default_config_args, validate_config_args),
+)

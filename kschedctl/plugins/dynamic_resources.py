@@ -40,14 +40,19 @@ import copy
 import json
 from typing import TYPE_CHECKING, Any
 
+from kschedctl.framework.events import ASSIGNED_POD_ADD, QUEUE, QUEUE_SKIP, RESOURCE_CLAIM_DEALLOCATED
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
+from kschedctl.k8s.duration import parse_go_duration
+from kschedctl.k8s.field import FieldError, child, forbidden, invalid
 from kschedctl.k8s.node_selectors import NodeSelector
 from kschedctl.plugins import names
 from kschedctl.plugins.dra.allocator import AllocationError, Allocator, claim_ref
 from kschedctl.plugins.dra.claims import ClaimLookupError, DraState, in_flight_key, is_reserved_for_pod
 from kschedctl.plugins.dra.diagnosis import DeviceGap
 from kschedctl.plugins.dra.features import DEFAULT_FEATURES
+from kschedctl.plugins.facts import ArgsFacts, PluginFacts
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -406,3 +411,104 @@ def _described(data: _StateData, results: list[dict]) -> list[dict]:
                     "devices": [{k: r[k] for k in ("request", "driver", "pool", "device", "adminAccess") if k in r}
                                 for r in devices]})
     return out
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def _claim_names(pod_info: Any) -> set[str]:
+    pod = pod_info.pod
+    names = set()
+    statuses = {s.get("name"): s.get("resourceClaimName") for s in ((pod.get("status") or {}).get("resourceClaimStatuses") or ())
+                if isinstance(s, dict)}
+    for claim in ((pod.get("spec") or {}).get("resourceClaims") or ()):
+        name = (claim or {}).get("resourceClaimName") or statuses.get((claim or {}).get("name"))
+        if name:
+            names.add(name)
+    return names
+
+
+def _schedulable_after_pod_added(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterClaimChange: placing a pod updates its claims (allocation, reservedFor),
+    # which only matters to a pod using one of them.
+    if other.namespace != pod_info.namespace:
+        return QUEUE_SKIP
+    return QUEUE if _claim_names(pod_info) & _claim_names(other) else QUEUE_SKIP
+
+
+def _schedulable_after_claim_deallocated(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterClaimChange: a claim going from allocated to deallocated is Queue for a
+    # pod whose claims can be looked up, whichever claim it was.
+    return QUEUE if (pod_info.pod.get("spec") or {}).get("resourceClaims") else QUEUE_SKIP
+
+
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    d = status.details or {}
+    if d.get("claims"):
+        # Advice only: an allocated claim's devices are where they are.
+        return Step(f"cannot use claim {', '.join(d['claims'])} here: it is allocated to devices whose node "
+                    f"selector excludes this node", [], {"claims": list(d["claims"])}, shortfall=1.0,
+                    reasons=list(status.reasons))
+    gap = d.get("devices")
+    if not hasattr(gap, "requests"):
+        return None
+    requests = gap.requests()
+    short = []
+    missing = needed_total = 0
+    for r in requests:
+        needed = r["needed"]
+        if needed == "All":
+            continue
+        needed_total += needed
+        if r["free"] < needed:
+            missing += needed - r["free"]
+            short.append(f"{r['request']} needs {needed} free device{'s' if needed != 1 else ''} of class "
+                         f"{r['deviceClass']}" + (" matching its selectors" if r["matching"] != r["ofClass"] else "")
+                         + f", has {r['free']} ({r['matching']} match, {r['matching'] - r['free']} in use)")
+    if short:
+        text = "needs more devices: " + "; ".join(short)
+    else:
+        text = ("no combination of the node's free matching devices satisfies the claims (constraints such as "
+                "matchAttribute, an All request, or requests competing for the same devices)")
+    return Step(text, [], {"requests": [{k: v for k, v in r.items() if k != "text"} for r in requests]},
+                shortfall=missing / max(needed_total, 1) if short else 1.0, reasons=list(status.reasons))
+
+
+#: Feature gate DRASchedulerFilterTimeout (beta, on in v1.34): args default ``filterTimeout``.
+DRA_SCHEDULER_FILTER_TIMEOUT = True
+
+
+def default_config_args(a: dict[str, Any]) -> None:
+    """``SetDefaults_DynamicResourcesArgs`` on a v1 args dict, in place."""
+    if a.get("filterTimeout") is None and DRA_SCHEDULER_FILTER_TIMEOUT:
+        a["filterTimeout"] = "10s"
+
+
+def validate_config_args(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """``ValidateDynamicResourcesArgs``: upstream's field errors under ``path``."""
+    errs: list[FieldError] = []
+    timeout = a.get("filterTimeout")
+    if DRA_SCHEDULER_FILTER_TIMEOUT:
+        if timeout is not None:
+            try:
+                negative = parse_go_duration(str(timeout).strip()) < 0
+            except ValueError:
+                negative = False  # the decoder reports unreadable durations
+            if negative:
+                errs.append(invalid(child(path, "filterTimeout"), timeout, "must be zero or positive"))
+    elif timeout is not None:  # pragma: no cover - gate on in v1.34
+        errs.append(forbidden(child(path, "filterTimeout"), "DRASchedulingFilterTimeout feature gate is disabled"))
+    return errs
+
+
+FACTS = PluginFacts(
+    name=DynamicResources.name,
+    points=("preEnqueue", "preFilter", "filter", "postFilter", "reserve", "preBind"),
+    # Claim events, not pod deletion: a pod placed updates its claims; a claim deallocated (by
+    # PostFilter, or after its pod was deleted) is its own event.
+    events={ASSIGNED_POD_ADD: _schedulable_after_pod_added,
+            RESOURCE_CLAIM_DEALLOCATED: _schedulable_after_claim_deallocated},
+    args=ArgsFacts("DynamicResourcesArgs", default_config_args, validate_config_args),
+    remedy=remedy,
+)

@@ -32,6 +32,12 @@ __all__ = [
 ]
 
 
+def int_field(args: dict[str, Any], key: str) -> int:
+    """An integer field of a v1 args dict as Go reads it: a missing (or non-number) field is 0."""
+    v = args.get(key)
+    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+
+
 def go_div(a: int, b: int) -> int:
     """Integer division truncated toward zero, as Go's ``/`` on int64."""
     q = abs(a) // abs(b)

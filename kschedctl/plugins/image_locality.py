@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, Plugin
 from kschedctl.framework.status import Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -106,3 +107,16 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
     if denominator <= 0:
         return 0
     return MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD) // denominator
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=ImageLocality.name,
+    points=("score",),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    node_local=frozenset({"score"}),
+    default_weight=1,
+)

@@ -34,12 +34,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from kschedctl.errors import InputError
+from kschedctl.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.framework.types import WeightedAffinityTerm
+from kschedctl.k8s.field import FieldError, child, invalid
+from kschedctl.k8s.selectors import OP_EXISTS, OP_IN
 from kschedctl.plugins import inter_pod_affinity_filtering as filtering
 from kschedctl.plugins import inter_pod_affinity_scoring as scoring
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import ArgsFacts, PluginFacts
+from kschedctl.plugins.helper import int_field
 from kschedctl.plugins.inter_pod_affinity_filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
@@ -49,6 +54,7 @@ from kschedctl.plugins.inter_pod_affinity_filtering import (
 )
 from kschedctl.plugins.inter_pod_affinity_incremental import IncrementalSums
 from kschedctl.plugins.inter_pod_affinity_scoring import PRE_SCORE_STATE_KEY, PreScoreState
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, TEXT_PODS, impossible, pods_text
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -277,3 +283,132 @@ def _pre_score_state(state: "CycleState") -> PreScoreState | Status:
         return state.read(PRE_SCORE_STATE_KEY)
     except KeyError as err:
         return Status(Code.Error, f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found', error=err)
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def _matches_all_terms(terms: Any, other: Any) -> bool:
+    # podMatchesAllAffinityTerms: no term matches nothing; every term must match; namespace
+    # selectors see no labels (upstream passes nil).
+    return bool(terms) and all(t.matches(other, None) for t in terms)
+
+
+def _schedulable_after_pod_added(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterPodChange, add: the new pod is placed and matches all of the pod's
+    # required affinity terms.
+    if not other.node_name:
+        return QUEUE_SKIP
+    return QUEUE if _matches_all_terms(getattr(pod_info, "required_affinity_terms", ()), other) else QUEUE_SKIP
+
+
+def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterPodChange, delete: the removed pod was placed and matched all of the
+    # pod's required anti-affinity terms. Upstream does not look at the removed pod's own
+    # anti-affinity: a pod rejected by an existing pod's anti-affinity waits for the periodic
+    # flush of unschedulable pods, not for that pod's deletion.
+    if not other.node_name:
+        return QUEUE_SKIP
+    return QUEUE if _matches_all_terms(getattr(pod_info, "required_anti_affinity_terms", ()), other) else QUEUE_SKIP
+
+
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    from kschedctl.plugins.inter_pod_affinity_filtering import (
+        ERR_REASON_AFFINITY_RULES_NOT_MATCH,
+        ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+        PRE_FILTER_STATE_KEY,
+    )
+
+    try:
+        s = scen.state.read(PRE_FILTER_STATE_KEY)
+    except KeyError:
+        return None
+    d = status.details or {}
+    reason = status.reasons[0] if status.reasons else ""
+    if reason == ERR_REASON_AFFINITY_RULES_NOT_MATCH:
+        i = d.get("term", 0)
+        if i >= len(s.affinity_terms):
+            return None
+        term = s.affinity_terms[i]
+        key = term.topology_key
+        domains = sorted({v for (k, v), n in s.affinity.counts.items() if k == key and n > 0})
+        if d.get("missingTopologyKey"):
+            if not domains:
+                return impossible(f"no node with label {key} runs a pod matching the affinity terms", status)
+            return Step(f"needs label {key} (e.g. {key}={domains[0]}, where matching pods run)",
+                        [{"kind": "setNodeLabel", "node": scen.name, "key": key, "value": domains[0]}],
+                        {"term": i, "topologyKey": key, "domainsWithMatchingPods": domains},
+                        reasons=list(status.reasons))
+        labels = _labels_matching(s.affinity_terms)
+        ns = sorted(term.namespaces)[0] if term.namespaces else engine.pod_info.namespace
+        value = d.get("topologyValue")
+        text = f"needs a pod matching {_selectors_text(s.affinity_terms)} in {key}={value}"
+        if domains:
+            more = " ..." if len(domains) > TEXT_PODS else ""
+            text += f" (such pods run in {key}={', '.join(domains[:TEXT_PODS])}{more})"
+        changes = [] if labels is None else [{"kind": "addPod", "node": scen.name, "namespace": ns,
+                                              "name": "hint-affinity-peer", "labels": labels}]
+        return Step(text, changes, {"term": i, "topologyKey": key, "topologyValue": value,
+                                    "domainsWithMatchingPods": domains}, reasons=list(status.reasons))
+    pair = (d.get("topologyKey"), d.get("topologyValue"))
+    counts = s.anti if reason == ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH else s.existing_anti
+    pods = [p for p in counts.pods_of(pair) if p not in scen.removed] or list(d.get("pods") or ())
+    if not pods:
+        return None
+    if reason == ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH:
+        text = f"needs {pods_text(pods)} gone from {pair[0]}={pair[1]} (the pod's anti-affinity)"
+    else:
+        text = f"needs {pods_text(pods)} gone from {pair[0]}={pair[1]} (their anti-affinity rejects the pod)"
+    domain_pods = sum(len(ni.pods) for ni in engine.domain_nodes(pair[0], pair[1]))
+    return Step(text, [{"kind": "removePods", "pods": pods}],
+                {"topologyKey": pair[0], "topologyValue": pair[1], "pods": pods},
+                shortfall=len(pods) / max(domain_pods, 1), reasons=list(status.reasons))
+
+
+def _labels_matching(terms: list) -> dict | None:
+    """Labels a new pod would need to match every term's selector (None when unclear)."""
+    labels: dict[str, str] = {}
+    for term in terms:
+        sel = term.selector
+        if getattr(sel, "nothing", False):
+            return None
+        for req in getattr(sel, "requirements", ()):
+            if req.operator in (OP_IN, "=", "==") and req.values:
+                labels.setdefault(req.key, sorted(req.values)[0])
+            elif req.operator == OP_EXISTS:
+                labels.setdefault(req.key, "x")
+    for term in terms:
+        if not term.selector.matches(labels):
+            return None
+    return labels
+
+
+def _selectors_text(terms: list) -> str:
+    return " and ".join(f"[{term.selector}]" for term in terms) or "[]"
+
+
+def default_config_args(a: dict[str, Any]) -> None:
+    """``SetDefaults_InterPodAffinityArgs`` on a v1 args dict, in place."""
+    if a.get("hardPodAffinityWeight") is None:
+        a["hardPodAffinityWeight"] = 1
+    # Not a default upstream but the typed field's zero value, which --write-config-to prints.
+    a.setdefault("ignorePreferredTermsOfExistingPods", False)
+
+
+def validate_config_args(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """``ValidateInterPodAffinityArgs``: upstream's field errors under ``path``."""
+    w = int_field(a, "hardPodAffinityWeight")
+    if w < 0 or w > 100:
+        return [invalid(child(path, "hardPodAffinityWeight"), w, "not in valid range [0, 100]")]
+    return []
+
+
+FACTS = PluginFacts(
+    name=InterPodAffinity.name,
+    points=("preFilter", "filter", "preScore", "score"),
+    events={ASSIGNED_POD_ADD: _schedulable_after_pod_added, ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
+    args=ArgsFacts("InterPodAffinityArgs", default_config_args, validate_config_args),
+    remedy=remedy,
+    default_weight=2,
+)

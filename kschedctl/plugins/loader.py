@@ -29,13 +29,11 @@ import inspect
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import EXTENSION_POINTS, extension_points_of as _points
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kschedctl.plugins.registry import Registry
+from kschedctl.plugins.names import IN_TREE_PLUGINS
 
 #: The entry-point group installed packages register their plugins under.
 ENTRY_POINT_GROUP = "kschedctl.plugins"
@@ -318,9 +316,7 @@ def forget_custom_plugins() -> None:
 
 
 def _is_in_tree(name: str) -> bool:
-    from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
-
-    return name in IN_TREE_EXTENSION_POINTS
+    return name in IN_TREE_PLUGINS
 
 
 def custom_plugins(specs: Iterable[str] = ()) -> list[LoadedPlugin]:
@@ -351,23 +347,6 @@ def known_plugin_points(extra: Mapping[str, Sequence[str]] | None = None) -> dic
     for name, pts in (extra or {}).items():
         table[name] = tuple(pts)
     return table
-
-
-def install(registry: "Registry", specs: Iterable[str] = ()) -> dict[str, tuple[str, ...]]:
-    """Register entry-point and ``--plugin`` plugins on ``registry``; returns name -> points."""
-    extra: dict[str, tuple[str, ...]] = {}
-    for loaded in custom_plugins(list(specs)):
-        registry.register(loaded.name, loaded.factory)
-        extra[loaded.name] = loaded.points
-    return extra
-
-
-def registry_with(specs: Iterable[str] = ()) -> tuple["Registry", dict[str, tuple[str, ...]]]:
-    """A fresh registry (built-in + out-of-tree) with the custom plugins installed, and their points."""
-    from kschedctl.plugins.registry import Registry
-
-    registry = Registry()
-    return registry, install(registry, specs)
 
 
 def plugin_info(name: str) -> LoadedPlugin | None:
@@ -492,8 +471,6 @@ __all__ = [
     "custom_plugins",
     "extension_points_of",
     "known_plugin_points",
-    "install",
-    "registry_with",
     "plugin_info",
     "with_defaults",
     "schema_errors",

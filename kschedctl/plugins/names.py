@@ -1,10 +1,7 @@
-"""Names of upstream's in-tree plugins, and the extension points each implements in v1.34.
+"""Names of upstream's in-tree plugins (pkg/scheduler/framework/plugins/names/names.go, release-1.34).
 
-Shared by config defaulting (the default plugin set) and the registry, so that a plugin
-kschedctl has not implemented yet still expands through ``multiPoint`` exactly as upstream
-and is reported as not implemented, never silently dropped.
-Source: pkg/scheduler/framework/plugins/names/names.go and each plugin's interface
-assertions (``var _ fwk.FilterPlugin = &X{}``) on release-1.34.
+Shared by config defaulting (the default plugin set), the registry and the plugin loader (a
+custom plugin may not take an in-tree name).
 """
 
 from __future__ import annotations
@@ -32,28 +29,14 @@ VOLUME_ZONE = "VolumeZone"
 #: Plugins removed upstream; naming one is a configuration error in v1.
 REMOVED_PLUGINS = frozenset({"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"})
 
-#: Extension points of each in-tree plugin in v1.34 (config spelling, pipeline order).
-IN_TREE_EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
-    SCHEDULING_GATES: ("preEnqueue",),
-    PRIORITY_SORT: ("queueSort",),
-    NODE_UNSCHEDULABLE: ("filter",),
-    NODE_NAME: ("filter",),
-    TAINT_TOLERATION: ("filter", "preScore", "score"),
-    NODE_AFFINITY: ("preFilter", "filter", "preScore", "score"),
-    NODE_PORTS: ("preFilter", "filter"),
-    NODE_RESOURCES_FIT: ("preFilter", "filter", "preScore", "score"),
-    VOLUME_RESTRICTIONS: ("preFilter", "filter"),
-    NODE_VOLUME_LIMITS: ("preFilter", "filter"),
-    VOLUME_BINDING: ("preFilter", "filter", "preScore", "score", "reserve", "preBind"),
-    VOLUME_ZONE: ("preFilter", "filter"),
-    POD_TOPOLOGY_SPREAD: ("preFilter", "filter", "preScore", "score"),
-    INTER_POD_AFFINITY: ("preFilter", "filter", "preScore", "score"),
-    DYNAMIC_RESOURCES: ("preEnqueue", "preFilter", "filter", "postFilter", "reserve", "preBind"),
-    DEFAULT_PREEMPTION: ("preEnqueue", "postFilter"),
-    NODE_RESOURCES_BALANCED_ALLOCATION: ("preScore", "score"),
-    IMAGE_LOCALITY: ("score",),
-    DEFAULT_BINDER: ("bind",),
-}
+#: Every in-tree plugin of v1.34 (names.go). What each declares (extension points, events,
+#: args, ...) is in its module's FACTS; the registry maps the names to the modules.
+IN_TREE_PLUGINS: frozenset[str] = frozenset({
+    SCHEDULING_GATES, PRIORITY_SORT, NODE_UNSCHEDULABLE, NODE_NAME, TAINT_TOLERATION, NODE_AFFINITY, NODE_PORTS,
+    NODE_RESOURCES_FIT, VOLUME_RESTRICTIONS, NODE_VOLUME_LIMITS, VOLUME_BINDING, VOLUME_ZONE, POD_TOPOLOGY_SPREAD,
+    INTER_POD_AFFINITY, DYNAMIC_RESOURCES, DEFAULT_PREEMPTION, NODE_RESOURCES_BALANCED_ALLOCATION, IMAGE_LOCALITY,
+    DEFAULT_BINDER,
+})
 
 #: Python module (under kschedctl.plugins) of each in-tree plugin; the class is named as the plugin.
 def module_name(plugin_name: str) -> str:

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -41,3 +43,28 @@ def fits(pod_info: "PodInfo", node_info: "NodeInfo") -> bool:
 
 def _wanted(pod_info: "PodInfo") -> str:
     return pod_info.node_name
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    wanted = scen.pod_info.node_name
+    if not wanted or wanted == scen.name:
+        return None
+    return Step(f"is not the node the pod names (spec.nodeName: {wanted})",
+                [{"kind": "setNodeName", "nodeName": scen.name}],
+                {"nodeName": wanted},
+                alternatives=[{"text": "remove spec.nodeName from the pod", "changes": [{"kind": "unsetNodeName"}]}],
+                reasons=list(status.reasons))
+
+
+FACTS = PluginFacts(
+    name=NodeName.name,
+    points=("filter",),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    node_local=frozenset({"filter"}),
+    remedy=remedy,
+)

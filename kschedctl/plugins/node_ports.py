@@ -11,11 +11,15 @@ Differences from upstream: none known. The conflicting port is reported in ``Sta
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from kschedctl.framework.events import ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.framework.types import HostPortInfo
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, pods_text
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -67,3 +71,46 @@ def fits(pod_info: "PodInfo", node_info: "NodeInfo") -> bool:
     """Upstream ``Fits``: whether none of the pod's host ports conflicts on the node."""
     used = node_info.used_ports
     return not any(used.check_conflict(ip, protocol, port) for ip, protocol, port in pod_info.host_ports)
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterPodDeleted: only a deleted pod holding a wanted host port helps.
+    wanted = {(p or "TCP", port) for _, p, port in getattr(pod_info, "host_ports", ())}
+    shared = any((p or "TCP", port) in wanted for _, p, port in getattr(other, "host_ports", ()))
+    return QUEUE if shared else QUEUE_SKIP
+
+
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    used = scen.node_info.used_ports
+    holders: dict[str, list[str]] = {}
+    for ip, protocol, port in scen.pod_info.host_ports:
+        if not used.check_conflict(ip, protocol, port):
+            continue
+        label = f"{port}/{protocol or 'TCP'}" + (f" on {ip}" if ip and ip != "0.0.0.0" else "")
+        for other in scen.node_info.pods:
+            mine = HostPortInfo()
+            for oip, oproto, oport in other.host_ports:
+                mine.add(oip, oproto, oport)
+            if len(mine) and mine.check_conflict(ip, protocol, port):
+                holders.setdefault(label, []).append(other.key)
+    if not holders:
+        return None
+    pods = sorted({k for keys in holders.values() for k in keys})
+    parts = [f"host port {label} freed (held by {pods_text(keys)})" for label, keys in holders.items()]
+    return Step("needs " + " and ".join(parts), [{"kind": "removePods", "pods": pods}],
+                {"ports": holders}, shortfall=len(pods) / max(len(scen.node_info.pods), 1),
+                alternatives=[{"text": "use other hostPort values in the pod", "changes": []}],
+                reasons=list(status.reasons))
+
+
+FACTS = PluginFacts(
+    name=NodePorts.name,
+    points=("preFilter", "filter"),
+    events={ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
+    node_local=frozenset({"filter"}),
+    remedy=remedy,
+)

@@ -21,17 +21,21 @@ alpha and off in v1.34) are not scored, as with the gate off.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Any
 
 from kschedctl.errors import InputError
 from kschedctl.framework.cycle_state import StateNotFound
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
+from kschedctl.k8s.field import FieldError, child, duplicate, index, invalid
+from kschedctl.plugins.facts import ArgsFacts, PluginFacts
+from kschedctl.plugins.helper import int_field
 from kschedctl.plugins.names import NODE_RESOURCES_BALANCED_ALLOCATION
 from kschedctl.plugins.resource_allocation import (
     ResourceAllocationScorer,
     aggregate_errors,
     balanced_resource_scorer,
+    default_resources,
     resource_specs,
 )
 
@@ -80,3 +84,45 @@ class NodeResourcesBalancedAllocation(Plugin):
             if self.scorer.is_best_effort(plan.pod_requests):
                 return 0, None
         return self.scorer.score(node_info, plan)
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def default_config_args(a: dict[str, Any]) -> None:
+    """``SetDefaults_NodeResourcesBalancedAllocationArgs`` on a v1 args dict, in place."""
+    resources = a.get("resources")
+    if not resources:
+        a["resources"] = default_resources()
+        return
+    for r in resources:
+        if not r.get("weight"):
+            r["weight"] = 1
+
+
+def validate_config_args(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """``ValidateNodeResourcesBalancedAllocationArgs``: upstream's field errors under ``path``."""
+    errs: list[FieldError] = []
+    seen: set[str] = set()
+    for i, r in enumerate(a.get("resources") or []):
+        name = r.get("name") or ""
+        p = index(child(path, "resources"), i)
+        if name in seen:
+            errs.append(duplicate(child(p, "name"), name))
+        else:
+            seen.add(name)
+        w = int_field(r, "weight")
+        if w != 1:
+            errs.append(invalid(child(p, "weight"), w, "must be 1"))
+    return errs
+
+
+FACTS = PluginFacts(
+    name=NodeResourcesBalancedAllocation.name,
+    points=("preScore", "score"),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    node_local=frozenset({"score"}),
+    args=ArgsFacts("NodeResourcesBalancedAllocationArgs", default_config_args, validate_config_args),
+    default_weight=1,
+)

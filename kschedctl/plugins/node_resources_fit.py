@@ -38,12 +38,14 @@ does not check NodeResourcesFitArgs); errors are an InputError with upstream's f
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from kschedctl.errors import InputError
 from kschedctl.framework.cycle_state import StateNotFound
+from kschedctl.framework.events import ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
+from kschedctl.k8s.field import FieldError, child, index, invalid, not_supported
 from kschedctl.k8s.resources import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -52,7 +54,11 @@ from kschedctl.k8s.resources import (
     is_extended_resource_name,
     is_hugepage_resource_name,
 )
+from kschedctl.k8s.validation import validate_label_name
+from kschedctl.plugins.facts import ArgsFacts, PluginFacts
+from kschedctl.plugins.helper import int_field
 from kschedctl.plugins.names import NODE_RESOURCES_FIT
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, format_amount, pods_text
 from kschedctl.plugins.resource_allocation import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -60,12 +66,17 @@ from kschedctl.plugins.resource_allocation import (
     SCORING_STRATEGY_TYPES,
     ResourceAllocationScorer,
     aggregate_errors,
+    default_resources,
     least_allocated_scorer,
     most_allocated_scorer,
     requested_to_capacity_ratio_scorer,
     resource_specs,
     shape_points,
+    validate_shape,
 )
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from kschedctl.framework.types import PodInfo
 
 NAME = NODE_RESOURCES_FIT
 
@@ -293,3 +304,132 @@ def _unit_of(resource: str) -> str:
     if resource in (MEMORY, EPHEMERAL_STORAGE) or is_hugepage_resource_name(resource):
         return "bytes"
     return ""
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterPodEvent: deleting an assigned pod frees resources, and so does a
+    # nominated pod leaving the queue (its room on the nominated node was held).
+    return QUEUE if getattr(other, "node_name", "") or getattr(other, "nominated_node_name", "") else QUEUE_SKIP
+
+
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    insufficient = (status.details or {}).get("insufficient") or []
+    if not insufficient:
+        return None
+    texts, changes, short = [], [], []
+    missing: dict[str, int] = {}
+    unresolvable = False
+    for d in insufficient:
+        resource = d["resource"]
+        need = d["requested"] - (d["capacity"] - d["used"])
+        if need <= 0:
+            continue
+        missing[resource] = need
+        unresolvable = unresolvable or bool(d.get("unresolvable"))
+        if resource == PODS:
+            texts.append(f"room for {need} more pod{'s' if need != 1 else ''} ({d['used']} of {d['capacity']} in use)")
+        else:
+            texts.append(f"{format_amount(resource, need, for_people=True)} more {resource}")
+        changes.append({"kind": "raiseAllocatable", "node": scen.name, "resource": resource,
+                        "by": format_amount(resource, need), "to": format_amount(resource, d["capacity"] + need)})
+        short.append(need / max(d["capacity"], d["requested"], 1))
+    if not changes:
+        return None
+    eviction = _eviction(engine, scen, missing, unresolvable)
+    text = "needs " + " and ".join(texts)
+    if eviction.get("possible"):
+        text += f" (evicting lower-priority {pods_text(eviction['pods'])} would free it)"
+    elif unresolvable:
+        text += " (over the node's whole allocatable: eviction cannot help)"
+    alternatives = []
+    if eviction.get("possible"):
+        alternatives.append({"text": f"evict lower-priority {pods_text(eviction['pods'], limit=100)}",
+                             "changes": [{"kind": "removePods", "pods": list(eviction["pods"])}]})
+    details = {"missing": {r: format_amount(r, n) for r, n in missing.items()}, "eviction": eviction}
+    return Step(text, changes, details, max(short), alternatives, list(status.reasons))
+
+
+def _eviction(engine: RemedyEngine, scen: RemedyScenario, missing: dict[str, int], unresolvable: bool) -> dict:
+    """Would evicting the node's lower-priority pods free ``missing``? The victims are chosen as
+    preemption chooses them on one node: all lower-priority pods first, then the highest-priority
+    ones reprieved while the rest still frees enough. PDBs are not looked at."""
+    pod = engine.pod_info
+    lower = [p for p in scen.node_info.pods if p.priority < pod.priority]
+    policy = (pod.pod.get("spec") or {}).get("preemptionPolicy") or "PreemptLowerPriority"
+    out: dict[str, Any] = {"possible": False, "lowerPriorityPods": len(lower), "preemptionPolicy": policy}
+    if unresolvable or not lower:
+        return out
+
+    def freed(pods: list[PodInfo]) -> dict[str, int]:
+        return {r: (len(pods) if r == PODS else sum(p.requests.get(r) for p in pods)) for r in missing}
+
+    def enough(amounts: dict[str, int]) -> bool:
+        return all(amounts[r] >= n for r, n in missing.items())
+
+    if not enough(freed(lower)):
+        return out
+    victims = list(lower)
+    for p in sorted(lower, key=lambda p: -p.priority):  # reprieve the most important first
+        rest = [v for v in victims if v is not p]
+        if enough(freed(rest)):
+            victims = rest
+    out["possible"] = True
+    out["pods"] = sorted(v.key for v in victims)
+    out["freed"] = {r: format_amount(r, n) for r, n in freed(victims).items()}
+    if policy == "Never":
+        out["note"] = "the pod's preemptionPolicy is Never: the scheduler will not evict them itself"
+    return out
+
+
+def default_config_args(a: dict[str, Any]) -> None:
+    """``SetDefaults_NodeResourcesFitArgs`` on a v1 args dict, in place."""
+    strategy = a.get("scoringStrategy")
+    if strategy is None:
+        a["scoringStrategy"] = strategy = {"type": "LeastAllocated", "resources": default_resources()}
+    if not strategy.get("resources"):
+        strategy["resources"] = default_resources()
+    for r in strategy["resources"]:
+        if not r.get("weight"):
+            r["weight"] = 1
+
+
+def validate_config_args(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """ValidateNodeResourcesFitArgs as of v1.34 (shape errors under ``scoringStrategy.shape``)."""
+    errs: list[FieldError] = []
+    for i, res in enumerate(a.get("ignoredResources") or []):
+        errs.extend(validate_label_name(res, index(child(path, "ignoredResources"), i)))
+    for i, group in enumerate(a.get("ignoredResourceGroups") or []):
+        p = index(child(path, "ignoredResourceGroups"), i)
+        if "/" in group:
+            errs.append(invalid(p, group, "resource group name can't contain '/'"))
+        errs.extend(validate_label_name(group, p))
+    strategy = a.get("scoringStrategy")
+    spath = child(path, "scoringStrategy")
+    if strategy is not None:
+        stype = strategy.get("type") or ""
+        if stype not in SCORING_STRATEGY_TYPES:
+            errs.append(not_supported(child(spath, "type"), stype, sorted(SCORING_STRATEGY_TYPES)))
+        for i, r in enumerate(strategy.get("resources") or []):
+            w = int_field(r, "weight")
+            if w <= 0 or w > 100:
+                errs.append(invalid(child(index(child(spath, "resources"), i), "weight"), w,
+                                    f"resource weight of {r.get('name') or ''} not in valid range (0, 100]"))
+        rtcr = strategy.get("requestedToCapacityRatio")
+        if rtcr is not None:
+            errs.extend(validate_shape(rtcr.get("shape"), child(spath, "shape")))
+    return errs
+
+
+FACTS = PluginFacts(
+    name=NodeResourcesFit.name,
+    points=("preFilter", "filter", "preScore", "score"),
+    events={ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
+    node_local=frozenset({"filter", "score"}),
+    args=ArgsFacts("NodeResourcesFitArgs", default_config_args, validate_config_args, checked_by_config=False),
+    remedy=remedy,
+    default_weight=1,
+)

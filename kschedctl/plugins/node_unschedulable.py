@@ -14,6 +14,8 @@ from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.tolerations import tolerates
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, UNSCHEDULABLE_TAINT_KEY
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -50,3 +52,30 @@ def pod_tolerates_unschedulable(tolerations: list[dict]) -> bool:
         if tolerates(toleration, UNSCHEDULABLE_TAINT):
             return True
     return False
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    node = scen.node_info.node or {}
+    if not (node.get("spec") or {}).get("unschedulable"):
+        return None
+    tol = {"key": UNSCHEDULABLE_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
+    return Step("needs to be uncordoned (spec.unschedulable is true)",
+                [{"kind": "uncordon", "node": scen.name}],
+                {"unschedulable": True},
+                alternatives=[{"text": f"add a toleration for {UNSCHEDULABLE_TAINT_KEY}:NoSchedule to the pod",
+                               "changes": [{"kind": "addToleration", "toleration": tol}]}],
+                reasons=list(status.reasons))
+
+
+FACTS = PluginFacts(
+    name=NodeUnschedulable.name,
+    points=("filter",),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    node_local=frozenset({"filter"}),
+    remedy=remedy,
+)

@@ -24,9 +24,12 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
+from kschedctl.framework.events import ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 from kschedctl.plugins.volume_binding_binder import (
     IN_TREE_DRIVERS,
     IN_TREE_SOURCES,
@@ -272,3 +275,43 @@ def _volume_attachments(cluster: Any, node_name: str) -> dict[str, str]:
             continue
         out[f"{attacher}/{csi.get('volumeHandle') or ''}"] = attacher
     return out
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+#: Volume sources nodevolumelimits counts: claims, ephemeral volumes, and the inline in-tree
+#: sources csi-translation-lib v0.34 migrates to CSI (IsInlineMigratable).
+_LIMITED_VOLUME_KEYS = frozenset({"persistentVolumeClaim", "ephemeral", "gcePersistentDisk", "awsElasticBlockStore",
+                                  "cinder", "azureDisk", "azureFile", "vsphereVolume", "portworxVolume"})
+
+
+def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> str:
+    # (CSI) isSchedulableAfterPodDeleted: a placed or nominated pod with a volume that counts
+    # against a limit.
+    volumes = (other.pod.get("spec") or {}).get("volumes") or ()
+    if not volumes or not (other.node_name or other.nominated_node_name):
+        return QUEUE_SKIP
+    counted = any(isinstance(v, dict) and not _LIMITED_VOLUME_KEYS.isdisjoint(v) for v in volumes)
+    return QUEUE if counted else QUEUE_SKIP
+
+
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    d = status.details or {}
+    if "limit" not in d:
+        return None
+    over = d["attached"] + d["new"] - d["limit"]
+    return Step(f"needs room for {over} more {d['driver']} volume{'s' if over != 1 else ''} "
+                f"({d['attached']} attached + {d['new']} new > limit {d['limit']})",
+                [{"kind": "raiseVolumeLimit", "node": scen.name, "driver": d["driver"],
+                  "to": d["attached"] + d["new"]}],
+                dict(d), shortfall=over / max(d["limit"], 1), reasons=list(status.reasons))
+
+
+FACTS = PluginFacts(
+    name=NodeVolumeLimits.name,
+    points=("preFilter", "filter"),
+    events={ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
+    remedy=remedy,
+)

@@ -30,9 +30,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kschedctl.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.k8s.field import FieldError, child, duplicate, forbidden, index, invalid, not_supported, required
+from kschedctl.k8s.selectors import label_selector
+from kschedctl.k8s.validation import validate_label_name
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import ArgsFacts, PluginFacts
+from kschedctl.plugins.helper import int_field
 from kschedctl.plugins.pod_topology_spread_common import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -55,6 +61,7 @@ from kschedctl.plugins.pod_topology_spread_scoring import (
 )
 from kschedctl.plugins.pod_topology_spread_scoring import normalize_values as normalize_values_batch
 from kschedctl.plugins.pod_topology_spread_scoring import score_nodes as score_nodes_batch
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, counts_text, impossible
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -271,3 +278,137 @@ def _read_pre_score_state(state: "CycleState") -> tuple[PreScoreState, Status | 
     except KeyError as err:
         message = f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found'
         return None, _error(message, err)  # type: ignore[return-value]
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def _schedulable_after_pod_change(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterPodChange: a pod in the same namespace matching one of the constraints'
+    # selectors changes the counts. Default (system) constraints are derived from the owners'
+    # selectors, which are not recomputed here: such pods are queued.
+    # involvedInTopologySpreading: the pod itself, or a placed pod of its namespace.
+    if other.uid != pod_info.uid and (not other.node_name or other.namespace != pod_info.namespace):
+        return QUEUE_SKIP
+    constraints = ((pod_info.pod.get("spec") or {}).get("topologySpreadConstraints")) or ()
+    if not constraints:
+        return QUEUE
+    for c in constraints:
+        try:
+            if label_selector(c.get("labelSelector")).matches(other.labels):
+                return QUEUE
+        except ValueError:
+            return QUEUE
+    return QUEUE_SKIP
+
+
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    from kschedctl.plugins.pod_topology_spread_common import count_pods_match_selector
+
+    d = status.details or {}
+    key = d.get("topologyKey")
+    try:
+        s = scen.state.read(PRE_FILTER_STATE_KEY)
+    except KeyError:
+        return None
+    index = next((i for i, c in enumerate(s.constraints) if c.topology_key == key), None)
+    if index is None:
+        return None
+    c = s.constraints[index]
+    counts = dict(s.tp_value_to_match_num[index])
+    if "skew" not in d:
+        # The node lacks the topology key: give it the least filled domain's value.
+        if not counts:
+            return impossible(f"no node has the topology key {key}", status)
+        value = min(sorted(counts), key=lambda v: counts[v])
+        return Step(f"needs label {key} (e.g. {key}={value}, the least filled domain)",
+                    [{"kind": "setNodeLabel", "node": scen.name, "key": key, "value": value}],
+                    {"constraint": c.to_dict(), "domainCounts": counts}, reasons=list(status.reasons))
+    value = d["topologyValue"]
+    excess = d["skew"] - d["maxSkew"]
+    cache_key = ("pts", index, value)
+    candidates = engine.memo.get(cache_key)
+    if candidates is None:
+        # Matching pods of the domain, as PreFilter counted them (namespace, not terminating,
+        # node inclusion), lowest priority first; once per domain, not once per node.
+        candidates = []
+        for ni in engine.domain_nodes(key, value):
+            if s.inclusion is not None and not s.inclusion.matches(c, ni):
+                continue
+            for p in ni.pods:
+                if count_pods_match_selector((p,), c, engine.pod_info.namespace):
+                    candidates.append(p)
+        candidates.sort(key=lambda p: (p.priority, p.key))
+        engine.memo[cache_key] = candidates
+    chosen: list[PodInfo] = []
+    for p in candidates:
+        if len(chosen) >= excess:
+            break
+        if p.key not in scen.removed:
+            chosen.append(p)
+    details = {"constraint": c.to_dict(), "topologyValue": value, "skew": d["skew"], "maxSkew": d["maxSkew"],
+               "minMatchNum": d.get("minMatchNum"), "domainCounts": counts,
+               "domains": d.get("domains"), "minDomains": d.get("minDomains")}
+    text = (f"needs {excess} fewer matching pod{'s' if excess != 1 else ''} in {key}={value} "
+            f"(skew {d['skew']} > maxSkew {d['maxSkew']}; {counts_text(counts)})")
+    alternatives = [{"text": f"raise maxSkew of the {key} constraint to {d['skew']}",
+                     "changes": [{"kind": "setMaxSkew", "topologyKey": key, "maxSkew": d["skew"]}]}]
+    if len(chosen) < excess:
+        return Step(text, [], details, shortfall=excess / max(d.get("matchNum") or 1, 1),
+                    alternatives=alternatives, reasons=list(status.reasons))
+    return Step(text, [{"kind": "removePods", "pods": [p.key for p in chosen]}], details,
+                shortfall=excess / max(d.get("matchNum") or 1, 1), alternatives=alternatives,
+                reasons=list(status.reasons))
+
+
+def default_config_args(a: dict[str, Any]) -> None:
+    """``SetDefaults_PodTopologySpreadArgs`` on a v1 args dict, in place."""
+    if not a.get("defaultingType"):
+        a["defaultingType"] = "System"
+
+
+def validate_config_args(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """``ValidatePodTopologySpreadArgs``: upstream's field errors under ``path``."""
+    errs: list[FieldError] = []
+    constraints = a.get("defaultConstraints") or []
+    dtype = a.get("defaultingType") or ""
+    dpath = child(path, "defaultingType")
+    if dtype not in ("System", "List"):
+        errs.append(not_supported(dpath, dtype, ["System", "List"]))
+    elif dtype == "System" and constraints:
+        errs.append(invalid(dpath, dtype, "when .defaultConstraints are not empty"))
+    cpath = child(path, "defaultConstraints")
+    for i, c in enumerate(constraints):
+        p = index(cpath, i)
+        skew = int_field(c, "maxSkew")
+        if skew <= 0:
+            errs.append(invalid(child(p, "maxSkew"), skew, "not in valid range (0, inf)"))
+        key = c.get("topologyKey") or ""
+        if not key:
+            errs.append(required(child(p, "topologyKey"), "can not be empty"))
+        else:
+            errs.extend(validate_label_name(key, child(p, "topologyKey")))
+        when = c.get("whenUnsatisfiable") or ""
+        if not when:
+            errs.append(required(child(p, "whenUnsatisfiable"), "can not be empty"))
+        elif when not in ("DoNotSchedule", "ScheduleAnyway"):
+            errs.append(not_supported(child(p, "whenUnsatisfiable"), when, ["DoNotSchedule", "ScheduleAnyway"]))
+        if c.get("labelSelector") is not None:
+            errs.append(forbidden(child(p, "labelSelector"),
+                                  "constraint must not define a selector, as they deduced for each pod"))
+        for other in constraints[:i]:
+            if (other.get("topologyKey") or "") == key and (other.get("whenUnsatisfiable") or "") == when:
+                errs.append(duplicate(p, f"{{{key}, {when}}}"))
+                break
+    return errs
+
+
+FACTS = PluginFacts(
+    name=PodTopologySpread.name,
+    points=("preFilter", "filter", "preScore", "score"),
+    events={ASSIGNED_POD_ADD: _schedulable_after_pod_change, ASSIGNED_POD_DELETE: _schedulable_after_pod_change},
+    args=ArgsFacts("PodTopologySpreadArgs", default_config_args, validate_config_args),
+    remedy=remedy,
+    default_weight=2,
+)

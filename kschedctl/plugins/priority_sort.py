@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from kschedctl.framework.interfaces import Plugin, QueuedPodInfo
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 
 NAME = names.PRIORITY_SORT
 
@@ -21,3 +22,14 @@ class PrioritySort(Plugin):
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         p1, p2 = a.pod_info.priority, b.pod_info.priority
         return p1 > p2 or (p1 == p2 and a.timestamp < b.timestamp)
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=PrioritySort.name,
+    points=("queueSort",),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+)

@@ -16,8 +16,11 @@ from typing import Any, Callable, Iterable
 from kschedctl.framework.interfaces import EXTENSION_POINT_METHODS, extension_points_of
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.loader import OUT_OF_TREE_EXTENSION_POINTS, OUT_OF_TREE_PLUGINS, custom_plugins
 
-#: Every built-in plugin: name -> "module:Class" (the class is named exactly like the plugin).
+#: Every built-in plugin: name -> "module:Class" (the class is named exactly like the plugin), in
+#: the order of upstream's default profile (``getDefaultPlugins``), which config defaulting follows.
 BUILTIN_PLUGINS: dict[str, str] = {
     names.SCHEDULING_GATES: "kschedctl.plugins.scheduling_gates:SchedulingGates",
     names.PRIORITY_SORT: "kschedctl.plugins.priority_sort:PrioritySort",
@@ -40,6 +43,55 @@ BUILTIN_PLUGINS: dict[str, str] = {
     names.IMAGE_LOCALITY: "kschedctl.plugins.image_locality:ImageLocality",
     names.DEFAULT_BINDER: "kschedctl.plugins.default_binder:DefaultBinder",
 }
+
+
+# -- facts: every table about plugins is derived from what the plugins declare ------------------
+
+_FACTS: dict[str, PluginFacts | None] = {}
+
+
+def facts_of(name: str) -> PluginFacts | None:
+    """The ``FACTS`` the module of built-in or out-of-tree plugin ``name`` declares (importing it);
+    None for a plugin that declares none, a custom plugin, or a name nobody knows."""
+    if name in _FACTS:
+        return _FACTS[name]
+    target = BUILTIN_PLUGINS.get(name) or OUT_OF_TREE_PLUGINS.get(name)
+    found = None
+    if target is not None:
+        try:
+            module = importlib.import_module(target.partition(":")[0])
+        except Exception:  # a broken module is reported when the plugin is built (Registry.load)
+            module = None
+        found = getattr(module, "FACTS", None)
+        if found is not None and found.name != name:
+            raise ValueError(f"{target} declares the facts of {found.name}, not of {name}")
+    _FACTS[name] = found
+    return found
+
+
+def builtin_facts() -> dict[str, PluginFacts]:
+    """The facts of every built-in plugin, in registry order (imports them all).
+
+    A built-in without facts would silently drop out of every derived table (the default
+    profile, the args kinds): that is a bug in kschedctl, raised as one.
+    """
+    out = {}
+    for name, target in BUILTIN_PLUGINS.items():
+        facts = facts_of(name)
+        if facts is None:
+            raise RuntimeError(f"built-in plugin {name} ({target}) declares no FACTS")
+        out[name] = facts
+    return out
+
+
+def in_tree_extension_points() -> dict[str, tuple[str, ...]]:
+    """Built-in plugin -> the extension points (config spelling, pipeline order) it declares."""
+    return {name: facts.points for name, facts in builtin_facts().items()}
+
+
+def node_local_plugins(point: str) -> frozenset[str]:
+    """Built-in plugins whose ``point`` (filter, score) answers from the pod and one NodeInfo alone."""
+    return frozenset(name for name, facts in builtin_facts().items() if point in facts.node_local)
 
 
 def not_implemented_message(plugin_name: str) -> str:
@@ -87,8 +139,6 @@ class Registry:
         # Out-of-tree plugins kschedctl ships (scheduler-plugins ports, seed-article plugins) load
         # lazily like built-ins; the default registry has them, a registry of given built-ins not.
         if out_of_tree is None and builtins is None:
-            from kschedctl.plugins.loader import OUT_OF_TREE_PLUGINS
-
             out_of_tree = OUT_OF_TREE_PLUGINS
         self._out_of_tree: dict[str, str] = dict(out_of_tree or {})
         for name, target in self._out_of_tree.items():
@@ -96,8 +146,6 @@ class Registry:
         self._custom: dict[str, Any] = {}
         if builtins is None:
             # Plugins installed packages register under the ``kschedctl.plugins`` entry points.
-            from kschedctl.plugins.loader import custom_plugins
-
             for loaded in custom_plugins():
                 self._custom[loaded.name] = loaded.factory
         self._loaded: dict[str, Any] = {}
@@ -131,11 +179,10 @@ class Registry:
         if name in self._custom:
             return tuple(extension_points_of(self._custom[name]))
         if name in self._builtins:
-            known = names.IN_TREE_EXTENSION_POINTS.get(name)
-            if known is None and name in self._out_of_tree:
-                from kschedctl.plugins.loader import OUT_OF_TREE_EXTENSION_POINTS
-
-                known = OUT_OF_TREE_EXTENSION_POINTS.get(name)
+            known = OUT_OF_TREE_EXTENSION_POINTS.get(name) if name in self._out_of_tree else None
+            if known is None:
+                facts = facts_of(name)
+                known = facts.points if facts is not None else None
             return known or tuple(extension_points_of(self.load(name) or object))
         return ()
 
@@ -182,7 +229,8 @@ class Registry:
             raise KeyError(name)
         factory: Callable[..., Any] | None = self.load(name)
         if factory is None:
-            return NotImplementedPlugin(name, names.IN_TREE_EXTENSION_POINTS.get(name, ()), self.load_error(name))
+            facts = facts_of(name)
+            return NotImplementedPlugin(name, facts.points if facts is not None else (), self.load_error(name))
         plugin = factory(args, handle)
         if not getattr(plugin, "name", None):
             try:
@@ -190,6 +238,21 @@ class Registry:
             except AttributeError:  # pragma: no cover - a plugin with a read-only name property
                 pass
         return plugin
+
+
+def install(registry: Registry, specs: Iterable[str] = ()) -> dict[str, tuple[str, ...]]:
+    """Register entry-point and ``--plugin`` plugins on ``registry``; returns name -> points."""
+    extra: dict[str, tuple[str, ...]] = {}
+    for loaded in custom_plugins(list(specs)):
+        registry.register(loaded.name, loaded.factory)
+        extra[loaded.name] = loaded.points
+    return extra
+
+
+def registry_with(specs: Iterable[str] = ()) -> tuple[Registry, dict[str, tuple[str, ...]]]:
+    """A fresh registry (built-in + out-of-tree) with the custom plugins installed, and their points."""
+    registry = Registry()
+    return registry, install(registry, specs)
 
 
 _DEFAULT: Registry | None = None

@@ -21,14 +21,15 @@ scored, as with the gate off.
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import MAX_NODE_SCORE
 from kschedctl.framework.status import Code, Status
-from kschedctl.k8s.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
+from kschedctl.k8s.field import FieldError, child, index, invalid, required
 from kschedctl.k8s.gomath import go_round
-from kschedctl.plugins.helper import build_broken_linear_function
+from kschedctl.k8s.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
+from kschedctl.plugins.helper import build_broken_linear_function, int_field
 
 #: Scoring strategy names (upstream ``config.ScoringStrategyType``).
 LEAST_ALLOCATED = "LeastAllocated"
@@ -358,3 +359,31 @@ def _kind_of(resource: str) -> int:
     return _KIND_OTHER
 
 
+# -- args shared by NodeResourcesFit, NodeResourcesBalancedAllocation and VolumeBinding -----------
+
+#: The resources (and weights) args default to: cpu and memory, weight 1.
+DEFAULT_RESOURCES = ({"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1})
+
+
+def default_resources() -> list[dict[str, Any]]:
+    """A fresh copy of :data:`DEFAULT_RESOURCES` (args are defaulted in place)."""
+    return [dict(r) for r in DEFAULT_RESOURCES]
+
+
+def validate_shape(shape: list[dict[str, Any]] | None, path: str) -> list[FieldError]:
+    """``validateFunctionShape`` of upstream's args validation: points sorted by utilization, in range."""
+    if not shape:
+        return [required(path, "at least one point must be specified")]
+    errs: list[FieldError] = []
+    for i in range(1, len(shape)):
+        if int_field(shape[i - 1], "utilization") >= int_field(shape[i], "utilization"):
+            errs.append(invalid(child(index(path, i), "utilization"), int_field(shape[i], "utilization"),
+                                "values must be sorted in increasing order"))
+            break
+    for i, point in enumerate(shape):
+        u, s = int_field(point, "utilization"), int_field(point, "score")
+        if u < 0 or u > 100:
+            errs.append(invalid(child(index(path, i), "utilization"), u, "not in valid range [0, 100]"))
+        if s < 0 or s > MAX_CUSTOM_PRIORITY_SCORE:
+            errs.append(invalid(child(index(path, i), "score"), s, f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]"))
+    return errs

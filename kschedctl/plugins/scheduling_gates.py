@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.types import PodInfo
@@ -36,3 +37,14 @@ class SchedulingGates(Plugin):
             ERR_REASON_PREFIX + "[" + " ".join(gate_names) + "]",
             details={"schedulingGates": gate_names},
         )
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+FACTS = PluginFacts(
+    name=SchedulingGates.name,
+    points=("preEnqueue",),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+)

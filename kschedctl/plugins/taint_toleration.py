@@ -15,13 +15,15 @@ is reported in ``Status.details["taint"]`` as ``key=value:Effect``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore, Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.tolerations import find_matching_untolerated_taint, taint_to_string, tolerates
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.helper import default_normalize_score, default_normalize_values, do_not_schedule_taints_filter
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState
@@ -90,3 +92,46 @@ def count_intolerable_taints_prefer_no_schedule(taints: list[dict], tolerations:
 def _prefer_no_schedule_tolerations(tolerations: list[dict]) -> tuple[dict, ...]:
     # An empty effect tolerates every effect, PreferNoSchedule included.
     return tuple(t for t in tolerations or () if not t.get("effect") or t.get("effect") == "PreferNoSchedule")
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    taint = find_matching_untolerated_taint(scen.node_info.taints, scen.pod_info.tolerations,
+                                            do_not_schedule_taints_filter)
+    if taint is None:
+        return None
+    toleration = toleration_for(taint)
+    text = taint_to_string(taint)
+    return Step(f"needs a toleration for {text}",
+                [{"kind": "addToleration", "toleration": toleration}],
+                {"taints": [text]},
+                alternatives=[{"text": f"remove the taint {text} from the node",
+                               "changes": [{"kind": "removeNodeTaint", "node": scen.name, "taint": dict(taint)}]}],
+                reasons=list(status.reasons))
+
+
+def toleration_for(taint: dict) -> dict:
+    """The narrowest toleration of ``taint``: key, value and effect (Exists when it has no value)."""
+    tol: dict[str, Any] = {"key": taint.get("key") or ""}
+    if taint.get("value"):
+        tol["operator"] = "Equal"
+        tol["value"] = taint["value"]
+    else:
+        tol["operator"] = "Exists"
+    if taint.get("effect"):
+        tol["effect"] = taint["effect"]
+    return tol
+
+
+FACTS = PluginFacts(
+    name=TaintToleration.name,
+    points=("filter", "preScore", "score"),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    node_local=frozenset({"filter", "score"}),
+    remedy=remedy,
+    default_weight=3,
+)

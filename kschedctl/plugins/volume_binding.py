@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.k8s.field import FieldError, child, invalid
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import ArgsFacts, PluginFacts
+from kschedctl.plugins.helper import int_field
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
+from kschedctl.plugins.resource_allocation import MAX_CUSTOM_PRIORITY_SCORE, validate_shape
 from kschedctl.plugins.volume_binding_binder import (
     BinderError,
     PodVolumeClaims,
@@ -196,3 +201,62 @@ def _pod_has_pvcs(binder: VolumeBinder, pod: dict) -> tuple[bool, str | None, di
             if err:
                 return has, err, details
     return has, None, None
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    d = status.details or {}
+    facts = []
+    if d.get("claim") and d.get("volume"):
+        facts.append(f"claim {d['claim']} is bound to PersistentVolume {d['volume']}, whose node affinity "
+                     f"excludes this node")
+    elif d.get("claim") and d.get("selectedNode"):
+        facts.append(f"claim {d['claim']} is already being provisioned for node {d['selectedNode']}")
+    if d.get("unmatchedClaims"):
+        facts.append(f"no available PersistentVolume for {', '.join(d['unmatchedClaims'])} fits this node")
+    if not facts:
+        return None
+    # Advice only: volumes cannot be moved by a label change kschedctl could check.
+    return Step("cannot get its volumes here: " + "; ".join(facts), [], dict(d), shortfall=1.0,
+                reasons=list(status.reasons))
+
+
+#: Feature gate StorageCapacityScoring (alpha, off in v1.34): args get a ``shape``, Score scores.
+STORAGE_CAPACITY_SCORING = False
+
+
+def default_config_args(a: dict[str, Any]) -> None:
+    """``SetDefaults_VolumeBindingArgs`` on a v1 args dict, in place."""
+    if a.get("bindTimeoutSeconds") is None:
+        a["bindTimeoutSeconds"] = 600
+    if not a.get("shape") and STORAGE_CAPACITY_SCORING:  # pragma: no cover - gate off in v1.34
+        a["shape"] = [{"utilization": 0, "score": MAX_CUSTOM_PRIORITY_SCORE}, {"utilization": 100, "score": 0}]
+
+
+def validate_config_args(path: str, a: dict[str, Any]) -> list[FieldError]:
+    """``ValidateVolumeBindingArgs``: upstream's field errors under ``path``."""
+    errs: list[FieldError] = []
+    t = int_field(a, "bindTimeoutSeconds")
+    if t < 0:
+        errs.append(invalid(child(path, "bindTimeoutSeconds"), t,
+                            "invalid BindTimeoutSeconds, should not be a negative value"))
+    shape = a.get("shape")
+    if STORAGE_CAPACITY_SCORING:  # pragma: no cover - gate off in v1.34
+        errs.extend(validate_shape(shape, child(path, "shape")))
+    elif shape is not None:
+        errs.append(invalid(child(path, "shape"), shape,
+                            "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring"))
+    return errs
+
+
+FACTS = PluginFacts(
+    name=VolumeBinding.name,
+    points=("preFilter", "filter", "preScore", "score", "reserve", "preBind"),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    args=ArgsFacts("VolumeBindingArgs", default_config_args, validate_config_args),
+    remedy=remedy,
+)

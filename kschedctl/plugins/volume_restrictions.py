@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kschedctl.framework.events import ASSIGNED_POD_DELETE, always_queue
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, pods_text
 from kschedctl.plugins.volume_binding_binder import pvc_not_found, spec
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -163,3 +166,39 @@ def _is_volume_conflict(volume: dict, pod: dict) -> bool:
             ):
                 return True
     return False
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    d = status.details or {}
+    if d.get("pod"):
+        pods = [d["pod"]]
+        text = f"needs {d['pod']} gone (it uses the same disk as volume {d.get('volume')})"
+    elif d.get("claims"):
+        # The claims are names in the pod's namespace; a scheduled pod using one holds it.
+        ns = engine.pod_info.namespace
+        claims = {f"{ns}/{c}" for c in d["claims"]}
+        memo_key = ("rwop", tuple(sorted(claims)))
+        users = engine.memo.get(memo_key)
+        if users is None:
+            users = engine.memo[memo_key] = sorted(
+                pi.key for ni in engine.snapshot.node_infos() for pi in ni.pods if claims & set(pi.pvc_keys))
+        pods = [k for k in users if k not in scen.removed]
+        if not pods:
+            return None
+        text = f"needs {pods_text(pods)} gone (ReadWriteOncePod claim {', '.join(sorted(claims))} in use)"
+    else:
+        return None
+    return Step(text, [{"kind": "removePods", "pods": pods}], dict(d), shortfall=len(pods) / max(
+        len(scen.node_info.pods), 1), reasons=list(status.reasons))
+
+
+FACTS = PluginFacts(
+    name=VolumeRestrictions.name,
+    points=("preFilter", "filter"),
+    events={ASSIGNED_POD_DELETE: always_queue},
+    remedy=remedy,
+)

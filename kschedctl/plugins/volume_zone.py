@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
+from kschedctl.plugins.facts import PluginFacts
+from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 from kschedctl.plugins.volume_binding_binder import claim_class, meta, not_found, pvc_not_found, spec
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -151,3 +153,27 @@ def pv_topologies(pv: dict) -> list[_PVTopology]:
             continue  # LabelZonesToSet fails on an empty zone: upstream ignores the label
         out.append(_PVTopology(name, key, frozenset(zones)))
     return out
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
+    """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
+    d = status.details or {}
+    label, values = d.get("label"), d.get("volumeValues") or []
+    if not label or not values:
+        return None
+    return Step(f"needs label {label} in ({', '.join(values)}) where PersistentVolume {d.get('volume')} is "
+                f"(node has {d.get('nodeValue') if d.get('nodeValue') is not None else 'none'})",
+                [{"kind": "setNodeLabel", "node": scen.name, "key": label, "value": values[0]}],
+                dict(d), reasons=list(status.reasons))
+
+
+FACTS = PluginFacts(
+    name=VolumeZone.name,
+    points=("preFilter", "filter"),
+    # Only node events (or updates of the pod itself) can help; a batch has none.
+    events={},
+    remedy=remedy,
+)

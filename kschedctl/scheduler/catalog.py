@@ -12,8 +12,7 @@ from kschedctl.config.args import new_default_args
 from kschedctl.config.expand import score_weights
 from kschedctl.framework.interfaces import extension_points_of as _points
 from kschedctl.plugins.loader import ORIGIN_BUILTIN, OUT_OF_TREE_EXTENSION_POINTS, describe_points
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
-from kschedctl.plugins.registry import Registry
+from kschedctl.plugins.registry import Registry, facts_of
 
 
 def plugin_catalog(registry: "Registry | None" = None) -> list[dict[str, Any]]:
@@ -30,7 +29,8 @@ def plugin_catalog(registry: "Registry | None" = None) -> list[dict[str, Any]]:
         origin = registry.origin(name) if hasattr(registry, "origin") else ORIGIN_BUILTIN
         cls = registry.load(name)
         if origin == ORIGIN_BUILTIN:
-            points = tuple(IN_TREE_EXTENSION_POINTS.get(name) or _points(cls or object))
+            facts = facts_of(name)
+            points = tuple(facts.points if facts is not None else _points(cls or object))
             args = new_default_args(name)
             if args is not None:
                 args = {k: v for k, v in args.items() if k not in ("apiVersion", "kind")}

@@ -27,7 +27,7 @@ from kschedctl.scheduler.result import (
     ScoreResult,
     StageResult,
 )
-from kschedctl.scheduler.hints import attach_hints
+from kschedctl.scheduler.remedies import attach_hints
 from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
 from kschedctl.scheduler.setup import DEFAULT_SCHEDULER_NAME, SchedulingSetup, build_framework, load_default_config
 
@@ -82,12 +82,15 @@ class Explainer(SchedulingSetup):
         return fwk
 
     # -- explaining ---------------------------------------------------------------------------
-    def explain(self, pod: dict, profile: str | None = None, cluster: Any = None) -> ExplainResult:
+    def explain(self, pod: dict, profile: str | None = None, cluster: Any = None,
+                hint_nodes: Iterable[str] = ()) -> ExplainResult:
         """One scheduling cycle of ``pod`` (admitted first) against the unchanged snapshot.
 
         ``cluster`` is this pod's view of the cluster objects when it differs from the shared one
         (a workload's pod brings its owner, e.g. the ReplicaSet whose selector drives default
         topology spreading); the nodes and pods of the snapshot are the same for every pod.
+        ``hint_nodes`` get their hints whatever the outcome (``--node``); an Unschedulable pod's
+        nodes all get theirs.
         """
         # A cycle allocates many small, acyclic records while the snapshot holds hundreds of
         # thousands of long-lived objects: without this, Python's cyclic collector walks the
@@ -95,12 +98,12 @@ class Explainer(SchedulingSetup):
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return self._explain(pod, profile, self.cluster if cluster is None else cluster)
+            return self._explain(pod, profile, self.cluster if cluster is None else cluster, hint_nodes)
         finally:
             if was_enabled:
                 gc.enable()
 
-    def _explain(self, pod: dict, profile: str | None, cluster: Any) -> ExplainResult:
+    def _explain(self, pod: dict, profile: str | None, cluster: Any, hint_nodes: Iterable[str]) -> ExplainResult:
         pod_info = PodInfo(admit(pod, cluster))
         fwk = self.framework(self.pick_profile(pod_info, profile))
         fwk.handle.set_cluster(cluster)
@@ -119,7 +122,7 @@ class Explainer(SchedulingSetup):
             outcome.warnings.append(skipped)
         result = build_result(outcome, fwk, self.snapshot, seed=self.seed, all_filters=self.all_filters)
         # What would make it fit (kschedctl's own addition; never changes the cycle's answer).
-        attach_hints(result, fwk, self.snapshot, pod_info)
+        attach_hints(result, fwk, self.snapshot, pod_info, hint_nodes)
         return result
 
 

@@ -38,8 +38,16 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from kschedctl.framework.events import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    QUEUE,
+    QUEUE_SKIP,
+    RESOURCE_CLAIM_DEALLOCATED,
+)
 from kschedctl.framework.interfaces import QueuedPodInfo
 from kschedctl.framework.status import Code, Status
+from kschedctl.plugins.registry import facts_of
 
 #: Upstream defaults of podInitialBackoffSeconds / podMaxBackoffSeconds.
 DEFAULT_POD_INITIAL_BACKOFF = 1.0
@@ -51,12 +59,8 @@ TICK = 1e-6
 #: How often one pod is tried at most in a batch, unless the caller says otherwise.
 DEFAULT_MAX_ATTEMPTS = 10
 
-#: Cluster events a what-if batch produces (upstream framework.EventAssignedPodAdd/Delete).
-ASSIGNED_POD_ADD = "AssignedPodAdd"
-ASSIGNED_POD_DELETE = "AssignedPodDelete"
-#: A claim went from allocated to deallocated: DynamicResources' PostFilter freed it, or its pod was
-#: deleted (upstream: a ResourceClaim Update event).
-RESOURCE_CLAIM_DEALLOCATED = "ResourceClaimDeallocated"
+# The cluster events a what-if batch produces and the queueing hint values are
+# kschedctl.framework.events' (ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, RESOURCE_CLAIM_DEALLOCATED).
 
 # Where a queued pod is.
 ACTIVE = "activeQ"
@@ -136,167 +140,22 @@ class _ErrorBackoffSortable(_Sortable):
 # Queueing hints: which events may make a pod rejected by a plugin schedulable again
 # ---------------------------------------------------------------------------------------------
 
-#: Upstream QueueingHint values.
-QUEUE = "Queue"
-QUEUE_SKIP = "QueueSkip"
-
-HintFn = Callable[[str, Any, Any], str]
-
-
-def _pods_share_ports(pod_info: Any, other: Any) -> bool:
-    wanted = {(p or "TCP", port) for _, p, port in getattr(pod_info, "host_ports", ())}
-    return any((p or "TCP", port) in wanted for _, p, port in getattr(other, "host_ports", ()))
-
-
 def queueing_hint(plugin: str, event: str, pod_info: Any, other: Any, cluster: Any = None) -> str:
     """Upstream's QueueingHintFn of ``plugin`` for ``event`` about ``other`` (the pod placed or
     removed), as seen by ``pod_info`` (the unschedulable pod). Queue or QueueSkip.
 
-    Plugins only register for the events listed here (EventsToRegister, v1.34); a plugin
-    kschedctl does not know (a custom one) is asked about every event, as upstream treats a
-    plugin without EnqueueExtensions.
+    Plugins register for the events their facts list (``PluginFacts.events``: v1.34's
+    EventsToRegister restricted to the events a batch has); a plugin that declares none (a custom
+    one) is asked about every event, as upstream treats a plugin without EnqueueExtensions.
     """
-    table = _HINTS.get(plugin)
-    if table is None:
+    facts = facts_of(plugin)
+    events = facts.events if facts is not None else None
+    if events is None:
         return QUEUE
-    fn = table.get(event)
+    fn = events.get(event)
     if fn is None:
         return QUEUE_SKIP
     return fn(pod_info, other, cluster)
-
-
-def _always(pod_info: Any, other: Any, cluster: Any) -> str:
-    return QUEUE
-
-
-def _fit_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
-    # noderesources isSchedulableAfterPodEvent: deleting an assigned pod frees resources, and so
-    # does a nominated pod leaving the queue (its room on the nominated node was held).
-    return QUEUE if getattr(other, "node_name", "") or getattr(other, "nominated_node_name", "") else QUEUE_SKIP
-
-
-def _ports_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
-    # nodeports isSchedulableAfterPodDeleted: only a deleted pod holding a wanted host port helps.
-    return QUEUE if _pods_share_ports(pod_info, other) else QUEUE_SKIP
-
-
-def _matches_all_terms(terms: Any, other: Any) -> bool:
-    # interpodaffinity podMatchesAllAffinityTerms: no term matches nothing; every term must
-    # match; namespace selectors see no labels (upstream passes nil).
-    return bool(terms) and all(t.matches(other, None) for t in terms)
-
-
-def _affinity_after_add(pod_info: Any, other: Any, cluster: Any) -> str:
-    # interpodaffinity isSchedulableAfterPodChange, add: the new pod is placed and matches all
-    # of the pod's required affinity terms.
-    if not other.node_name:
-        return QUEUE_SKIP
-    return QUEUE if _matches_all_terms(getattr(pod_info, "required_affinity_terms", ()), other) else QUEUE_SKIP
-
-
-def _affinity_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
-    # interpodaffinity isSchedulableAfterPodChange, delete: the removed pod was placed and
-    # matched all of the pod's required anti-affinity terms. Upstream does not look at the
-    # removed pod's own anti-affinity: a pod rejected by an existing pod's anti-affinity waits
-    # for the periodic flush of unschedulable pods, not for that pod's deletion.
-    if not other.node_name:
-        return QUEUE_SKIP
-    return QUEUE if _matches_all_terms(getattr(pod_info, "required_anti_affinity_terms", ()), other) else QUEUE_SKIP
-
-
-#: Volume sources nodevolumelimits counts: claims, ephemeral volumes, and the inline in-tree
-#: sources csi-translation-lib v0.34 migrates to CSI (IsInlineMigratable).
-_LIMITED_VOLUME_KEYS = frozenset({"persistentVolumeClaim", "ephemeral", "gcePersistentDisk", "awsElasticBlockStore",
-                                  "cinder", "azureDisk", "azureFile", "vsphereVolume", "portworxVolume"})
-
-
-def _volume_limits_after_delete(pod_info: Any, other: Any, cluster: Any) -> str:
-    # nodevolumelimits (CSI) isSchedulableAfterPodDeleted: a placed or nominated pod with a
-    # volume that counts against a limit.
-    volumes = (other.pod.get("spec") or {}).get("volumes") or ()
-    if not volumes or not (other.node_name or other.nominated_node_name):
-        return QUEUE_SKIP
-    counted = any(isinstance(v, dict) and not _LIMITED_VOLUME_KEYS.isdisjoint(v) for v in volumes)
-    return QUEUE if counted else QUEUE_SKIP
-
-
-def _spread_after_change(pod_info: Any, other: Any, cluster: Any) -> str:
-    # podtopologyspread isSchedulableAfterPodChange: a pod in the same namespace matching one of
-    # the constraints' selectors changes the counts. Default (system) constraints are derived
-    # from the owners' selectors, which kschedctl does not recompute here: such pods are queued.
-    # involvedInTopologySpreading: the pod itself, or a placed pod of its namespace.
-    if other.uid != pod_info.uid and (not other.node_name or other.namespace != pod_info.namespace):
-        return QUEUE_SKIP
-    constraints = ((pod_info.pod.get("spec") or {}).get("topologySpreadConstraints")) or ()
-    if not constraints:
-        return QUEUE
-    from kschedctl.k8s.selectors import label_selector
-
-    for c in constraints:
-        try:
-            if label_selector(c.get("labelSelector")).matches(other.labels):
-                return QUEUE
-        except ValueError:
-            return QUEUE
-    return QUEUE_SKIP
-
-
-def _claim_names(pod_info: Any) -> set[str]:
-    pod = pod_info.pod
-    names = set()
-    statuses = {s.get("name"): s.get("resourceClaimName") for s in ((pod.get("status") or {}).get("resourceClaimStatuses") or ())
-                if isinstance(s, dict)}
-    for claim in ((pod.get("spec") or {}).get("resourceClaims") or ()):
-        name = (claim or {}).get("resourceClaimName") or statuses.get((claim or {}).get("name"))
-        if name:
-            names.add(name)
-    return names
-
-
-def _claims_after_add(pod_info: Any, other: Any, cluster: Any) -> str:
-    # dynamicresources isSchedulableAfterClaimChange: placing a pod updates its claims (allocation,
-    # reservedFor), which only matters to a pod using one of them.
-    if other.namespace != pod_info.namespace:
-        return QUEUE_SKIP
-    return QUEUE if _claim_names(pod_info) & _claim_names(other) else QUEUE_SKIP
-
-
-def _has_claims(pod_info: Any, other: Any, cluster: Any) -> str:
-    # isSchedulableAfterClaimChange: a claim going from allocated to deallocated is Queue for a
-    # pod whose claims can be looked up, whichever claim it was.
-    return QUEUE if (pod_info.pod.get("spec") or {}).get("resourceClaims") else QUEUE_SKIP
-
-
-#: plugin -> event -> hint function (v1.34 EventsToRegister restricted to pod events).
-_HINTS: dict[str, dict[str, Callable[[Any, Any, Any], str]]] = {
-    "NodeResourcesFit": {ASSIGNED_POD_DELETE: _fit_after_delete},
-    "NodePorts": {ASSIGNED_POD_DELETE: _ports_after_delete},
-    "InterPodAffinity": {ASSIGNED_POD_ADD: _affinity_after_add, ASSIGNED_POD_DELETE: _affinity_after_delete},
-    "PodTopologySpread": {ASSIGNED_POD_ADD: _spread_after_change, ASSIGNED_POD_DELETE: _spread_after_change},
-    "VolumeRestrictions": {ASSIGNED_POD_DELETE: _always},
-    "NodeVolumeLimits": {ASSIGNED_POD_DELETE: _volume_limits_after_delete},
-    # DynamicResources registers claim (not pod deletion) events: a pod placed updates its
-    # claims; a claim deallocated (by PostFilter, or after its pod was deleted) is its own event.
-    "DynamicResources": {ASSIGNED_POD_ADD: _claims_after_add, RESOURCE_CLAIM_DEALLOCATED: _has_claims},
-    # Only node events (or updates of the pod itself) can help these; a batch has none.
-    "NodeUnschedulable": {},
-    "NodeName": {},
-    "NodeAffinity": {},
-    "TaintToleration": {},
-    "VolumeBinding": {},
-    "VolumeZone": {},
-    "SchedulingGates": {},
-    "ImageLocality": {},
-    "NodeResourcesBalancedAllocation": {},
-    "DefaultPreemption": {},
-    "DefaultBinder": {},
-    "PrioritySort": {},
-    # scheduler-plugins Coscheduling registers Pod/Add without a hint function (and PodGroup
-    # events, which a batch never has): any pod placed may complete its group.
-    "Coscheduling": {ASSIGNED_POD_ADD: _always},
-    # NodeResourceTopologyMatch registers Pod/Delete (and node and NRT events) without hints.
-    "NodeResourceTopologyMatch": {ASSIGNED_POD_DELETE: _always},
-}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -527,6 +386,7 @@ __all__ = [
     "DEFAULT_MAX_ATTEMPTS",
     "QUEUE",
     "QUEUE_SKIP",
+    "RESOURCE_CLAIM_DEALLOCATED",
     "QueuedPod",
     "SchedulingQueue",
     "queueing_hint",

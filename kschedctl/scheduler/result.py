@@ -8,7 +8,7 @@ nominatedPodsConsidered, and ``allocations`` (the devices DynamicResources would
 pod's ResourceClaims on the node: per claim, its request, driver, pool and device); with
 extenders configured, ``extenders`` (each extender's settings,
 whether it was interested in the pod, its calls and notes such as "bindVerb is never called")
-and ``warnings``. For an Unschedulable pod, "what would make it fit" (kschedctl.scheduler.hints):
+and ``warnings``. For an Unschedulable pod, "what would make it fit" (kschedctl.scheduler.remedies):
 per node ``hints`` (one per blocking filter plugin: text, changes, details, verified), a ranked
 top-level ``hints`` summary (one line per node, closest to fitting first) and ``podHints`` when
 PreFilter rejected the pod on every node. Extender verdicts and scores are entries of nodes[].filters / nodes[].scores
@@ -21,7 +21,7 @@ when the pod names its node itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from kschedctl.framework.extender import PLUGIN_PREFIX as EXTENDER_PLUGIN_PREFIX
 from kschedctl.framework.status import Status
@@ -114,7 +114,7 @@ class ScoreResult:
 
 @dataclass(slots=True)
 class Hint:
-    """What would flip one blocking filter plugin's verdict on one node (kschedctl.scheduler.hints).
+    """What would flip one blocking filter plugin's verdict on one node (kschedctl.scheduler.remedies).
 
     ``changes`` are YAML-ready edits (``{"kind": "addToleration", "toleration": {...}}``,
     ``raiseAllocatable``, ``setNodeLabel``, ``removeNodeLabel``, ``uncordon``, ``removePods``,
@@ -177,7 +177,7 @@ class NodeResult:
     rank: int | None = None
     tied: bool = False
     nominated_pods_considered: bool = False
-    #: What would make the pod fit here (one per blocking filter plugin); see kschedctl.scheduler.hints.
+    #: What would make the pod fit here (one per blocking filter plugin); see kschedctl.scheduler.remedies.
     hints: list[Hint] = field(default_factory=list)
 
     def verdict(self) -> FilterResult | None:
@@ -254,7 +254,7 @@ class Decision:
     difference of their totals, ``deciding`` each plugin's weighted difference (chosen minus
     runner-up), largest first, zeros left out; ``only_feasible`` when no other node passed the
     filters. Otherwise: ``blockers``, most nodes first, and ``fix``, the closest hint
-    (kschedctl.scheduler.hints). ``spec_node_name`` is the pod's own spec.nodeName: such a pod
+    (kschedctl.scheduler.remedies). ``spec_node_name`` is the pod's own spec.nodeName: such a pod
     never reaches kube-scheduler.
     """
 
@@ -354,14 +354,12 @@ class ExplainResult:
     extenders: list[dict] = field(default_factory=list)
     #: What did not stop the cycle but changes how to read it (ignorable extender failed, ...).
     warnings: list[str] = field(default_factory=list)
-    #: Unschedulable pods: the nodes closest to fitting first, one line each (kschedctl.scheduler.hints).
+    #: Unschedulable pods: the nodes closest to fitting first, one line each (kschedctl.scheduler.remedies).
     hints: list[NodeHints] = field(default_factory=list)
     #: Unschedulable at PreFilter on every node: what the pod or the cluster would need.
     pod_hints: list[Hint] = field(default_factory=list)
     #: The pod's own spec.nodeName: kube-scheduler never sees such a pod (the kubelet admits it).
     spec_node_name: str = ""
-    #: Computes one node's hints on request (``--node`` on a pod that is not Unschedulable).
-    hint_provider: Callable[[str], list[Hint]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def decision(self) -> Decision:
@@ -406,13 +404,10 @@ class ExplainResult:
         return None
 
     def hints_for(self, name: str) -> list[Hint]:
-        """Node ``name``'s hints, computed now if the cycle did not (empty when it fits)."""
+        """Node ``name``'s hints (empty when it fits, or when they were not asked for: an
+        Unschedulable pod has every node's; another pod those of ``Explainer.explain(hint_nodes=)``)."""
         n = self.node(name)
-        if n is None:
-            return []
-        if not n.hints and not n.feasible and self.hint_provider is not None:
-            n.hints = list(self.hint_provider(name))
-        return n.hints
+        return n.hints if n is not None else []
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

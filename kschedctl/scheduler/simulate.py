@@ -54,6 +54,7 @@ from kschedctl.framework.types import PodInfo
 from kschedctl.plugins.dynamic_resources import DEALLOCATION_COMPLETED as DRA_DEALLOCATION_COMPLETED
 from kschedctl.plugins.dynamic_resources import NAME as DRA_NAME
 from kschedctl.plugins.dynamic_resources import SHARED_KEY as DRA_SHARED_KEY
+from kschedctl.plugins.registry import node_local_plugins
 from kschedctl.scheduler.queue import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
@@ -85,14 +86,12 @@ PREEMPTION_PLUGIN = "DefaultPreemption"
 
 
 #: Built-in plugins whose Filter verdict / Score is a function of the pod and of the one node's
-#: NodeInfo alone (their PreFilter/PreScore state depends on the pod only): nothing else in the
-#: cluster changes their answer, so a node whose NodeInfo is unchanged (same generation) gives
-#: the same answer to a pod with the same spec. InterPodAffinity, PodTopologySpread, the volume
-#: plugins and custom plugins read other nodes or objects and are never memoized.
-NODE_LOCAL_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
-                                "NodeResourcesFit"})
-NODE_LOCAL_SCORES = frozenset({"TaintToleration", "NodeAffinity", "NodeResourcesFit",
-                               "NodeResourcesBalancedAllocation", "ImageLocality"})
+#: NodeInfo alone (their PreFilter/PreScore state depends on the pod only), as their facts
+#: declare (``PluginFacts.node_local``): nothing else in the cluster changes their answer, so a
+#: node whose NodeInfo is unchanged (same generation) gives the same answer to a pod with the same
+#: spec. Plugins that read other nodes or objects, and custom plugins, are never memoized.
+NODE_LOCAL_FILTERS = node_local_plugins("filter")
+NODE_LOCAL_SCORES = node_local_plugins("score")
 #: Memoized answers kept per node before that node's memo is dropped (bounds memory when
 #: every pod of a batch is different).
 _MEMO_PER_NODE = 64

@@ -79,7 +79,7 @@ _registries: dict[tuple[str, ...], Any] = {}
 
 def _registry(plugins: tuple[str, ...]) -> tuple[Any, dict[str, tuple[str, ...]] | None]:
     if plugins not in _registries:
-        from kschedctl.plugins.loader import registry_with
+        from kschedctl.plugins.registry import registry_with
 
         registry, extra = registry_with(list(plugins))
         _registries[plugins] = (registry, extra or None)

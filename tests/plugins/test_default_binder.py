@@ -7,7 +7,7 @@ import pytest
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import extension_points_of
 from kschedctl.plugins.default_binder import DefaultBinder
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from tests.plugins.harness import load_cases, pod_info
 
 
@@ -19,4 +19,4 @@ def test_bind(case: dict) -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(DefaultBinder) == list(IN_TREE_EXTENSION_POINTS["DefaultBinder"])
+    assert extension_points_of(DefaultBinder) == list(in_tree_extension_points()["DefaultBinder"])

@@ -48,7 +48,7 @@ from kschedctl.framework.status import Code
 from kschedctl.plugins.dra.claims import DraState
 from kschedctl.plugins.dra.features import DEFAULT_FEATURES
 from kschedctl.plugins.dynamic_resources import SHARED_KEY, DynamicResources
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.scheduler.queue import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
@@ -351,7 +351,7 @@ def test_filter_failure_explains_the_devices() -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(DynamicResources) == list(IN_TREE_EXTENSION_POINTS["DynamicResources"])
+    assert extension_points_of(DynamicResources) == list(in_tree_extension_points()["DynamicResources"])
 
 
 # ---------------------------------------------------------------------------------------- queue hints

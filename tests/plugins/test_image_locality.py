@@ -18,7 +18,7 @@ from kschedctl.plugins.image_locality import (
     normalized_image_name,
     scaled_image_score,
 )
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from tests.plugins.harness import build, load_cases, pod_info, run_scores
 
 CASES = load_cases("image_locality")
@@ -62,4 +62,4 @@ def test_thresholds() -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(ImageLocality) == list(IN_TREE_EXTENSION_POINTS["ImageLocality"])
+    assert extension_points_of(ImageLocality) == list(in_tree_extension_points()["ImageLocality"])

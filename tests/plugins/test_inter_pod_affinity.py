@@ -25,7 +25,7 @@ from kschedctl.plugins.inter_pod_affinity import (
     PRE_FILTER_STATE_KEY,
     InterPodAffinity,
 )
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from tests.plugins.harness import (
     CASES_DIR,
     build,
@@ -271,7 +271,7 @@ def test_args_out_of_range_weight_is_rejected(weight: int) -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(InterPodAffinity) == list(IN_TREE_EXTENSION_POINTS["InterPodAffinity"])
+    assert extension_points_of(InterPodAffinity) == list(in_tree_extension_points()["InterPodAffinity"])
     assert callable(InterPodAffinity.add_pod) and callable(InterPodAffinity.remove_pod)
 
 

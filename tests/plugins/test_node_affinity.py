@@ -13,7 +13,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import NodeScore, extension_points_of
 from kschedctl.framework.status import Code
 from kschedctl.k8s.selectors import SelectorError
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.plugins.node_affinity import NodeAffinity
 from tests.plugins.harness import build, expected_status, load_cases, pod_info, run_filters, status_dict
 
@@ -117,4 +117,4 @@ def test_score_fallback_reports_a_broken_preferred_term() -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(NodeAffinity) == list(IN_TREE_EXTENSION_POINTS["NodeAffinity"])
+    assert extension_points_of(NodeAffinity) == list(in_tree_extension_points()["NodeAffinity"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kschedctl.framework.interfaces import extension_points_of
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.plugins.node_name import NodeName
 from tests.plugins.harness import build, expected_status, load_cases, pod_info, run_filters, status_dict
 
@@ -22,4 +22,4 @@ def test_filter(case: dict) -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(NodeName) == list(IN_TREE_EXTENSION_POINTS["NodeName"])
+    assert extension_points_of(NodeName) == list(in_tree_extension_points()["NodeName"])

@@ -11,7 +11,7 @@ import pytest
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import extension_points_of
 from kschedctl.framework.status import Code
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.plugins.node_ports import NodePorts, fits
 from tests.plugins.harness import build, expected_status, load_cases, pod_info, run_filters, status_dict
 
@@ -50,4 +50,4 @@ def test_through_the_harness(case: dict) -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(NodePorts) == list(IN_TREE_EXTENSION_POINTS["NodePorts"])
+    assert extension_points_of(NodePorts) == list(in_tree_extension_points()["NodePorts"])

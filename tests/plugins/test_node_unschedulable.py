@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.framework.interfaces import extension_points_of
 from kschedctl.plugins.node_unschedulable import NodeUnschedulable, pod_tolerates_unschedulable
 from tests.plugins.harness import build, expected_status, load_cases, pod_info, run_filters, status_dict
@@ -20,7 +20,7 @@ def test_filter(case: dict) -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(NodeUnschedulable) == list(IN_TREE_EXTENSION_POINTS["NodeUnschedulable"])
+    assert extension_points_of(NodeUnschedulable) == list(in_tree_extension_points()["NodeUnschedulable"])
 
 
 def test_tolerates_unschedulable_helper() -> None:

@@ -12,7 +12,7 @@ import yaml
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import extension_points_of
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.plugins.node_volume_limits import NodeVolumeLimits
 from tests.plugins.harness import CASES_DIR, build, expected_status, load_cases, pod_info, status_dict
 
@@ -113,4 +113,4 @@ def test_over_limit_details() -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(NodeVolumeLimits) == list(IN_TREE_EXTENSION_POINTS["NodeVolumeLimits"])
+    assert extension_points_of(NodeVolumeLimits) == list(in_tree_extension_points()["NodeVolumeLimits"])

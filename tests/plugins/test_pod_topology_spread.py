@@ -19,7 +19,7 @@ from kschedctl.framework.interfaces import NodeScore, extension_points_of
 from kschedctl.framework.snapshot import Snapshot
 from kschedctl.framework.status import Code
 from kschedctl.framework.types import PodInfo
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.plugins.pod_topology_spread import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
     ERR_REASON_NODE_LABEL_NOT_MATCH,
@@ -249,7 +249,7 @@ _ZONES = [
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(PodTopologySpread) == list(IN_TREE_EXTENSION_POINTS["PodTopologySpread"])
+    assert extension_points_of(PodTopologySpread) == list(in_tree_extension_points()["PodTopologySpread"])
 
 
 def test_filter_details_name_the_constraint_and_the_counts() -> None:

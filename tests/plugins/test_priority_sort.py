@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kschedctl.framework.interfaces import QueuedPodInfo, extension_points_of
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.plugins.priority_sort import PrioritySort
 from tests.plugins.harness import load_cases, pod_info
 
@@ -21,4 +21,4 @@ def test_less(case: dict) -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(PrioritySort) == list(IN_TREE_EXTENSION_POINTS["PrioritySort"])
+    assert extension_points_of(PrioritySort) == list(in_tree_extension_points()["PrioritySort"])

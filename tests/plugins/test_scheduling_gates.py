@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kschedctl.framework.interfaces import extension_points_of
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.plugins.scheduling_gates import SchedulingGates
 from tests.plugins.harness import expected_status, load_cases, pod_info, status_dict
 
@@ -17,4 +17,4 @@ def test_pre_enqueue(case: dict) -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(SchedulingGates) == list(IN_TREE_EXTENSION_POINTS["SchedulingGates"])
+    assert extension_points_of(SchedulingGates) == list(in_tree_extension_points()["SchedulingGates"])

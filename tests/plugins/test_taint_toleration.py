@@ -7,7 +7,7 @@ import pytest
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import extension_points_of
 from kschedctl.framework.status import Code
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.plugins.taint_toleration import TaintToleration
 from tests.plugins.harness import (
     build,
@@ -55,4 +55,4 @@ def test_score_without_pre_score_is_an_error() -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(TaintToleration) == list(IN_TREE_EXTENSION_POINTS["TaintToleration"])
+    assert extension_points_of(TaintToleration) == list(in_tree_extension_points()["TaintToleration"])

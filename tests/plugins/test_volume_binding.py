@@ -11,7 +11,7 @@ import pytest
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import extension_points_of
 from kschedctl.framework.status import Code
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.plugins.volume_binding import VolumeBinding
 from tests.plugins.harness import build, expected_status, load_cases, pod_info, status_dict
 
@@ -120,4 +120,4 @@ def test_all_bound_pod_prebind_is_a_no_op() -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(VolumeBinding) == list(IN_TREE_EXTENSION_POINTS["VolumeBinding"])
+    assert extension_points_of(VolumeBinding) == list(in_tree_extension_points()["VolumeBinding"])

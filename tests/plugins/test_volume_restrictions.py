@@ -6,7 +6,7 @@ import pytest
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import extension_points_of
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.plugins.volume_restrictions import VolumeRestrictions
 from tests.plugins.harness import build, expected_status, load_cases, pod_info, status_dict
 
@@ -50,4 +50,4 @@ def test_preemption_extensions_track_read_write_once_pod_users() -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(VolumeRestrictions) == list(IN_TREE_EXTENSION_POINTS["VolumeRestrictions"])
+    assert extension_points_of(VolumeRestrictions) == list(in_tree_extension_points()["VolumeRestrictions"])

@@ -10,7 +10,7 @@ import pytest
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import extension_points_of
-from kschedctl.plugins.names import IN_TREE_EXTENSION_POINTS
+from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.plugins.volume_zone import VolumeZone
 from tests.plugins.harness import build, expected_status, load_cases, pod_info, run_filters, status_dict
 
@@ -43,4 +43,4 @@ def test_mismatch_details_name_the_volume_and_label() -> None:
 
 
 def test_extension_points_match_upstream() -> None:
-    assert extension_points_of(VolumeZone) == list(IN_TREE_EXTENSION_POINTS["VolumeZone"])
+    assert extension_points_of(VolumeZone) == list(in_tree_extension_points()["VolumeZone"])

@@ -1,4 +1,4 @@
-"""kschedctl.scheduler.hints on real plugins: hints never change the cycle's answer, eviction picks
+"""kschedctl.scheduler.remedies on real plugins: hints never change the cycle's answer, eviction picks
 preemption-style victims, hints on request for --node, nominated pods, PreFilter rejections,
 plugins kschedctl knows no remedy for, and the JSON shape."""
 
@@ -13,8 +13,8 @@ from kschedctl.config import load_config
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins.registry import BUILTIN_PLUGINS, Registry
 from kschedctl.scheduler.explain import Explainer
-from kschedctl.scheduler.hint_remedies import toleration_for
-from kschedctl.scheduler.hints import rank
+from kschedctl.plugins.taint_toleration import toleration_for
+from kschedctl.scheduler.remedies import rank
 from kschedctl.scheduler.result import NodeHints
 from tests.framework.fakes import make_node, make_pod
 
@@ -102,15 +102,17 @@ def test_hints_on_request_for_a_scheduled_pod() -> None:
     ex = Explainer(c, seed=1)
     r = ex.explain(incoming("1"))
     assert r.outcome == "Scheduled" and r.hints == [] and r.node("node-b").hints == []
+    assert r.hints_for("node-b") == []  # not asked for: the result is plain data, nothing computes later
     other = cluster([make_node("node-a")])
     ex.explain(incoming("1", name="other"), cluster=other)  # the shared handle now holds another cluster
-    hints = r.hints_for("node-b")
+    asked = ex.explain(incoming("1"), hint_nodes=["node-b", "node-a", "nope"], cluster=c)
+    hints = asked.hints_for("node-b")
     assert [(h.plugin, h.text, h.verified) for h in hints] == [
         ("TaintToleration", "needs a toleration for dedicated=gpu:NoSchedule", True)]
-    assert r.hints_for("node-a") == []  # feasible: nothing to change
-    assert r.hints_for("nope") == []
-    fwk = ex.framework("default-scheduler")
-    assert fwk.handle.cluster() is other  # put back after computing
+    assert asked.hints_for("node-a") == []  # feasible: nothing to change
+    assert asked.hints_for("nope") == []
+    assert asked.hints == []  # only the asked-for nodes, not the ranking of an Unschedulable pod
+    assert not any(callable(v) for v in vars(asked).values())  # plain data: no closure over the framework
 
 
 def test_nominated_pods_count() -> None:

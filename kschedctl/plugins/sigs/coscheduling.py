@@ -43,10 +43,12 @@ import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from kschedctl.framework.cycle_state import PODS_TO_ACTIVATE_KEY, StateNotFound
+from kschedctl.framework.events import ASSIGNED_POD_ADD, always_queue
 from kschedctl.framework.interfaces import Plugin, QueuedPodInfo
 from kschedctl.framework.status import Code, PostFilterResult, PreFilterResult, Status
 from kschedctl.k8s.quantity import format_bytes, format_milli_cpu
 from kschedctl.k8s.resources import CPU, MEMORY, PODS, Resource
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.loader import given_args, validated, with_defaults
 from kschedctl.plugins.sigs.podgroup import (
     POD_GROUP_LABEL,
@@ -365,3 +367,14 @@ def _node_free(node_info: "NodeInfo", group: str) -> dict[str, int]:
 
 def _quantity(name: str, value: int) -> str:
     return format_milli_cpu(value) if name == CPU else format_bytes(value) if name == MEMORY else str(value)
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=Coscheduling.name,
+    points=("queueSort", "preFilter", "postFilter", "reserve", "permit"),
+    # Pod/Add without a hint function (and PodGroup events, which a batch never has): any pod
+    # placed may complete its group.
+    events={ASSIGNED_POD_ADD: always_queue},
+)

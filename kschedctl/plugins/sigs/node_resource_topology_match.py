@@ -48,10 +48,12 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from kschedctl.errors import InputError, QuantityError
+from kschedctl.framework.events import ASSIGNED_POD_DELETE, always_queue
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, Plugin
 from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.quantity import format_quantity
 from kschedctl.k8s.resources import qos_class
+from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.helper import located
 from kschedctl.plugins.loader import validated
 from kschedctl.plugins.sigs.numa_topology import (
@@ -545,3 +547,13 @@ def _subtract_from_numas(requests: dict[str, int], numa_nodes: list[NUMANode], i
             else:
                 resources[name] = available - quantity
                 quantity = 0
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=NodeResourceTopologyMatch.name,
+    points=("filter", "score", "reserve", "postBind"),
+    # Pod/Delete (and node and NodeResourceTopology events) without hint functions.
+    events={ASSIGNED_POD_DELETE: always_queue},
+)

@@ -1,4 +1,4 @@
-"""The few apimachinery validators config validation needs, with upstream's messages word for word.
+"""The few apimachinery validators config and plugin args validation need, with upstream's messages word for word.
 
 Sources: k8s.io/apimachinery/pkg/util/validation (IsQualifiedName, IsValidLabelValue,
 IsDNS1123Subdomain), pkg/apis/core/v1/helper (IsExtendedResourceName), metav1 validation
@@ -11,9 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kschedctl.config.fielderr import invalid, not_supported
-from kschedctl.config.lines import child, index
-from kschedctl.config.types import FieldError
+from kschedctl.k8s.field import FieldError, child, index, invalid, not_supported
 from kschedctl.k8s.selectors import label_key_errors, label_value_errors
 
 

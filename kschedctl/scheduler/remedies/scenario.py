@@ -1,43 +1,32 @@
 """Private copies of the pod, the node and the cycle state, changed step by step, on which a
-hint's plugin is asked again (kschedctl.scheduler.hints)."""
+hint's plugin is asked again (kschedctl.scheduler.remedies explains the whole)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.k8s.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
-from kschedctl.scheduler.hint_common import UNSCHEDULABLE_TAINT_KEY, _parse_amount
+from kschedctl.plugins.remedy import UNSCHEDULABLE_TAINT_KEY, parse_amount
 
-if TYPE_CHECKING:  # pragma: no cover
-    from kschedctl.scheduler.hints import HintEngine
-
-
-# ---------------------------------------------------------------------------------------------
-# Scenario: private copies of the pod, the node and the cycle state, changed step by step
-# ---------------------------------------------------------------------------------------------
+#: Change kinds ``Scenario.apply`` simulates; the others (raiseVolumeLimit, ...) are advice.
+SIMULATED_KINDS = frozenset({"addToleration", "setNodeName", "setNodeLabel", "removeNodeLabel", "uncordon",
+                             "raiseAllocatable", "removePods", "addPod"})
 
 
-class Step:
-    """One change (or a group) proposed for one plugin, with its one-line text."""
+class ScenarioEngine(Protocol):
+    """What a scenario needs of the engine: the framework (PreFilter extensions) and pod lookups."""
 
-    __slots__ = ("text", "changes", "details", "shortfall", "alternatives", "reasons")
+    fwk: Any
 
-    def __init__(self, text: str, changes: list[dict], details: dict | None = None, shortfall: float = 0.0,
-                 alternatives: list[dict] | None = None, reasons: list[str] | None = None) -> None:
-        self.text = text
-        self.changes = changes
-        self.details = details or {}
-        self.shortfall = shortfall
-        self.alternatives = alternatives or []
-        self.reasons = reasons or []
+    def pod_by_key(self, key: str) -> tuple[PodInfo, NodeInfo] | None: ...
 
 
 class Scenario:
     """The node, pod and cycle state of one what-if, copied on first write."""
 
-    def __init__(self, engine: HintEngine, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> None:
+    def __init__(self, engine: ScenarioEngine, state: CycleState, pod_info: PodInfo, node_info: NodeInfo) -> None:
         self.engine = engine
         self.state = state
         self.pod_info = pod_info
@@ -100,7 +89,7 @@ class Scenario:
             self._set_node(node)
         elif kind == "raiseAllocatable":
             resource = change["resource"]
-            amount = _parse_amount(resource, change["by"])
+            amount = parse_amount(resource, change["by"])
             self._raised[resource] = self._raised.get(resource, 0) + amount
             _add_resource(self._node(), resource, amount)
         elif kind == "removePods":

@@ -1,45 +1,18 @@
-"""What would make it fit: per node and per blocking filter plugin, the smallest concrete change
-that flips the verdict, found with the plugins' own evaluation.
-
-Not upstream: kube-scheduler only reports a histogram of reasons. kschedctl takes each node the
-pod does not fit, runs every filter plugin of the profile on it (as ``--all-filters`` does), and
-for each plugin that says no, reads what it found (``Status.details`` and its PreFilter state)
-to propose a change: the missing amount of a resource (and whether evicting lower-priority pods
-of the node would free it), a toleration for the untolerated taint, the node label a node
-selector or affinity term wants, the pods holding a host port, the pods to remove from an
-overfull topology domain, the pods breaking (anti-)affinity, the zone or limit of a volume.
-
-Every change is applied to a private copy of the node, the pod and the cycle state (pods are
-removed and added through the PreFilter plugins' RemovePod/AddPod extensions, as preemption
-does), and the plugin is asked again; a plugin that still says no gets its next change (a
-second taint, a second constraint) until it says yes. A hint is ``verified`` when its plugin
-accepted the changed node; ``fitsAfter`` on the node when every filter accepts it with all
-hints applied. Nothing of this touches the verdicts, scores or messages of the cycle.
-
-Nodes are ranked closest to fitting first: nodes whose hints make them fit, then fewest
-blocking plugins, then smallest relative shortfall (missing amount / allocatable, pods to
-remove / pods there).
-"""
+"""The hint engine: runs the profile's filters on copies of one pod's nodes, asks each plugin that
+says no for its remedy, applies it and asks again (kschedctl.scheduler.remedies explains the whole)."""
 
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import NodeInfo, PodInfo
-from kschedctl.scheduler.hint_common import (
-    MAX_STEPS,
-    SIMULATED_KINDS,
-    _REJECTED,
-    _dedupe,
-    _jsonable_details,
-    _merge_details,
-    _unresolved_text,
-)
-from kschedctl.scheduler.hint_remedies import REMEDIES, _prefilter_hint
-from kschedctl.scheduler.hint_scenario import Scenario, Step
+from kschedctl.plugins.registry import facts_of
+from kschedctl.plugins.remedy import Step, dedupe
+from kschedctl.scheduler.remedies.prefilter import prefilter_hint
+from kschedctl.scheduler.remedies.scenario import SIMULATED_KINDS, Scenario
 from kschedctl.scheduler.result import Hint, NodeHints
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,32 +20,41 @@ if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.scheduler.result import ExplainResult
 
 
+#: How many changes one plugin may need on one node before kschedctl gives up (taints, constraints).
+MAX_STEPS = 16
+
+#: The codes of a plugin that said no (an Error is no verdict a change could flip).
+REJECTED = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
+
+
 # ---------------------------------------------------------------------------------------------
 # Entry points
 # ---------------------------------------------------------------------------------------------
 
 
-def attach_hints(result: "ExplainResult", fwk: "Framework", snapshot: Any, pod_info: PodInfo) -> None:
-    """Give ``result`` its hints: every node's for an Unschedulable pod, and a provider that
-    computes one node's on request (``ExplainResult.hints_for``, used by ``--node``)."""
+def attach_hints(result: ExplainResult, fwk: Framework, snapshot: Any, pod_info: PodInfo,
+                 nodes: Iterable[str] = ()) -> None:
+    """Give ``result`` its hints: every node's for an Unschedulable pod, and those of ``nodes``
+    (``--node``) whatever the outcome, so that the result holds them as plain data."""
     handle = fwk.handle
     engine = HintEngine(fwk, snapshot, pod_info, cluster=handle.cluster(), nominator=handle.nominator)
-    result.hint_provider = engine.hints_for_node
-    if result.outcome != "Unschedulable":
-        return
-    result.pod_hints = engine.pod_hints()
-    if result.pod_hints:
-        return  # every node got the same PreFilter rejection: the change is to the pod or cluster
-    summaries: list[NodeHints] = []
-    for node in result.nodes:
-        if node.feasible:
-            continue
-        hints, summary = engine.evaluate(node.name)
-        if summary is None:
-            continue
-        node.hints = hints
-        summaries.append(summary)
-    result.hints = rank(summaries)
+    if result.outcome == "Unschedulable":
+        result.pod_hints = engine.pod_hints()
+        if not result.pod_hints:  # else every node got the same PreFilter rejection: the change is to the pod
+            summaries: list[NodeHints] = []
+            for node in result.nodes:
+                if node.feasible:
+                    continue
+                hints, summary = engine.evaluate(node.name)
+                if summary is None:
+                    continue
+                node.hints = hints
+                summaries.append(summary)
+            result.hints = rank(summaries)
+    for name in nodes:
+        node = result.node(name)
+        if node is not None and not node.hints and not node.feasible:
+            node.hints = engine.hints_for_node(name)
 
 
 def rank(summaries: list[NodeHints]) -> list[NodeHints]:
@@ -154,9 +136,9 @@ class HintEngine:
         with self._pod_context():
             self._prepare()
         s = self.prefilter_status
-        if s is None or s.code not in _REJECTED:
+        if s is None or s.code not in REJECTED:
             return []
-        return [_prefilter_hint(s)]
+        return [prefilter_hint(s)]
 
     # -- node level ---------------------------------------------------------------------------
     def hints_for_node(self, name: str) -> list[Hint]:
@@ -231,7 +213,7 @@ class HintEngine:
                 out.append((name, status))
         return out
 
-    def _fix(self, plugin: str, status: Status, scen: "Scenario") -> Hint | None:
+    def _fix(self, plugin: str, status: Status, scen: Scenario) -> Hint | None:
         """Changes for ``plugin`` until it accepts the scenario's node (or no change is known)."""
         fn = next((f for n, f, _ in self.filters if n == plugin), None)
         if fn is None:
@@ -239,7 +221,8 @@ class HintEngine:
         status = _call(fn, scen.state, scen.pod_info, scen.node_info)  # earlier changes may have fixed it
         if status is None or status.code == Code.Success:
             return None
-        remedy = REMEDIES.get(plugin)
+        facts = facts_of(plugin)
+        remedy = facts.remedy if facts is not None else None
         steps: list[Step] = []
         for _ in range(MAX_STEPS):
             step = remedy(self, scen, status) if remedy is not None else None
@@ -260,14 +243,14 @@ class HintEngine:
                         reasons=list(status.reasons))
         hint = Hint(
             plugin=plugin,
-            text=" and ".join(_dedupe(s.text for s in steps)),
+            text=" and ".join(dedupe(s.text for s in steps)),
             changes=[c for s in steps for c in s.changes],
             details=_merge_details(steps),
             verified=verified,
             resolvable=any(s.changes for s in steps),
             shortfall=round(sum(s.shortfall for s in steps), 6),
             alternatives=[a for s in steps for a in s.alternatives],
-            reasons=_dedupe(r for s in steps for r in s.reasons),
+            reasons=dedupe(r for s in steps for r in s.reasons),
         )
         if not verified:
             hint.details["stillRejected"] = list(status.reasons) if status is not None else []
@@ -303,3 +286,28 @@ def _call(fn: Callable, state: CycleState, pod_info: PodInfo, node_info: NodeInf
         return Status(Code.Error, f"{type(exc).__name__}: {exc}")
 
 
+
+
+def _unresolved_text(plugin: str, status: Status | None) -> str:
+    reasons = "; ".join(status.reasons) if status is not None and status.reasons else "rejected"
+    return f"is rejected by {plugin} ({reasons}); kschedctl knows no change that would flip it"
+
+
+def _merge_details(steps: list[Step]) -> dict:
+    """One step's details as they are; several steps' lists joined (taints), else one entry each."""
+    if len(steps) == 1:
+        return dict(steps[0].details)
+    merged: dict[str, Any] = {}
+    for step in steps:
+        for k, v in step.details.items():
+            if k not in merged:
+                merged[k] = list(v) if isinstance(v, list) else v
+            elif isinstance(merged[k], list) and isinstance(v, list):
+                merged[k] += [x for x in v if x not in merged[k]]
+            elif merged[k] != v:
+                return {"steps": [dict(s.details) for s in steps]}
+    return merged
+
+
+def _jsonable_details(status: Status | None) -> dict:
+    return dict(status.details) if status is not None and status.details else {}

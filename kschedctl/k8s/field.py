@@ -1,4 +1,4 @@
-"""Constructors for validation findings, worded the way upstream's field.Error prints them.
+"""Field errors, worded the way upstream's field.Error prints them, and field paths.
 
 Upstream (k8s.io/apimachinery/pkg/util/validation/field) prints an error as
 ``<path>: <type text>: <value>: <detail>``; a :class:`FieldError` keeps the path apart and
@@ -8,9 +8,40 @@ its ``message`` is the rest, so ``str(error)`` reads exactly like kube-scheduler
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Iterable
 
-from kschedctl.config.types import FieldError
+
+@dataclass
+class FieldError:
+    """One finding: upstream field path, upstream error type, message, YAML line, hint."""
+
+    field: str
+    type: str
+    message: str
+    line: int | None = None
+    hint: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"field": self.field, "type": self.type, "message": self.message}
+        if self.line is not None:
+            out["line"] = self.line
+        if self.hint:
+            out["hint"] = self.hint
+        return out
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}" if self.field else self.message
+
+
+def child(path: str, name: str) -> str:
+    """``path.name`` (just ``name`` at the root), as upstream's field.Path.Child prints."""
+    return f"{path}.{name}" if path else name
+
+
+def index(path: str, i: int) -> str:
+    """``path[i]``, as upstream's field.Path.Index prints."""
+    return f"{path}[{i}]"
 
 
 class PathValue:
