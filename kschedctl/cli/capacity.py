@@ -49,7 +49,9 @@ def capacity(
     output: TableOutputOption = OutputFormat.table,
     seed: SeedOption = None,
     plugin: PluginOption = None,
-    max_copies: Annotated[int, typer.Option("--max", min=0, metavar="N", help="Stop after this many copies.")] = 10_000,
+    max_copies: Annotated[Optional[int], typer.Option("--max", min=0, metavar="N", show_default=False,
+                                                      help="Stop after this many copies (default: the true count).")
+                          ] = None,
     wide: Annotated[bool, typer.Option("--wide", help="List every node that takes a copy.")] = False,
     no_extenders: NoExtendersOption = False,
     quiet: QuietOption = False,
@@ -85,8 +87,8 @@ def capacity(
     from kschedctl.render.simulate import progress_bar
     from kschedctl.scheduler.capacity import capacity as run_capacity
 
-    with progress_bar("placing copies", max_copies, not quiet and max_copies >= 200 and sys.stderr.isatty()
-                      and output == OutputFormat.table) as progress:
+    with progress_bar("placing copies", max_copies, not quiet and (max_copies is None or max_copies >= 200)
+                      and sys.stderr.isatty() and output == OutputFormat.table) as progress:
         result = run_capacity(item.pod, cluster_state, cfg, profile=profile, seed=seed, max_copies=max_copies,
                               registry=registry, progress=progress, extenders=not no_extenders)
 
@@ -104,4 +106,4 @@ def capacity(
 
         sys.stdout.write(dump(result.to_dict(), output.value))
     # "Does one more fit?" is the question: zero copies is the answer "no".
-    raise typer.Exit(EXIT_NO if result.count == 0 and max_copies > 0 else EXIT_OK)
+    raise typer.Exit(EXIT_NO if result.count == 0 and max_copies != 0 else EXIT_OK)
