@@ -33,14 +33,19 @@ from kschedctl.cli.options import (
 _EPILOG = """Example: how many more copies of a pod fit, and what stops the next one?
 
   $ kschedctl capacity fixtures/pods/pod.yaml --cluster fixtures/cluster --max 500
+
+  How many sets of 3 web pods and 1 cache pod fit?
+
+  $ kschedctl capacity fixtures/pods/web-deployment.yaml fixtures/pods/pod.yaml --cluster fixtures/cluster --ratio 3:1
 """
 
 
 @app.command(epilog=_EPILOG)
 @checks_fields
 def capacity(
-    pod: Annotated[Optional[str], typer.Argument(help="A Pod or workload file (YAML/JSON; '-' for stdin); or -f FILE.",
-                                                 metavar="POD", show_default=False)] = None,
+    pods: Annotated[Optional[list[str]], typer.Argument(
+        help="A Pod or workload file (YAML/JSON; '-' for stdin); or -f FILE. Several files: whole sets of their pods "
+             "(see --ratio).", metavar="POD...", show_default=False)] = None,
     config: ConfigOption = None,
     cluster: ClusterOption = None,
     kubeconfig: KubeconfigOption = None,
@@ -52,6 +57,10 @@ def capacity(
     max_copies: Annotated[Optional[int], typer.Option("--max", min=0, metavar="N", show_default=False,
                                                       help="Stop after this many copies (default: the true count).")
                           ] = None,
+    ratio: Annotated[Optional[str], typer.Option(
+        "--ratio", metavar="A:B...", show_default=False,
+        help="With several files: how many pods of each file make one set (default: each workload's replicas, "
+             "1 for a Pod). --max then counts sets.")] = None,
     wide: Annotated[bool, typer.Option("--wide", help="List every node that takes a copy.")] = False,
     no_extenders: NoExtendersOption = False,
     quiet: QuietOption = False,
@@ -63,34 +72,56 @@ def capacity(
 ) -> None:
     """Schedule copies of the pod one after another, each assumed for the next, until one does
     not fit; show how many fit, how many per node, and the message of the one that did not.
-    Exit 0 when at least one more copy fits, 1 when none does (the stop reason says why), 2 for
-    bad input."""
+    With several files, whole sets of their pods (--ratio 3:1: three of the first, one of the
+    second, in an interleaved order) are placed until a pod of the next set does not fit.
+    Exit 0 when at least one more copy (or set) fits, 1 when none does (the stop reason says
+    why), 2 for bad input."""
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
 
     from kschedctl.cli.common import load_cluster, load_config, load_pods, registry_with_plugins
 
-    given = [*([pod] if pod else []), *(filename or ())]
-    if len(given) != 1:
-        raise UsageError("capacity takes one pod file: give it as POD or with -f FILE")
-    pod = given[0]
+    given = [*(pods or ()), *(filename or ())]
+    if not given:
+        raise UsageError("capacity takes a pod file: give it as POD or with -f FILE")
+    if ratio is not None and len(given) < 2:
+        raise UsageError("--ratio needs two or more pod files (one number per file)")
     output, wide = resolve_output(output, wide, "capacity", names=False)
     registry, extra = registry_with_plugins(plugin or [])
     cfg = load_config(config, extra, quiet)
-    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=[pod],
+    cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=given,
                                  request_timeout=request_timeout, metrics=metrics)
-    items = load_pods([pod], cluster_state, quiet)
-    if len(items) != 1:
-        raise UsageError(f"capacity takes one pod: {pod} holds {len(items)} pods or workloads")
-    item = items[0]
-    cluster_state = item.apply(items.joined(cluster_state))
+    items = load_pods(given, cluster_state, quiet)
+    if len(items) != len(given):
+        raise UsageError(f"capacity takes one pod or workload per file: {', '.join(given)} hold {len(items)}")
+    cluster_state = items.joined(cluster_state)
+    for item in items:
+        cluster_state = item.apply(cluster_state)
 
     from kschedctl.render.simulate import progress_bar
     from kschedctl.scheduler.capacity import capacity as run_capacity
+    from kschedctl.scheduler.capacity import capacity_of_mix, parse_ratio
 
-    with progress_bar("placing copies", max_copies, not quiet and (max_copies is None or max_copies >= 200)
-                      and sys.stderr.isatty() and output == OutputFormat.table) as progress:
-        result = run_capacity(item.pod, cluster_state, cfg, profile=profile, seed=seed, max_copies=max_copies,
-                              registry=registry, progress=progress, extenders=not no_extenders)
+    show_progress = (not quiet and (max_copies is None or max_copies >= 200) and sys.stderr.isatty()
+                     and output == OutputFormat.table)
+    if len(items) == 1:
+        with progress_bar("placing copies", max_copies, show_progress) as progress:
+            result = run_capacity(items[0].pod, cluster_state, cfg, profile=profile, seed=seed, max_copies=max_copies,
+                                  registry=registry, progress=progress, extenders=not no_extenders)
+    else:
+        if ratio is not None:
+            parts = parse_ratio(ratio, len(items))
+        else:
+            from kschedctl.inputs.workloads import controller_pod_count
+
+            counts = [controller_pod_count(item.source.obj) for item in items]
+            if 0 in counts:
+                empty = given[counts.index(0)]
+                raise UsageError(f"{empty}: a workload of 0 replicas cannot set the ratio of a set; give --ratio")
+            parts = parse_ratio(":".join(map(str, counts)), len(items))
+        with progress_bar("placing sets", max_copies, show_progress) as progress:
+            result = capacity_of_mix([item.pod for item in items], parts, cluster_state, cfg, profile=profile,
+                                     seed=seed, max_sets=max_copies, registry=registry, progress=progress,
+                                     extenders=not no_extenders)
 
     if not quiet:
         for warning in [*(getattr(cluster_state, "warnings", None) or ()), *result.warnings]:
@@ -100,7 +131,7 @@ def capacity(
 
         from kschedctl.render.capacity import render_capacity
 
-        render_capacity(result, output_console(width), wide=wide)
+        render_capacity(result, output_console(width), wide=wide)  # type: ignore[arg-type]
     else:
         from kschedctl.render.output import dump
 

@@ -374,3 +374,200 @@ def capacity(
     result.per_node = {n.name: per_node[n.name] for n in sim.snapshot.node_infos() if n.name in per_node}
     result.seconds = time.perf_counter() - started
     return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Capacity of a mix: whole sets of several pods
+# ---------------------------------------------------------------------------------------------
+
+
+def parse_ratio(text: str, templates: int) -> list[int]:
+    """``--ratio 3:1``: one positive whole number per template, in the order of the files."""
+    from kschedctl.errors import UsageError
+    from kschedctl.limits import CAPACITY_MAX_SET_SIZE
+
+    parts = text.split(":")
+    text = text if len(text) <= 40 else text[:37] + "..."
+    if len(parts) != templates:
+        raise UsageError(f"--ratio {text}: {len(parts)} part(s) for {templates} pod files; give one number per "
+                         f"file, e.g. --ratio {':'.join(['1'] * templates)}")
+    out = []
+    for part in parts:
+        digits = part.strip()
+        if not digits or not all("0" <= c <= "9" for c in digits) or int(digits[:12]) <= 0:
+            raise UsageError(f"--ratio {text}: {part[:20]!r} is not a positive whole number")
+        # (past 12 digits the set is too large anyway; int() of a huge literal is quadratic)
+        out.append(int(digits[:12]) if len(digits) <= 12 else CAPACITY_MAX_SET_SIZE + 1)
+    if sum(out) > CAPACITY_MAX_SET_SIZE:
+        raise UsageError(f"--ratio {text}: a set of {sum(out):,} pods is more than {CAPACITY_MAX_SET_SIZE:,}")
+    return out
+
+
+def interleaved_order(ratio: list[int]) -> list[int]:
+    """The order of one set's pods, as template indexes: smooth weighted round-robin (each pod
+    goes to the template furthest behind its share, the earlier file on a tie), so that 3:1
+    gives a, a, b, a and 1:1 gives a, b, as two rollouts progressing side by side would."""
+    total = sum(ratio)
+    current = [0] * len(ratio)
+    order = []
+    for _ in range(total):
+        for i, weight in enumerate(ratio):
+            current[i] += weight
+        pick = max(range(len(ratio)), key=lambda i: (current[i], -i))
+        current[pick] -= total
+        order.append(pick)
+    return order
+
+
+@dataclass
+class MixCapacityResult:
+    """How many whole sets of several pods fit (contract: ``kind: CapacityResult`` with ``mix``)."""
+
+    pods: list[str]
+    ratio: list[int]
+    order: list[int]
+    sets: int = 0
+    #: per template (same order as ``pods``): node -> copies in whole sets
+    per_node: list[dict[str, int]] = field(default_factory=list)
+    #: per template: copies of the set that did not complete
+    incomplete_set: list[int] = field(default_factory=list)
+    stop_pod: str = ""
+    stop_reason: str = ""
+    outcome: str = "Unschedulable"
+    profile: str = ""  # of the pod that stopped the run
+    profiles: list[str] = field(default_factory=list)
+    limit_reached: bool = False
+    max_sets: int | None = None
+    preemption_possible: dict[str, Any] | None = None
+    not_implemented: dict[str, list[str]] = field(default_factory=dict)
+    seconds: float = 0.0
+    seed: int | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def pod(self) -> str:
+        return " + ".join(self.pods)
+
+    @property
+    def count(self) -> int:
+        return self.sets
+
+    def total_per_node(self) -> dict[str, int]:
+        """Pods of whole sets per node, every template together."""
+        out: dict[str, int] = {}
+        for counts in self.per_node:
+            for node, n in counts.items():
+                out[node] = out.get(node, 0) + n
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": "CapacityResult",
+            "pod": self.pod,
+            "count": self.sets,
+            "perNode": self.total_per_node(),
+            "stopReason": self.stop_reason,
+            "profile": self.profile,
+            "stopOutcome": self.outcome,
+            "limitReached": self.limit_reached,
+            "max": self.max_sets,
+            "preemptionPossible": self.preemption_possible,
+            "notImplemented": {k: list(v) for k, v in self.not_implemented.items()},
+            "method": CYCLES,
+            "mix": {
+                "ratio": dict(zip(self.pods, self.ratio)),
+                "order": [self.pods[i] for i in self.order],
+                "sets": self.sets,
+                "stopPod": self.stop_pod,
+                "incompleteSet": dict(zip(self.pods, self.incomplete_set)),
+                "templates": [{"pod": key, "profile": profile, "count": self.sets * share, "perNode": dict(counts)}
+                              for key, profile, share, counts in zip(self.pods, self.profiles, self.ratio,
+                                                                     self.per_node)],
+            },
+        }
+        if self.seed is not None:
+            out["seed"] = self.seed
+        return out
+
+
+def capacity_of_mix(
+    pods: list[dict],
+    ratio: list[int],
+    cluster: Any,
+    config: Any = None,
+    profile: str | None = None,
+    seed: int | None = None,
+    max_sets: int | None = None,
+    registry: Any = None,
+    progress: Callable[[int, int | None], None] | None = None,
+    extenders: bool = True,
+) -> MixCapacityResult:
+    """How many whole sets fit, a set being ``ratio[i]`` copies of ``pods[i]``, its pods
+    scheduled in ``interleaved_order(ratio)``, set after set, each placement assumed for the next,
+    until one pod does not fit (that pod and its message are the stop). Always a cycle per pod:
+    the templates compete for the same nodes, so no node's share is known in advance."""
+    from kschedctl.scheduler.explain import admit
+
+    started = time.perf_counter()
+    sim = Simulator(cluster, config, registry=registry, seed=seed, extenders=extenders)
+    infos = [PodInfo(admit(pod, cluster)) for pod in pods]
+    frameworks = []
+    result = MixCapacityResult([pi.key for pi in infos], list(ratio), interleaved_order(ratio), max_sets=max_sets,
+                               seed=seed)
+    for pi in infos:
+        name = sim.pick_profile(pi, profile)
+        result.profiles.append(name)
+        frameworks.append(sim.frameworks[name])
+    _nominate_pending(sim, {pi.key for pi in infos})
+    signatures = [pod_signature(pi.pod) if sim.memoize else None for pi in infos]
+    skipped = sim.skipped_extenders_warning()
+    if skipped:
+        result.warnings.append(skipped)
+    copies = _Copies(sim)
+    placed: list[dict[str, int]] = [{} for _ in infos]
+    made = [0] * len(infos)
+    bound = CAPACITY_MAX_COPIES // max(sum(ratio), 1) if max_sets is None else max_sets
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        stopped = False
+        while not stopped:
+            if result.sets >= bound:
+                result.limit_reached = True
+                result.outcome = ""
+                result.stop_reason = _limit_reason(max_sets, "sets")
+                break
+            in_set: list[tuple[int, str]] = []
+            for index in result.order:
+                fwk = frameworks[index]
+                fwk.memo_key = signatures[index]  # type: ignore[attr-defined]
+                made[index] += 1
+                copy_info = PodInfo(_clone(infos[index].pod, made[index], tag=f"{index}-"))
+                out = copies.cycle(fwk, copy_info)
+                if out.outcome != "Scheduled" or not out.selected_node:
+                    _stop(result, out)
+                    result.stop_pod = infos[index].key
+                    result.profile = result.profiles[index]
+                    stopped = True
+                    break
+                sim._place(copy_info, out.selected_node)
+                in_set.append((index, out.selected_node))
+            if stopped:
+                result.incomplete_set = [sum(1 for i, _ in in_set if i == t) for t in range(len(infos))]
+                break
+            for index, node in in_set:
+                placed[index][node] = placed[index].get(node, 0) + 1
+            result.sets += 1
+            if progress is not None:
+                progress(result.sets, max_sets)
+    finally:
+        if was_enabled:
+            gc.enable()
+    if not result.incomplete_set:
+        result.incomplete_set = [0] * len(infos)
+    result.warnings.extend(w for w in copies.warnings if w not in result.warnings)
+    result.not_implemented = copies.not_implemented
+    order = [n.name for n in sim.snapshot.node_infos()]
+    result.per_node = [{n: counts[n] for n in order if n in counts} for counts in placed]
+    result.seconds = time.perf_counter() - started
+    return result
