@@ -19,6 +19,8 @@ from kschedctl.cli.options import (
     NoExtendersOption,
     OutputFormat,
     TableOutputOption,
+    TieBreak,
+    TieBreakOption,
     PluginOption,
     ProfileOption,
     QuietOption,
@@ -61,6 +63,7 @@ def capacity(
         "--ratio", metavar="A:B...", show_default=False,
         help="With several files: how many pods of each file make one set (default: each workload's replicas, "
              "1 for a Pod). --max then counts sets.")] = None,
+    tie_break: TieBreakOption = TieBreak.random,
     wide: Annotated[bool, typer.Option("--wide", help="List every node that takes a copy.")] = False,
     no_extenders: NoExtendersOption = False,
     quiet: QuietOption = False,
@@ -106,7 +109,8 @@ def capacity(
     if len(items) == 1:
         with progress_bar("placing copies", max_copies, show_progress) as progress:
             result = run_capacity(items[0].pod, cluster_state, cfg, profile=profile, seed=seed, max_copies=max_copies,
-                                  registry=registry, progress=progress, extenders=not no_extenders)
+                                  registry=registry, progress=progress, extenders=not no_extenders,
+                                  tie_break_first=tie_break == TieBreak.first)
     else:
         if ratio is not None:
             parts = parse_ratio(ratio, len(items))
@@ -121,7 +125,7 @@ def capacity(
         with progress_bar("placing sets", max_copies, show_progress) as progress:
             result = capacity_of_mix([item.pod for item in items], parts, cluster_state, cfg, profile=profile,
                                      seed=seed, max_sets=max_copies, registry=registry, progress=progress,
-                                     extenders=not no_extenders)
+                                     extenders=not no_extenders, tie_break_first=tie_break == TieBreak.first)
 
     if not quiet:
         for warning in [*(getattr(cluster_state, "warnings", None) or ()), *result.warnings]:

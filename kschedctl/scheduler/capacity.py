@@ -312,13 +312,16 @@ def capacity(
     progress: Callable[[int, int | None], None] | None = None,
     extenders: bool = True,
     count_per_node: bool = True,
+    tie_break_first: bool = False,
 ) -> CapacityResult:
     """How many copies of ``pod`` (admitted here, on a copy) fit in ``cluster`` under ``config``;
     ``max_copies`` bounds the answer (None: the true count). ``count_per_node=False`` runs a
     cycle per copy even where each node's share could be counted at once (the reference the
-    tests compare with)."""
+    tests compare with). ``tie_break_first``: among equal top scores the first node, not a random
+    one (``--tie-break first``; only the order-dependent cycle loop can tell)."""
     started = time.perf_counter()
     sim, pod_info = _prepare(pod, cluster, config, registry, seed, extenders)
+    sim.scheduler.tie_break_first = tie_break_first
     name = sim.pick_profile(pod_info, profile)
     fwk = sim.frameworks[name]
     _nominate_pending(sim, {pod_info.key})
@@ -501,6 +504,7 @@ def capacity_of_mix(
     registry: Any = None,
     progress: Callable[[int, int | None], None] | None = None,
     extenders: bool = True,
+    tie_break_first: bool = False,
 ) -> MixCapacityResult:
     """How many whole sets fit, a set being ``ratio[i]`` copies of ``pods[i]``, its pods
     scheduled in ``interleaved_order(ratio)``, set after set, each placement assumed for the next,
@@ -510,6 +514,7 @@ def capacity_of_mix(
 
     started = time.perf_counter()
     sim = Simulator(cluster, config, registry=registry, seed=seed, extenders=extenders)
+    sim.scheduler.tie_break_first = tie_break_first
     infos = [PodInfo(admit(pod, cluster)) for pod in pods]
     frameworks = []
     result = MixCapacityResult([pi.key for pi in infos], list(ratio), interleaved_order(ratio), max_sets=max_sets,
