@@ -1,4 +1,4 @@
-"""``kschedctl capacity POD``: how many more copies of a pod fit, and what stops the next one."""
+"""``kschedctl capacity POD...``: how many more copies of a pod (or sets of several pods) fit, and what stops the next one."""
 
 from __future__ import annotations
 
