@@ -100,10 +100,10 @@ def _clone(pod: dict, index: int, tag: str = "") -> dict:
     return clone
 
 
-def _copy_info(template: PodInfo, index: int) -> PodInfo:
-    """``PodInfo(_clone(template.pod, index))`` without parsing the pod again: the copies of a
-    pod differ only in name and uid, and everything PodInfo computes from the rest is shared."""
-    pod = _clone(template.pod, index)
+def _copy_info(template: PodInfo, index: int, tag: str = "") -> PodInfo:
+    """``PodInfo(_clone(template.pod, index, tag))`` without parsing the pod again: the copies of
+    a pod differ only in name and uid, and everything PodInfo computes from the rest is shared."""
+    pod = _clone(template.pod, index, tag)
     info = PodInfo.__new__(PodInfo)
     for slot in PodInfo.__slots__:
         setattr(info, slot, getattr(template, slot))
@@ -547,7 +547,7 @@ def capacity_of_mix(
                 fwk = frameworks[index]
                 fwk.memo_key = signatures[index]  # type: ignore[attr-defined]
                 made[index] += 1
-                copy_info = PodInfo(_clone(infos[index].pod, made[index], tag=f"{index}-"))
+                copy_info = _copy_info(infos[index], made[index], tag=f"{index}-")
                 out = copies.cycle(fwk, copy_info)
                 if out.outcome != "Scheduled" or not out.selected_node:
                     _stop(result, out)

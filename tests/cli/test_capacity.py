@@ -133,3 +133,12 @@ def test_zero_replicas_cannot_set_the_ratio(tmp_path: Path, cluster: str) -> Non
     r = run_cli("capacity", d, p, "--cluster", cluster, "--config", CONFIG)
     assert r.exit_code == 2 and "Traceback" not in r.stderr
     assert r.stderr.strip() == f"error: {d}: a workload of 0 replicas cannot set the ratio of a set; give --ratio"
+
+
+@pytest.mark.parametrize("tie_break", ["random", "first"])
+def test_tie_break_leaves_a_per_node_count_alone(tmp_path: Path, cluster: str, tie_break: str) -> None:
+    p = write(tmp_path / "web.yaml", pod("web", "1"))
+    r = run_cli("capacity", p, "--cluster", cluster, "--config", CONFIG, "--tie-break", tie_break, "-o", "json")
+    assert r.exit_code == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["perNode"] == {"node-a": 2, "node-b": 3, "node-c": 4} and data["method"] == "perNode"
