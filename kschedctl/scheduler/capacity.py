@@ -162,7 +162,11 @@ def closed_form_state(sim: Simulator, fwk: Any, template: PodInfo) -> tuple[Cycl
     """
     if sim.scheduler.extenders or sim.scheduler.all_filters or sim.nominator:
         return None
-    if template.is_terminating:
+    spec = template.pod.get("spec") or {}
+    if template.is_terminating or spec.get("resourceClaims") or template.pvc_names or any(
+            "ephemeral" in v for v in spec.get("volumes") or () if isinstance(v, dict)):
+        # devices and volumes are shared state: their plugins (never node-local) decide, and
+        # their PreFilters are not run for nothing
         return None
     every = [pl for point in fwk.plugins.values() for pl in point]
     if any(not _builtin(pl) or getattr(pl, "not_implemented", False) for pl in every):
