@@ -15,7 +15,7 @@ cluster as one YAML file and reading it back through ``kschedctl.inputs`` (when 
 as YAML), then ``kschedctl explain`` run as a separate process on it (every node evaluated, table
 output), next to Python's ``json.load`` of the same file (the floor of any JSON reader), with the
 goal of the performance issue: at most 2x json.load from JSON, and YAML at most 3x JSON; then
-``kschedctl capacity`` of the same pod (default profile, default ``--max``) next to the explain,
+``kschedctl capacity`` of the same pod (default profile, the true count) next to the explain,
 and the explain's peak RSS.
 """
 
@@ -112,7 +112,7 @@ def whole_process(n: int, pods_per_node: int, repeat: int = 3) -> dict[str, floa
                             "-c", str(config)], check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
         def capacity() -> None:
-            # the default profile (adaptive sampling), at most 10,000 copies (the default --max)
+            # the default profile (adaptive sampling), the true count (each node's share counted at once)
             subprocess.run([sys.executable, "-m", "kschedctl", "capacity", "--cluster", str(snap_json), str(pod)],
                            check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 

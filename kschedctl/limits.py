@@ -40,6 +40,13 @@ TLS_FILE_MAX_BYTES = 1024 * 1024
 #: Node objects is about 150 MiB.
 EXTENDER_RESPONSE_MAX_BYTES = 256 * 1024 * 1024
 
+#: Most copies ``capacity`` places when no ``--max`` is given. Copies are counted per node where
+#: the profile allows it; when they are scheduled one at a time and nothing in the profile ever
+#: stops them (no NodeResourcesFit), this ends the run, named as its stop reason.
+CAPACITY_MAX_COPIES = 10_000_000
+#: Most pods in one set of ``capacity --ratio`` (the ratio's parts summed).
+CAPACITY_MAX_SET_SIZE = 10_000
+
 __all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS", "WORKLOAD_MAX_PODS", "ADD_NODES_MAX",
            "CONFIG_FILE_MAX_BYTES", "CONFIG_MAX_NODES", "CONFIG_MAX_DEPTH", "TLS_FILE_MAX_BYTES",
-           "EXTENDER_RESPONSE_MAX_BYTES"]
+           "EXTENDER_RESPONSE_MAX_BYTES", "CAPACITY_MAX_COPIES", "CAPACITY_MAX_SET_SIZE"]

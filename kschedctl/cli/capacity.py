@@ -1,4 +1,4 @@
-"""``kschedctl capacity POD``: how many more copies of a pod fit, and what stops the next one."""
+"""``kschedctl capacity POD...``: how many more copies of a pod (or sets of several pods) fit, and what stops the next one."""
 
 from __future__ import annotations
 
@@ -9,56 +9,90 @@ import typer
 
 from kschedctl.cli.app import app, warning as print_warning
 from kschedctl.cli.inputs import CommandInputs, command_inputs
-from kschedctl.cli.options import OutputFormat, TableOutputOption, resolve_output
+from kschedctl.cli.options import OutputFormat, TableOutputOption, TieBreak, TieBreakOption, resolve_output
 
 
 _EPILOG = """Example: how many more copies of a pod fit, and what stops the next one?
 
   $ kschedctl capacity fixtures/pods/pod.yaml --cluster fixtures/cluster --max 500
+
+  How many sets of 3 web pods and 1 cache pod fit?
+
+  $ kschedctl capacity fixtures/pods/web-deployment.yaml fixtures/pods/pod.yaml --cluster fixtures/cluster --ratio 3:1
 """
 
 
 @app.command(epilog=_EPILOG)
 @command_inputs(output=(TableOutputOption, OutputFormat.table), omit=("report",))
 def capacity(
-    pod: Annotated[Optional[str], typer.Argument(help="A Pod or workload file (YAML/JSON; '-' for stdin); or -f FILE.",
-                                                 metavar="POD", show_default=False)] = None,
+    pods: Annotated[Optional[list[str]], typer.Argument(
+        help="A Pod or workload file (YAML/JSON; '-' for stdin); or -f FILE. Several files: whole sets of their pods "
+             "(see --ratio).", metavar="POD...", show_default=False)] = None,
     inputs: CommandInputs = None,  # type: ignore[assignment]
-    max_copies: Annotated[int, typer.Option("--max", min=0, metavar="N", help="Stop after this many copies.")] = 10_000,
+    max_copies: Annotated[Optional[int], typer.Option("--max", min=0, metavar="N", show_default=False,
+                                                      help="Stop after this many copies (default: the true count).")
+                          ] = None,
+    ratio: Annotated[Optional[str], typer.Option(
+        "--ratio", metavar="A:B...", show_default=False,
+        help="With several files: how many pods of each file make one set (default: each workload's replicas, "
+             "1 for a Pod). --max then counts sets.")] = None,
+    tie_break: TieBreakOption = TieBreak.random,
     wide: Annotated[bool, typer.Option("--wide", help="List every node that takes a copy.")] = False,
 ) -> None:
     """Schedule copies of the pod one after another, each assumed for the next, until one does
     not fit; show how many fit, how many per node, and the message of the one that did not.
-    Exit 0 when at least one more copy fits, 1 when none does (the stop reason says why), 2 for
-    bad input."""
+    With several files, whole sets of their pods (--ratio 3:1: three of the first, one of the
+    second, in an interleaved order) are placed until a pod of the next set does not fit.
+    Exit 0 when at least one more copy (or set) fits, 1 when none does (the stop reason says
+    why), 2 for bad input."""
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
 
     from kschedctl.cli.common import load_pods
 
-    given = inputs.files([pod] if pod else [])
-    if len(given) != 1:
-        raise UsageError("capacity takes one pod file: give it as POD or with -f FILE")
-    pod = given[0]
+    given = inputs.files(list(pods or ()))
+    if not given:
+        raise UsageError("capacity takes a pod file: give it as POD or with -f FILE")
+    if ratio is not None and len(given) < 2:
+        raise UsageError("--ratio needs two or more pod files (one number per file)")
     quiet = inputs.quiet
     output, wide = resolve_output(inputs.output, wide, "capacity", names=False)
     inputs.what_if()  # a malformed what-if flag fails before anything is read
     registry = inputs.registry()[0]
     cfg = inputs.load_config()
-    cluster_state = inputs.apply_what_if(inputs.load_cluster(pod_paths=[pod]), cfg)
-    items = load_pods([pod], cluster_state, quiet)
-    if len(items) != 1:
-        raise UsageError(f"capacity takes one pod: {pod} holds {len(items)} pods or workloads")
-    item = items[0]
-    cluster_state = item.apply(items.joined(cluster_state))
+    cluster_state = inputs.apply_what_if(inputs.load_cluster(pod_paths=given), cfg)
+    items = load_pods(given, cluster_state, quiet)
+    if len(items) != len(given):
+        raise UsageError(f"capacity takes one pod or workload per file: {', '.join(given)} hold {len(items)}")
+    cluster_state = items.joined(cluster_state)
+    for item in items:
+        cluster_state = item.apply(cluster_state)
 
     from kschedctl.render.simulate import progress_bar
     from kschedctl.scheduler.capacity import capacity as run_capacity
+    from kschedctl.scheduler.capacity import capacity_of_mix, parse_ratio
 
-    with progress_bar("placing copies", max_copies, not quiet and max_copies >= 200 and sys.stderr.isatty()
-                      and output == OutputFormat.table) as progress:
-        result = run_capacity(item.pod, cluster_state, cfg, profile=inputs.profile, seed=inputs.seed,
-                              max_copies=max_copies, registry=registry, progress=progress,
-                              extenders=not inputs.no_extenders)
+    show_progress = (not quiet and (max_copies is None or max_copies >= 200) and sys.stderr.isatty()
+                     and output == OutputFormat.table)
+    if len(items) == 1:
+        with progress_bar("placing copies", max_copies, show_progress) as progress:
+            result = run_capacity(items[0].pod, cluster_state, cfg, profile=inputs.profile, seed=inputs.seed,
+                                  max_copies=max_copies, registry=registry, progress=progress,
+                                  extenders=not inputs.no_extenders, tie_break_first=tie_break == TieBreak.first)
+    else:
+        if ratio is not None:
+            parts = parse_ratio(ratio, len(items))
+        else:
+            from kschedctl.inputs.workloads import controller_pod_count
+
+            counts = [controller_pod_count(item.source.obj) for item in items]
+            if 0 in counts:
+                empty = given[counts.index(0)]
+                raise UsageError(f"{empty}: a workload of 0 replicas cannot set the ratio of a set; give --ratio")
+            parts = parse_ratio(":".join(map(str, counts)), len(items))
+        with progress_bar("placing sets", max_copies, show_progress) as progress:
+            result = capacity_of_mix([item.pod for item in items], parts, cluster_state, cfg, profile=inputs.profile,
+                                     seed=inputs.seed, max_sets=max_copies, registry=registry, progress=progress,
+                                     extenders=not inputs.no_extenders, tie_break_first=tie_break == TieBreak.first)
 
     if not quiet:
         for warning in [*(getattr(cluster_state, "warnings", None) or ()), *result.warnings]:
@@ -71,4 +105,4 @@ def capacity(
 
     inputs.emit(output, result.to_dict, table)
     # "Does one more fit?" is the question: zero copies is the answer "no".
-    raise typer.Exit(EXIT_NO if result.count == 0 and max_copies > 0 else EXIT_OK)
+    raise typer.Exit(EXIT_NO if result.count == 0 and max_copies != 0 else EXIT_OK)

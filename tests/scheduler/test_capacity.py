@@ -106,3 +106,14 @@ def test_default_profile_counts_the_same() -> None:
         pytest.skip(f"default profile needs plugins not implemented yet: {sorted(r.not_implemented)}")
     assert r.count == 9 and r.per_node == {"a": 2, "b": 3, "c": 4}
     assert r.stop_reason.startswith("0/3 nodes are available: 3 Insufficient cpu.")
+
+
+def test_no_default_bound(config) -> None:
+    # 2 nodes of 64 CPU and 20,000 pod slots: 2 x 20,000 copies of 1m fit, past the 10,000 the
+    # command once stopped at by default; each node's share is counted at once
+    c = cluster([make_node("a", cpu="64", pods="20000"), make_node("b", cpu="64", pods="20000")])
+    r = capacity(web("1m"), c, config, seed=1)
+    assert r.count == 40_000 and r.per_node == {"a": 20_000, "b": 20_000}
+    assert not r.limit_reached and r.max_copies is None and r.method == "perNode"
+    assert r.stop_reason == "0/2 nodes are available: 2 Too many pods."
+    assert r.to_dict()["max"] is None
