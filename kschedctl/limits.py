@@ -25,6 +25,11 @@ WORKLOAD_MAX_PODS = 1_000_000
 
 #: Most nodes one ``--add-nodes N`` adds (copies of a node, each one a full Node object).
 ADD_NODES_MAX = 10_000
+#: Most steps of one scenario or ``--steps`` file (each one schedules every pending pod).
+STEPS_MAX = 1_000
+#: Most virtual time the ``advance`` steps of one scenario or ``--steps`` file add up to, in
+#: seconds (a year): tolerationSeconds and backoffs are minutes, a longer span is a typo.
+STEPS_VIRTUAL_TIME_MAX_SECONDS = 366 * 24 * 3600
 
 #: Largest scheduler configuration or scenario file, in bytes.
 CONFIG_FILE_MAX_BYTES = 8 * 1024 * 1024
@@ -40,6 +45,7 @@ TLS_FILE_MAX_BYTES = 1024 * 1024
 #: Node objects is about 150 MiB.
 EXTENDER_RESPONSE_MAX_BYTES = 256 * 1024 * 1024
 
-__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS", "WORKLOAD_MAX_PODS", "ADD_NODES_MAX",
+__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS", "WORKLOAD_MAX_PODS", "ADD_NODES_MAX", "STEPS_MAX",
+           "STEPS_VIRTUAL_TIME_MAX_SECONDS",
            "CONFIG_FILE_MAX_BYTES", "CONFIG_MAX_NODES", "CONFIG_MAX_DEPTH", "TLS_FILE_MAX_BYTES",
            "EXTENDER_RESPONSE_MAX_BYTES"]

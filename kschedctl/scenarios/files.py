@@ -194,11 +194,27 @@ def parse_text(text: str, name: str) -> tuple[list[Scenario], list[Finding]]:
                                     f"not a scenario ({what}): expected apiVersion: {API_VERSION}, kind: {KIND}"))
             continue
         problems = schema_findings(data, lines, name, line) or sense_findings(data, lines, name)
+        steps: list[Any] = []
+        if not problems and data.get("steps"):
+            steps, problems = _steps(data["steps"], lines, name)
         if problems:
             findings.extend(problems)
             continue
-        scenarios.append(Scenario.from_document(data, name, line, lines))
+        scenarios.append(Scenario.from_document(data, name, line, lines, steps))
     return scenarios, findings
+
+
+def _steps(specs: list[Any], lines: dict[str, int], file: str) -> tuple[list[Any], list[Finding]]:
+    """The parsed steps, or the finding of the first bad one (unknown action, bad duration, ...)."""
+    from kschedctl.scenarios.steps import resolve_sources
+    from kschedctl.scheduler.steps import parse_steps
+
+    try:
+        steps = parse_steps(specs, lines, file)
+    except InputError as exc:
+        return [], [Finding(file, exc.line, exc.message)]
+    resolve_sources(steps, file, lines)
+    return steps, []
 
 
 def _is_null(node: yaml.Node) -> bool:
@@ -281,6 +297,11 @@ def sense_findings(doc: dict[str, Any], lines: dict[str, int], file: str) -> lis
     """Rules the schema does not express: every expectation checks something, no contradictions."""
     out: list[Finding] = []
     has_pods = bool(doc.get("pods"))
+    steps = doc.get("steps") or []
+    if "expect" not in doc and not steps:
+        out.append(Finding(file, None, "expect: required field is missing (or give steps: with expect:)"))
+    elif "expect" not in doc and not any(isinstance(s, dict) and s.get("expect") for s in steps):
+        out.append(Finding(file, lines.get("steps"), "steps: the scenario checks nothing: give expect: on a step"))
     for i, exp in enumerate(doc.get("expect") or []):
         path = f"expect[{i}]"
         line = lines.get(path)
