@@ -9,15 +9,16 @@ after the step (``StepRecord``): all of its pods, or those ``selector`` matches.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from kschedctl.config.lines import MAX_BYTES, LineWalker, read_nodes
 from kschedctl.errors import InputError
 from kschedctl.inputs import access
 from kschedctl.k8s.selectors import parse_selector
 from kschedctl.scenarios.model import API_VERSION, InlinePod, pod_key, resolve
-from kschedctl.scheduler.steps import Step, StepRecord, parse_steps
+from kschedctl.scheduler.steps import Step, SteppedCluster, StepRecord, parse_steps
 
 STEPS_KIND = "Steps"
 
@@ -180,3 +181,82 @@ def step_failures(spec: dict, record: StepRecord) -> tuple[list[str], list[str],
         stuck = [p for p in live if p.pending]
         details.extend(f"{p.pod} pending: {p.message}" for p in stuck[:3] if p.message)
     return failures, list(dict.fromkeys(details)), actual
+
+
+# ------------------------------------------------------------------------------------ a run
+
+
+@dataclass
+class StepCheck:
+    """The verdict on one ``expect`` item of a step."""
+
+    step: int
+    title: str
+    line: int | None
+    failures: list[str] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"step": self.step, "name": self.title, "line": self.line,
+                               "status": "passed" if self.passed else "failed"}
+        if self.failures:
+            out["reason"] = "; ".join(self.failures)
+        if self.details:
+            out["details"] = list(self.details)
+        return out
+
+
+@dataclass
+class SteppedRun:
+    """``simulate --steps``: the scheduling of the pending pods, then each step with its checks."""
+
+    initial: StepRecord
+    records: list[StepRecord] = field(default_factory=list)
+    checks: list[StepCheck] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """Every check passed; without checks, nothing is left pending (as simulate's exit code)."""
+        if self.checks:
+            return all(c.passed for c in self.checks)
+        last = self.records[-1] if self.records else self.initial
+        return not last.pending
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "SteppedSimulation", "passed": self.passed, "initial": self.initial.to_dict(),
+                "steps": [r.to_dict() for r in self.records], "checks": [c.to_dict() for c in self.checks]}
+
+
+def run_steps(stepped: SteppedCluster, steps: list[Step], items_of: Callable[[Step, Any], list[Any]],
+              pods: list[dict] | None = None) -> SteppedRun:
+    """Schedule ``pods`` and what is pending, then run ``steps`` in order with their checks;
+    ``items_of(step, state)`` reads what a ``create`` step creates."""
+    run = SteppedRun(stepped.settle(pods=pods or ()))
+    for step in steps:
+        items = items_of(step, stepped.state) if step.action == "create" else []
+        record = stepped.run(step, items)
+        run.records.append(record)
+        for j, spec in enumerate(step.expect):
+            failures, details, _ = step_failures(spec, record)
+            run.checks.append(StepCheck(step.index, expectation_title(spec), step.expect_lines[j], failures, details))
+    return run
+
+
+def file_items(step: Step, state: Any) -> list[Any]:
+    """What a ``create`` step of a steps file creates: its files and inline objects."""
+    from kschedctl.inputs.fields import check_documents
+    from kschedctl.inputs.loader import Document, load_documents
+    from kschedctl.inputs.workloads import pods_from_documents
+
+    items: list[Any] = []
+    for source in step.pods:
+        if isinstance(source, InlinePod):
+            docs = check_documents([Document(source.obj, step.file, source.line)])
+        else:
+            docs = load_documents([source])
+        items.extend(pods_from_documents(docs, state))
+    return items

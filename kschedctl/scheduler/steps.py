@@ -126,6 +126,8 @@ class Step:
     edit: Edit | None = None
     seconds: float = 0.0
     pods: list[Any] = field(default_factory=list)
+    #: The file the step was read from.
+    file: str = ""
 
     @property
     def where(self) -> str:
@@ -266,6 +268,7 @@ def parse_steps(specs: Any, lines: dict[str, int] | None = None, file: str | Non
             raise InputError(f"steps[{i}]: a step is a mapping (one action: {', '.join(ACTIONS)})", file, line)
         try:
             steps.append(Step.parse(i, spec, line, lines))
+            steps[-1].file = file or ""
         except InputError as exc:
             exc.file = exc.file or file
             raise
@@ -568,12 +571,14 @@ class SteppedCluster:
             raise
         return self._finish(record)
 
-    def settle(self, items: Iterable[Any] = ()) -> StepRecord:
-        """Create ``items`` (the scenario's own pods) and schedule what is pending, before the first step."""
+    def settle(self, items: Iterable[Any] = (), pods: Iterable[dict] = ()) -> StepRecord:
+        """Create ``items`` (the scenario's own pods and workloads) or ``pods`` (workloads already
+        expanded, their owners in the state) and schedule what is pending, before the first step."""
         record = StepRecord(-1, "schedule", "the pending pods scheduled", None)
         items = list(items)
         if items:
             self._create(items, record)
+        self._add_pods(list(pods), self.state, record)
         self._taint_manager(record)
         self._schedule(record)
         return self._finish(record)
@@ -630,10 +635,14 @@ class SteppedCluster:
 
     # -- actions -------------------------------------------------------------------------------
     def _create(self, items: list[Any], record: StepRecord) -> None:
-        from kschedctl.scheduler.explain import admit
         from kschedctl.scheduler.replicas import simulation_batch
 
         pods, state = simulation_batch(items, self.state)
+        self._add_pods(pods, state, record)
+
+    def _add_pods(self, pods: list[dict], state: ClusterState, record: StepRecord) -> None:
+        from kschedctl.scheduler.explain import admit
+
         existing = {_key(p) for p in state.pods}
         state = state.copy()
         for pod in pods:
