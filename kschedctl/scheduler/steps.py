@@ -566,7 +566,9 @@ class SteppedCluster:
             if not exc.message.startswith(step.where):
                 exc.message = f"{step.where}.{step.action}: {exc.message}"
                 exc.args = (exc.message,)
-            if exc.line is None:
+            if exc.file is None and step.file:
+                exc.file, exc.line = step.file, exc.line or step.line
+            elif exc.line is None:
                 exc.line = step.line
             raise
         return self._finish(record)
