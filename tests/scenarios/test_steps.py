@@ -24,6 +24,7 @@ SCENARIOS = [
     ("notready-eviction.yaml", 5),
     ("job-completions.yaml", 3),
     ("preempted-replica.yaml", 2),
+    ("preemption-toleration-clock.yaml", 3),
 ]
 
 
