@@ -61,7 +61,11 @@ def simulate(
     cluster_state = inputs.apply_what_if(inputs.load_cluster(pod_paths=files), cfg)
     batch, cluster_state, warnings = expand_for_simulation(files, cluster_state, quiet)
     if steps is not None:
-        _run_steps(inputs, steps, batch, cluster_state, cfg, registry, output, warnings)
+        if inputs.report or not cluster_pending:
+            raise UsageError(f"--steps does not take {'--report' if inputs.report else '--no-cluster-pending'}: "
+                             "every step schedules all pending pods")
+        _run_steps(inputs, steps, batch, cluster_state, cfg, registry, output, warnings,
+                   tie_break == TieBreak.first, max_attempts)
     if not batch and not cluster_pending:
         raise UsageError("no pod to simulate: give pod or workload files")
 
@@ -104,7 +108,8 @@ def simulate(
 
 
 def _run_steps(inputs: CommandInputs, steps: list, batch: list, cluster_state: object, cfg: object,
-               registry: object, output: OutputFormat, warnings: list) -> None:
+               registry: object, output: OutputFormat, warnings: list, tie_break_first: bool,
+               max_attempts: int) -> None:
     """``simulate --steps``: the pods scheduled, then each step; exit 0 when every check of the
     steps passed (without checks: when nothing is left pending), 1 otherwise."""
     from kschedctl.cli.common import print_warnings
@@ -112,8 +117,9 @@ def _run_steps(inputs: CommandInputs, steps: list, batch: list, cluster_state: o
     from kschedctl.scenarios.steps import file_items, run_steps
     from kschedctl.scheduler.steps import SteppedCluster
 
-    stepped = SteppedCluster(cluster_state, cfg, registry=registry, seed=inputs.seed if inputs.seed is not None else 0,
-                             profile=inputs.profile, extenders=not inputs.no_extenders)
+    stepped = SteppedCluster(cluster_state, cfg, registry=registry, seed=inputs.seed, profile=inputs.profile,
+                             extenders=not inputs.no_extenders)
+    stepped.tie_break_first, stepped.max_attempts = tie_break_first, max_attempts
     run = run_steps(stepped, steps, file_items, pods=batch)
     print_warnings([*getattr(cluster_state, "warnings", []), *warnings], inputs.quiet)
     if output == OutputFormat.table:

@@ -377,12 +377,15 @@ class Untaint(Edit):
         for name in names:
             node = copy.deepcopy(new.node_by_name[name])
             spec = node.setdefault("spec", {})
-            spec["taints"] = [t for t in spec.get("taints") or ()
-                              if not any(t.get("key") == k and (e is None or t.get("effect") == e) for k, e in removals)]
+            spec["taints"] = [t for t in spec.get("taints") or () if not _removed(t, removals)]
             if not spec["taints"]:
                 del spec["taints"]
             new.add_object(node)
         return new, EditRecord("untaint", str(self.target), names, taints=list(self.taints))
+
+
+def _removed(taint: dict, removals: list[tuple[str, str | None]]) -> bool:
+    return any(taint.get("key") == key and effect in (None, taint.get("effect")) for key, effect in removals)
 
 
 @dataclass(frozen=True)
@@ -516,10 +519,10 @@ class StepRecord:
             **({"notes": list(self.notes)} if self.notes else {}),
         }
 
-    def count_per_node(self, keys: set[str] | None = None) -> dict[str, int]:
+    def count_per_node(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for p in self.pods:
-            if p.node and p.phase not in ("Succeeded", "Failed") and (keys is None or p.pod in keys):
+            if p.node and p.phase not in ("Succeeded", "Failed"):
                 out[p.node] = out.get(p.node, 0) + 1
         return dict(sorted(out.items()))
 
@@ -542,6 +545,9 @@ class SteppedCluster:
         self.seed = seed
         self.profile = profile
         self.extenders = extenders
+        #: ``--tie-break first`` and ``--max-attempts`` of the scheduling after each step.
+        self.tie_break_first = False
+        self.max_attempts: int | None = None
         self.start = float(int(time.time())) if start is None else float(start)
         self.now = self.start
         #: The last scheduler message of each pending pod.
@@ -854,8 +860,11 @@ class SteppedCluster:
                        and not (p.get("metadata") or {}).get("deletionTimestamp")]
             if not pending:
                 return
-            sim = Simulator(self.state, self.config, registry=self.registry, seed=self.seed, extenders=self.extenders)
+            extra = {"max_attempts": self.max_attempts} if self.max_attempts else {}
+            sim = Simulator(self.state, self.config, registry=self.registry, seed=self.seed, extenders=self.extenders,
+                            **extra)
             sim.clock_origin = self.now
+            sim.scheduler.tie_break_first = self.tie_break_first
             result = sim.run([], self.profile, include_cluster_pending=True)
             by_key = {_key(p): p for p in self.state.pods}
             victims = []
@@ -918,7 +927,8 @@ def _zone(node: dict) -> str:
 def _edit_summary(record: EditRecord) -> str:
     nodes = ", ".join(record.nodes)
     if record.action in ("notReady", "unreachable"):
-        return f"{nodes} {'NotReady' if record.action == 'notReady' else 'unreachable'}: tainted {', '.join(record.taints)}"
+        state = "NotReady" if record.action == "notReady" else "unreachable"
+        return f"{nodes} {state}: tainted {', '.join(record.taints)}"
     if record.action == "ready":
         return f"{nodes} Ready again"
     if record.action == "untaint":

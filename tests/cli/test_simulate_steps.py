@@ -67,10 +67,12 @@ def test_pods_then_steps_create_files_relative_to_the_steps_file(tmp_path: Path)
 
 # (steps file text, what the one-line error says, its line)
 BAD_FILES = [
-    ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - advance: soon\n", "steps[0].advance: 'soon' is not a duration", 4),
+    ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - advance: soon\n", "steps[0].advance: 'soon' is not a duration",
+     4),
     ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - uncordon: node-1\n", "steps[0].uncordon: unknown field", 4),
     ("apiVersion: kschedctl/v1\nkind: Scenario\nsteps:\n  - advance: 1m\n", 'kind: must be "Steps"', 2),
-    ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - drain: node-9\n", "steps[0].drain: no node 'node-9'", 4),
+    ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - drain: node-9\n", "steps[0].drain: no node 'node-9'",
+     4),
 ]
 
 
@@ -83,3 +85,12 @@ def test_bad_steps_file_one_line_exit_2(tmp_path: Path, text: str, message: str,
     [err] = result.stderr.strip().splitlines()
     assert err.startswith(f"error: {path}:{line}: ") and message in err, err
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("flag", ["--report", "--no-cluster-pending"])
+def test_flags_steps_does_not_take(tmp_path: Path, flag: str) -> None:
+    path = steps_file(tmp_path, [{"advance": "1m"}])
+    extra = [flag, str(tmp_path / "r.html")] if flag == "--report" else [flag]
+    result = run_cli("simulate", "--cluster", CLUSTER, "--steps", path, *extra)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: --steps does not take {flag}: every step schedules all pending pods\n"
