@@ -25,6 +25,7 @@ SCENARIOS = [
     ("job-completions.yaml", 3),
     ("preempted-replica.yaml", 2),
     ("preemption-toleration-clock.yaml", 3),
+    ("node-edits.yaml", 5),
 ]
 
 
