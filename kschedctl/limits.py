@@ -25,6 +25,11 @@ WORKLOAD_MAX_PODS = 1_000_000
 
 #: Most nodes one ``--add-nodes N`` adds (copies of a node, each one a full Node object).
 ADD_NODES_MAX = 10_000
+#: Most steps of one scenario or ``--steps`` file (each one schedules every pending pod).
+STEPS_MAX = 1_000
+#: Most virtual time the ``advance`` steps of one scenario or ``--steps`` file add up to, in
+#: seconds (a year): tolerationSeconds and backoffs are minutes, a longer span is a typo.
+STEPS_VIRTUAL_TIME_MAX_SECONDS = 366 * 24 * 3600
 
 #: Largest scheduler configuration or scenario file, in bytes.
 CONFIG_FILE_MAX_BYTES = 8 * 1024 * 1024
@@ -47,6 +52,7 @@ CAPACITY_MAX_COPIES = 10_000_000
 #: Most pods in one set of ``capacity --ratio`` (the ratio's parts summed).
 CAPACITY_MAX_SET_SIZE = 10_000
 
-__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS", "WORKLOAD_MAX_PODS", "ADD_NODES_MAX",
+__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS", "WORKLOAD_MAX_PODS", "ADD_NODES_MAX", "STEPS_MAX",
+           "STEPS_VIRTUAL_TIME_MAX_SECONDS",
            "CONFIG_FILE_MAX_BYTES", "CONFIG_MAX_NODES", "CONFIG_MAX_DEPTH", "TLS_FILE_MAX_BYTES",
            "EXTENDER_RESPONSE_MAX_BYTES", "CAPACITY_MAX_COPIES", "CAPACITY_MAX_SET_SIZE"]

@@ -239,3 +239,37 @@ def test_workload_pods_of_a_scenario_count_over_all_its_pods_entries(tmp_path: P
     result = run_cli("test", "s.yaml", "-o", "json")
     assert result.exit_code == 2, result.stdout
     assert "6 pods from the workloads of this run so far, past the limit of 5" in result.stdout
+
+
+def _steps_file(tmp_path: Path, steps: list[str]) -> str:
+    path = tmp_path / "steps.yaml"
+    path.write_text("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n" + "".join(f"  - {s}\n" for s in steps),
+                    encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("past", [False, True])
+def test_steps_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, past: bool) -> None:
+    from kschedctl.scheduler import steps
+
+    monkeypatch.setattr(steps, "STEPS_MAX", 3)
+    path = _steps_file(tmp_path, ["advance: 1s"] * (4 if past else 3))
+    result = run_cli("simulate", "--cluster", str(CLUSTER), "--steps", path, "-o", "json")
+    if past:
+        assert result.exit_code == 2
+        assert result.stderr == f"error: {path}:3: steps: 4 steps, past the limit of 3\n"
+    else:
+        assert result.exit_code == 0, result.stderr
+
+
+@pytest.mark.parametrize("past", [False, True])
+def test_steps_virtual_time(tmp_path: Path, past: bool) -> None:
+    # 366 days in two advance steps, at the real limit, then one second more.
+    path = _steps_file(tmp_path, ["advance: 4392h", "advance: 4392h1s" if past else "advance: 4392h"])
+    result = run_cli("simulate", "--cluster", str(CLUSTER), "--steps", path, "-o", "json")
+    if past:
+        assert result.exit_code == 2
+        assert result.stderr == (f"error: {path}:3: steps: advance 8784h1s in all, past the limit of "
+                                 "8784h of virtual time\n")
+    else:
+        assert result.exit_code == 0, result.stderr

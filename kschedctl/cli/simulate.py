@@ -16,6 +16,7 @@ _EPILOG = """Example: will the 3 web replicas fit, and where, under the bin-pack
 
   $ kschedctl simulate fixtures/pods/web-deployment.yaml --cluster fixtures/cluster -c profiles/bin-packing.yaml
   $ kschedctl simulate fixtures/pods/web-deployment.yaml --cluster fixtures/cluster -o json   # SimulationResult
+  $ kschedctl simulate --cluster fixtures/cluster --steps fixtures/steps/drain-node-a1.yaml   # step by step
 """
 
 
@@ -31,6 +32,10 @@ def simulate(
     cluster_pending: Annotated[bool, typer.Option(
         "--cluster-pending/--no-cluster-pending",
         help="Also schedule the pending pods of the cluster state (default: yes).")] = True,
+    steps_file: Annotated[Optional[str], typer.Option(
+        "--steps", metavar="FILE",
+        help="A steps file (kind: Steps): after scheduling the pods, apply each step on a virtual clock "
+             "(drain, notReady, advance 5m, ...) and schedule what is pending after it.")] = None,
     max_attempts: Annotated[int, typer.Option(
         "--max-attempts", min=1, metavar="N", help="How often one pod is tried at most (retries follow cluster events).")] = 10,
 ) -> None:
@@ -46,10 +51,21 @@ def simulate(
     quiet = inputs.quiet
     files = inputs.files(pods)
     inputs.what_if()  # a malformed what-if flag fails before anything is read
+    steps = None
+    if steps_file is not None:
+        from kschedctl.scenarios.steps import read_steps_file
+
+        steps = read_steps_file(steps_file)  # a bad step fails before anything else is read
     registry = inputs.registry()[0]
     cfg = inputs.load_config()
     cluster_state = inputs.apply_what_if(inputs.load_cluster(pod_paths=files), cfg)
     batch, cluster_state, warnings = expand_for_simulation(files, cluster_state, quiet)
+    if steps is not None:
+        if inputs.report or not cluster_pending:
+            raise UsageError(f"--steps does not take {'--report' if inputs.report else '--no-cluster-pending'}: "
+                             "every step schedules all pending pods")
+        _run_steps(inputs, steps, batch, cluster_state, cfg, registry, output, warnings,
+                   tie_break == TieBreak.first, max_attempts)
     if not batch and not cluster_pending:
         raise UsageError("no pod to simulate: give pod or workload files")
 
@@ -80,3 +96,32 @@ def simulate(
 
     inputs.emit(output, result.to_dict, table, report=result)
     raise typer.Exit(EXIT_OK if result.all_scheduled else EXIT_NO)
+
+
+def _run_steps(inputs: CommandInputs, steps: list, batch: list, cluster_state: object, cfg: object,
+               registry: object, output: OutputFormat, warnings: list, tie_break_first: bool,
+               max_attempts: int) -> None:
+    """``simulate --steps``: the pods scheduled, then each step; exit 0 when every check of the
+    steps passed (without checks: when nothing is left pending), 1 otherwise."""
+    from kschedctl.cli.common import print_warnings
+    from kschedctl.errors import EXIT_NO, EXIT_OK
+    from kschedctl.scenarios.steps import file_items, run_steps
+    from kschedctl.scheduler.steps import SteppedCluster
+
+    stepped = SteppedCluster(cluster_state, cfg, registry=registry, seed=inputs.seed, profile=inputs.profile,
+                             extenders=not inputs.no_extenders)
+    stepped.tie_break_first, stepped.max_attempts = tie_break_first, max_attempts
+    run = run_steps(stepped, steps, file_items, pods=batch)
+    print_warnings([*getattr(cluster_state, "warnings", []), *warnings], inputs.quiet)
+    if output == OutputFormat.table:
+        from kschedctl.render.console import output_console
+        from kschedctl.render.steps import render_steps
+
+        console = output_console(inputs.width)
+        inputs.render_what_if(console)
+        render_steps(run, console)
+    else:
+        from kschedctl.render.output import dump
+
+        sys.stdout.write(dump(inputs.with_what_if(run.to_dict()), output.value))
+    raise typer.Exit(EXIT_OK if run.passed else EXIT_NO)

@@ -193,12 +193,33 @@ def parse_text(text: str, name: str) -> tuple[list[Scenario], list[Finding]]:
             findings.append(Finding(name, lines.get("kind", line),
                                     f"not a scenario ({what}): expected apiVersion: {API_VERSION}, kind: {KIND}"))
             continue
-        problems = schema_findings(data, lines, name, line) or sense_findings(data, lines, name)
+        problems = schema_findings(data, lines, name, line)
+        if "expect" not in data and "steps" not in data:
+            # The schema requires expect only without steps, which it cannot say in one field.
+            problems = sorted([*problems, Finding(name, line, "expect: required field is missing")],
+                              key=lambda f: (f.line or 0, f.message))
+        problems = problems or sense_findings(data, lines, name)
+        steps: list[Any] = []
+        if not problems and data.get("steps"):
+            steps, problems = _steps(data["steps"], lines, name)
         if problems:
             findings.extend(problems)
             continue
-        scenarios.append(Scenario.from_document(data, name, line, lines))
+        scenarios.append(Scenario.from_document(data, name, line, lines, steps))
     return scenarios, findings
+
+
+def _steps(specs: list[Any], lines: dict[str, int], file: str) -> tuple[list[Any], list[Finding]]:
+    """The parsed steps, or the finding of the first bad one (unknown action, bad duration, ...)."""
+    from kschedctl.scenarios.steps import resolve_sources
+    from kschedctl.scheduler.steps import parse_steps
+
+    try:
+        steps = parse_steps(specs, lines, file)
+    except InputError as exc:
+        return [], [Finding(file, exc.line, exc.message)]
+    resolve_sources(steps, file, lines)
+    return steps, []
 
 
 def _is_null(node: yaml.Node) -> bool:
@@ -281,6 +302,9 @@ def sense_findings(doc: dict[str, Any], lines: dict[str, int], file: str) -> lis
     """Rules the schema does not express: every expectation checks something, no contradictions."""
     out: list[Finding] = []
     has_pods = bool(doc.get("pods"))
+    steps = doc.get("steps") or []
+    if "expect" not in doc and steps and not any(isinstance(s, dict) and s.get("expect") for s in steps):
+        out.append(Finding(file, lines.get("steps"), "steps: the scenario checks nothing: give expect: on a step"))
     for i, exp in enumerate(doc.get("expect") or []):
         path = f"expect[{i}]"
         line = lines.get(path)

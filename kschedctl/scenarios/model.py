@@ -76,14 +76,17 @@ class Scenario:
     metrics: str | None = None
     #: Line of every field path of the document (``expect[2].node``), for messages.
     lines: dict[str, int] = field(default_factory=dict, repr=False)
+    #: The ``steps:`` (``kschedctl.scheduler.steps.Step``), run after the expectations above.
+    steps: list[Any] = field(default_factory=list)
 
     @property
     def where(self) -> str:
         return self.file if self.line is None else f"{self.file}:{self.line}"
 
     @classmethod
-    def from_document(cls, doc: dict[str, Any], file: str, line: int | None, lines: dict[str, int]) -> "Scenario":
-        """The scenario of a schema-valid document read from ``file``."""
+    def from_document(cls, doc: dict[str, Any], file: str, line: int | None, lines: dict[str, int],
+                      steps: list[Any] | None = None) -> "Scenario":
+        """The scenario of a schema-valid document read from ``file`` (``steps`` parsed from it)."""
         base = os.path.dirname(file)
         cluster = doc["cluster"]
         pods = doc.get("pods") or []
@@ -103,13 +106,14 @@ class Scenario:
             config=resolve(base, config) if config else None,
             cluster=[resolve(base, c) for c in ([cluster] if isinstance(cluster, str) else cluster)],
             pods=pod_sources,
-            expectations=[Expectation(i, lines.get(f"expect[{i}]"), e) for i, e in enumerate(doc["expect"])],
+            expectations=[Expectation(i, lines.get(f"expect[{i}]"), e) for i, e in enumerate(doc.get("expect") or [])],
             profile=doc.get("profile"),
             seed=doc.get("seed"),
             all_filters=bool(doc.get("allFilters", False)),
             description=doc.get("description") or "",
             metrics=resolve(base, doc["metrics"]) if doc.get("metrics") else None,
             lines=lines,
+            steps=list(steps or []),
         )
 
 

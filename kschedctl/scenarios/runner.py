@@ -105,6 +105,10 @@ class ScenarioRunner:
             reason = internal_error_text(exc) if internal else _one_line(exc)
             for exp in scenario.expectations:
                 result.checks.append(CheckResult(exp.title, ERROR, exp.line, exp.pod, reason=reason, internal=internal))
+            for step in scenario.steps:
+                for j, spec in enumerate(step.expect):
+                    result.checks.append(CheckResult(_step_title(step, spec), ERROR, step.expect_lines[j],
+                                                     reason=reason, internal=internal))
             result.seconds = time.perf_counter() - started
             return result
         for exp in scenario.expectations:
@@ -117,8 +121,66 @@ class ScenarioRunner:
                 check = CheckResult(exp.title, ERROR, exp.line, exp.pod, reason=internal_error_text(exc), internal=True)
             check.seconds = time.perf_counter() - t0
             result.checks.append(check)
+        if scenario.steps:
+            result.checks.extend(self._run_steps(ctx))
         result.seconds = time.perf_counter() - started
         return result
+
+    # -- steps -----------------------------------------------------------------------------------
+    def _run_steps(self, ctx: _Context) -> list[CheckResult]:
+        """The scenario's pods created and scheduled, then each step and its checks, in order;
+        a step that cannot run is an error check and ends the scenario's steps."""
+        from kschedctl.scenarios.steps import step_failures
+        from kschedctl.scheduler.steps import SteppedCluster
+
+        scenario = ctx.scenario
+        seed = scenario.seed if scenario.seed is not None else DEFAULT_SIMULATE_SEED
+        checks: list[CheckResult] = []
+        step = None
+        try:
+            stepped = SteppedCluster(ctx.cluster, ctx.config, registry=self._registry(), seed=seed,
+                                     profile=scenario.profile)
+            stepped.settle(items=ctx.items)
+            for step in scenario.steps:
+                t0 = time.perf_counter()
+                items = self._step_items(ctx, step, stepped.state) if step.action == "create" else []
+                record = stepped.run(step, items)
+                for j, spec in enumerate(step.expect):
+                    failures, details, actual = step_failures(spec, record)
+                    check = CheckResult(_step_title(step, spec), FAILED if failures else PASSED, step.expect_lines[j],
+                                        reason="; ".join(failures), details=details if failures else [],
+                                        actual=actual)
+                    check.seconds = time.perf_counter() - t0
+                    checks.append(check)
+        except Exception as exc:  # the step's error; a bug is reported as such
+            internal = not isinstance(exc, KschedctlError)
+            reason = internal_error_text(exc) if internal else _one_line(exc)
+            line = getattr(exc, "line", None) or (step.line if step is not None else None)
+            title = f"{step.where} {step.title}" if step is not None else "steps: the scenario's pods"
+            checks.append(CheckResult(title, ERROR, line, reason=reason, internal=internal))
+        return checks
+
+    def _step_items(self, ctx: _Context, step: Any, state: Any) -> list[Any]:
+        """What a ``create`` step creates: its files (read once, within the trust boundary) and
+        inline objects, as the scenario's pods are read."""
+        from kschedctl.inputs.fields import check_documents
+        from kschedctl.inputs.loader import Document
+        from kschedctl.inputs.workloads import pods_from_documents
+
+        scenario = ctx.scenario
+        items: list[Any] = []
+        for source in step.pods:
+            try:
+                if isinstance(source, InlinePod):
+                    docs = check_documents([Document(source.obj, scenario.file, source.line)],
+                                           lambda: Path(scenario.file).read_text(encoding="utf-8-sig"))
+                else:
+                    docs = self.documents(source)
+                items.extend(pods_from_documents(docs, state))
+            except KschedctlError as exc:
+                line = source.line if isinstance(source, InlinePod) else step.line
+                raise InputError(f"{step.where}.create: {_one_line(exc)}", scenario.file, line) from None
+        return items
 
     # -- loading (cached) ------------------------------------------------------------------------
     def _cached(self, cache: dict, key: Any, load: Any) -> Any:
@@ -736,6 +798,12 @@ def _workload_key(item: Any) -> str | None:
 def _names(items: list[Any]) -> str:
     keys = [item.key for item in items]
     return ", ".join(keys[:8]) + (f", ... {len(keys) - 8} more" if len(keys) > 8 else "") if keys else "none"
+
+
+def _step_title(step: Any, spec: dict) -> str:
+    from kschedctl.scenarios.steps import expectation_title
+
+    return f"{step.where} {step.title}: {expectation_title(spec)}"
 
 
 def _one_line(exc: BaseException) -> str:

@@ -45,7 +45,7 @@ from kschedctl.limits import ADD_NODES_MAX
 __all__ = [
     "NodeTarget", "RemoveNodes", "Cordon", "Drain", "AddNodes", "LabelNodes", "TaintNodes", "MarkNotReady",
     "EditRecord", "Eviction", "apply_edits", "parse_taint", "parse_label",
-    "UNSCHEDULABLE_TAINT_KEY", "MIRROR_POD_ANNOTATION",
+    "UNSCHEDULABLE_TAINT_KEY", "MIRROR_POD_ANNOTATION", "controller_of", "replacement_pod",
 ]
 
 #: The taint the node lifecycle controller puts on a cordoned node (TaintNodesByCondition).
@@ -608,6 +608,16 @@ def _replacement(pod: dict, state: ClusterState) -> dict:
     spec.pop("nodeName", None)
     return {"apiVersion": "v1", "kind": "Pod", "metadata": new_meta, "spec": spec,
             "status": {"phase": "Pending"}}
+
+
+def controller_of(pod: dict) -> dict | None:
+    """The pod's owner reference marked controller (metav1.GetControllerOf), if any."""
+    return _controller(pod)
+
+
+def replacement_pod(pod: dict, state: ClusterState) -> dict:
+    """The pending pod a controller makes in place of ``pod`` (see ``Drain``), named afresh in ``state``."""
+    return _replacement(pod, state)
 
 
 def _generated_name(prefix: str, seed: str, namespace: str, state: ClusterState) -> str:

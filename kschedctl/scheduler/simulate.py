@@ -496,6 +496,9 @@ class Simulator(SchedulingSetup):
         self.cluster_pod_infos = [pi if pi.node_name else PodInfo(_run_copy(pi.pod))
                                   for pi in self.cluster_pod_infos]
         self.max_attempts = max_attempts
+        #: "Now" at the start of a run (seconds since the epoch): the wall clock unless a caller
+        #: stepping through virtual time sets it.
+        self.clock_origin: float | None = None
         #: Reuse node-local plugin answers across pods with the same spec (see _LeanFramework).
         self.memoize = memoize
         self.nominator = PodNominator()
@@ -588,7 +591,8 @@ class Simulator(SchedulingSetup):
             first.queue_sort_func(), self._pre_enqueue,
             initial_backoff=getattr(self.config, "pod_initial_backoff_seconds", None) or 1.0,
             max_backoff=getattr(self.config, "pod_max_backoff_seconds", None) or 10.0,
-            max_attempts=self.max_attempts, cluster=self.cluster, origin=float(int(time.time())))
+            max_attempts=self.max_attempts, cluster=self.cluster,
+            origin=float(int(time.time())) if self.clock_origin is None else self.clock_origin)
         # The batch's pods exist in the API server: plugins listing pods (Coscheduling counting
         # a group's members) see them all, and "now" is the batch's virtual clock.
         unscheduled = [pi for pi, _, _ in entries] + not_handled

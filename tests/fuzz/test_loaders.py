@@ -252,3 +252,22 @@ def test_extender_responses(body: bytes) -> None:
             parse(ext._decode(body))
         except ext.ExtenderError as exc:
             assert str(exc) and "\n" not in str(exc)
+
+
+_step_keys = ["create", "deletePods", "deleteNodes", "addNodes", "cordon", "drain", "label", "taint", "notReady",
+              "unreachable", "ready", "complete", "advance", "expect", "name", "nodes", "like", "count", "job",
+              "selector", "taints", "remove", "labels", "force"]
+_step_values: Any = st.recursive(
+    st.one_of(_values, st.sampled_from(["node-a1", "node-a2", "5m", "1h30m", "-1s", "app=web", "x:NoExecute"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.sampled_from(_step_keys), inner, max_size=3)),
+    max_leaves=8)
+
+
+@SETTINGS
+@given(st.lists(st.dictionaries(st.sampled_from(_step_keys), _step_values, min_size=1, max_size=3), max_size=4))
+def test_steps_files(tmp_path_factory: Any, steps: list[dict[str, Any]]) -> None:
+    # Any steps file is run or refused in one line naming it (exit 2), never a traceback.
+    path = tmp_path_factory.mktemp("steps") / "steps.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "kschedctl/v1", "kind": "Steps", "steps": steps}), encoding="utf-8")
+    _assert_user_facing(run_cli("simulate", "--cluster", str(NODES), "--steps", str(path), "-o", "json"), path)

@@ -1,0 +1,96 @@
+"""``kschedctl simulate --steps FILE`` end to end: the table's step blocks, the SteppedSimulation
+JSON, exit 1 on a failed check, and one-line errors (exit 2) for bad steps files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.cli.helpers import run_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+CLUSTER = str(ROOT / "tests" / "scenarios" / "steps" / "cluster.yaml")
+
+
+def steps_file(tmp_path: Path, steps: list, name: str = "steps.yaml") -> str:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump({"apiVersion": "kschedctl/v1", "kind": "Steps", "steps": steps},
+                                   sort_keys=False), encoding="utf-8")
+    return str(path)
+
+
+def test_table_shows_each_step(tmp_path: Path) -> None:
+    path = steps_file(tmp_path, [{"drain": "node-1", "expect": [{"selector": "app=web", "unschedulable": 1}]},
+                                 {"advance": "5m"}])
+    result = run_cli("simulate", "--cluster", CLUSTER, "--steps", path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "step 1: drain node-1" in out and "step 2: advance 5m" in out and "(t+5m)" in out
+    assert "evicted default/web-7d4b9c-aaaaa" in out
+    assert "PASS selector app=web, unschedulable 1" in out
+    assert "1 of 1 checks passed" in out
+
+
+def test_json_per_step_and_failed_check_exit_1(tmp_path: Path) -> None:
+    path = steps_file(tmp_path, [{"notReady": "node-2", "expect": [{"evicted": []}]}])
+    result = run_cli("simulate", "--cluster", CLUSTER, "--steps", path, "-o", "json")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["kind"] == "SteppedSimulation" and data["passed"] is False
+    [step] = data["steps"]
+    assert step["action"] == "notReady" and step["evicted"][0]["pod"] == "default/web-7d4b9c-bbbbb"
+    assert {"pod", "reason"} <= set(step["replacements"][0])
+    [check] = data["checks"]
+    assert check["status"] == "failed" and "evicted: expected []" in check["reason"]
+
+
+def test_pods_then_steps_create_files_relative_to_the_steps_file(tmp_path: Path) -> None:
+    (tmp_path / "pods").mkdir()
+    (tmp_path / "pods" / "job.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "batch"},
+        "spec": {"parallelism": 1, "completions": 2, "template": {
+            "metadata": {"labels": {"app": "batch"}},
+            "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox",
+                                                                "resources": {"requests": {"cpu": "100m"}}}]}}}}))
+    path = steps_file(tmp_path, [{"create": "pods/job.yaml", "expect": [{"selector": "app=batch", "scheduled": 1}]},
+                                 {"complete": {"job": "batch"}, "expect": [{"selector": "app=batch", "scheduled": 1}]},
+                                 {"complete": {"job": "batch"}, "expect": [{"selector": "app=batch", "scheduled": 0}]}])
+    result = run_cli("simulate", "--cluster", CLUSTER, "--steps", path, "-o", "yaml")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    data = yaml.safe_load(result.stdout)
+    assert [len(s["completed"]) for s in data["steps"]] == [0, 1, 1]
+    assert "Job default/batch complete (2 of 2 succeeded)" in data["steps"][2]["notes"]
+
+
+# (steps file text, what the one-line error says, its line)
+BAD_FILES = [
+    ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - advance: soon\n", "steps[0].advance: 'soon' is not a duration",
+     4),
+    ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - uncordon: node-1\n", "steps[0].uncordon: unknown field", 4),
+    ("apiVersion: kschedctl/v1\nkind: Scenario\nsteps:\n  - advance: 1m\n", 'kind: must be "Steps"', 2),
+    ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - drain: node-9\n", "steps[0].drain: no node 'node-9'",
+     4),
+]
+
+
+@pytest.mark.parametrize("text,message,line", BAD_FILES, ids=[b[1][:30] for b in BAD_FILES])
+def test_bad_steps_file_one_line_exit_2(tmp_path: Path, text: str, message: str, line: int) -> None:
+    path = tmp_path / "steps.yaml"
+    path.write_text(text, encoding="utf-8")
+    result = run_cli("simulate", "--cluster", CLUSTER, "--steps", str(path))
+    assert result.exit_code == 2, result.stdout + result.stderr
+    [err] = result.stderr.strip().splitlines()
+    assert err.startswith(f"error: {path}:{line}: ") and message in err, err
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("flag", ["--report", "--no-cluster-pending"])
+def test_flags_steps_does_not_take(tmp_path: Path, flag: str) -> None:
+    path = steps_file(tmp_path, [{"advance": "1m"}])
+    extra = [flag, str(tmp_path / "r.html")] if flag == "--report" else [flag]
+    result = run_cli("simulate", "--cluster", CLUSTER, "--steps", path, *extra)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: --steps does not take {flag}: every step schedules all pending pods\n"
