@@ -142,3 +142,21 @@ def _short(value: Any) -> str:
     if isinstance(value, str):
         return repr(value) if value == "" or " " in value else value
     return str(value)
+
+
+def resolve_sources(steps: list[Any], file: str, lines: dict[str, int]) -> None:
+    """A ``create`` step's pods as paths resolved against ``file``'s directory and inline objects."""
+    base = os.path.dirname(file)
+    for step in steps:
+        if step.action != "create":
+            continue
+        values = step.value if isinstance(step.value, list) else [step.value]
+        sources: list[Any] = []
+        for j, value in enumerate(values):
+            if isinstance(value, str):
+                sources.append(resolve(base, value))
+            else:
+                line = lines.get(f"steps[{step.index}].create[{j}]" if isinstance(step.value, list)
+                                 else f"steps[{step.index}].create", step.line)
+                sources.append(InlinePod(value, line))
+        step.pods = sources

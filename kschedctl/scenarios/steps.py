@@ -8,7 +8,6 @@ after the step (``StepRecord``): all of its pods, or those ``selector`` matches.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
@@ -17,7 +16,7 @@ from kschedctl.config.lines import MAX_BYTES, LineWalker, read_nodes
 from kschedctl.errors import InputError
 from kschedctl.inputs import access
 from kschedctl.k8s.selectors import parse_selector
-from kschedctl.scenarios.model import API_VERSION, InlinePod, pod_key, resolve
+from kschedctl.scenarios.model import API_VERSION, InlinePod, pod_key, resolve_sources
 from kschedctl.scheduler.steps import Step, SteppedCluster, StepRecord, parse_steps
 
 STEPS_KIND = "Steps"
@@ -75,24 +74,6 @@ def read_steps_file(path: str) -> list[Step]:
     steps = parse_steps(data["steps"], walker.lines, path)
     resolve_sources(steps, path, walker.lines)
     return steps
-
-
-def resolve_sources(steps: list[Step], file: str, lines: dict[str, int]) -> None:
-    """A ``create`` step's pods as paths resolved against ``file``'s directory and inline objects."""
-    base = os.path.dirname(file)
-    for step in steps:
-        if step.action != "create":
-            continue
-        values = step.value if isinstance(step.value, list) else [step.value]
-        sources: list[Any] = []
-        for j, value in enumerate(values):
-            if isinstance(value, str):
-                sources.append(resolve(base, value))
-            else:
-                line = lines.get(f"steps[{step.index}].create[{j}]" if isinstance(step.value, list)
-                                 else f"steps[{step.index}].create", step.line)
-                sources.append(InlinePod(value, line))
-        step.pods = sources
 
 
 # ------------------------------------------------------------------------------------ checks
