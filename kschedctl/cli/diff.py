@@ -35,6 +35,7 @@ Examples
   kschedctl diff -c current.yaml -c proposed.yaml --cluster cluster/ pods/      # pod by pod
   kschedctl diff -c two-profiles.yaml --profile default-scheduler --profile bin-packing --cluster cluster/ pod.yaml
   kschedctl diff -c a.yaml -c b.yaml --cluster cluster/ --simulate deploy.yaml  # a whole batch
+  kschedctl diff -c a.yaml -c b.yaml trace.jsonl                                # a recorded trace, replayed
 """
 
 
@@ -114,6 +115,13 @@ def diff(
     registry, extra = registry_with_plugins(plugin or [])
     cfg_a = load_config(path_a, extra, quiet)
     cfg_b = cfg_a if path_b == path_a else load_config(path_b, extra, quiet)
+    from kschedctl.inputs.trace import is_trace_path
+
+    if any(is_trace_path(p) for p in pods):  # a recorded trace: replayed under A and under B
+        from kschedctl.cli.replay import diff_trace
+
+        diff_trace(pods, cluster, cfg_a, cfg_b, side_a, side_b, registry, seed, not no_extenders, output, wide, width,
+                   quiet, report)
     cluster_state = load_cluster(cluster, kubeconfig, context, quiet, pod_paths=pods or (),
                                  request_timeout=request_timeout, metrics=metrics)
     warnings: list[str] = list(getattr(cluster_state, "warnings", None) or ())

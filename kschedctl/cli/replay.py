@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -74,6 +74,46 @@ def replay(
         from kschedctl.render.replay import render_replay
 
         render_replay(result, output_console(width), wide=wide)
+    else:
+        from kschedctl.render.output import dump
+
+        sys.stdout.write(dump(result.to_dict(), output.value))
+    raise typer.Exit(EXIT_OK if result.identical else EXIT_NO)
+
+
+def diff_trace(paths: list[str], cluster: Optional[list[str]], cfg_a: Any, cfg_b: Any, side_a: Any, side_b: Any,
+               registry: Any, seed: int, extenders: bool, output: OutputFormat, wide: bool, width: Optional[int],
+               quiet: bool, report: Optional[str]) -> None:
+    """``kschedctl diff A B TRACE.jsonl``: the trace replayed under A and under B, compared as two
+    simulate runs (``--cluster``: the trace's events on that cluster instead of the recorded one).
+    Ends the command (exit 0 when every placement is the same, 1 otherwise)."""
+    from kschedctl.cli.common import print_warnings
+    from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
+    from kschedctl.inputs.trace import read_trace
+    from kschedctl.scheduler.diff import diff_simulations
+    from kschedctl.scheduler.replay import Replayer
+
+    if len(paths) != 1:
+        raise UsageError("diff takes one trace, without pod files: " + " ".join(paths))
+    recorded = read_trace(paths[0])
+    start = None
+    if cluster:
+        from kschedctl.inputs.cluster import load_cluster
+
+        start = load_cluster(cluster)
+    runs = [Replayer(recorded, cfg, side.profile, registry=registry, seed=seed, extenders=extenders,
+                     cluster=start).run() for cfg, side in ((cfg_a, side_a), (cfg_b, side_b))]
+    result = diff_simulations(runs[0].simulation, runs[1].simulation, side_a, side_b, seed=seed)
+    print_warnings(dict.fromkeys([*runs[0].warnings, *runs[1].warnings]), quiet)
+    if report:
+        from kschedctl.render.report import write_report
+
+        write_report(report, result)
+    if output == OutputFormat.table:
+        from kschedctl.render.console import output_console
+        from kschedctl.render.diff import render_diff
+
+        render_diff(result, output_console(width), wide=wide)
     else:
         from kschedctl.render.output import dump
 

@@ -263,11 +263,17 @@ class Recorder:
                     with self._lock:
                         self._streams.discard(stream)
                 if gone:
+                    failures += 1
+                    if failures > 1:  # the new list's version was too old as well: do not hammer the server
+                        self._wait(self._backoff(failures))
                     version = self._relist(kind, "410 Gone: the watch's resourceVersion was compacted away")
             except _HttpError as exc:
                 if self._stop.is_set():
                     return
                 if exc.status == 410:
+                    failures += 1
+                    if failures > 1:
+                        self._wait(self._backoff(failures))
                     version = self._relist(kind, "410 Gone: the watch's resourceVersion was compacted away")
                     continue
                 if exc.status in (401, 403) or (400 <= exc.status < 500 and exc.status != 429):

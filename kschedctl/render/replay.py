@@ -73,9 +73,11 @@ def render_replay(result: Any, console: Console, wide: bool = False) -> None:
         table.add_column("what happened")
         table.add_column("replay")
         table.add_column("change")
-        table.add_column("why (replay)", overflow="fold")
         end = result.duration
         shown = rows if wide else rows[:_ROWS]
+        reasons = any(p.replay.message or p.replay.preempted_by for p in shown)
+        if reasons:
+            table.add_column("why (replay)", overflow="fold")
         for p in shown:
             actual = p.actual.to_dict(p.arrived, end)
             replayed = p.replay.to_dict(p.arrived, end)
@@ -87,9 +89,10 @@ def render_replay(result: Any, console: Console, wide: bool = False) -> None:
                           _side(p.actual.node, actual["outcome"], actual["pendingSeconds"], "stillPending" in actual),
                           _side(p.replay.node, p.replay.outcome, replayed["pendingSeconds"],
                                 "stillPending" in replayed),
-                          Text(label, style=style), Text(printable(why), style="dim"))
+                          Text(label, style=style), *([Text(printable(why), style="dim")] if reasons else []))
         if len(shown) < len(rows):
-            table.add_row(Text(f"... {len(rows) - len(shown)} more (--wide)", style="dim"), "", "", "", "", "")
+            table.add_row(Text(f"... {len(rows) - len(shown)} more (--wide)", style="dim"),
+                          *[""] * (5 if reasons else 4))
         console.print(table)
     else:
         console.print(Text("every pod lands where it did", style="green"))

@@ -167,7 +167,10 @@ class FakeApiServer:
             self._changed.notify_all()
 
     def create(self, obj: dict) -> None:
-        """A new object (a pod without nodeName is a pod waiting for the scheduler)."""
+        """A new object (a pod without nodeName is a pod waiting for the scheduler), created now."""
+        obj = copy.deepcopy(obj)
+        obj.setdefault("metadata", {}).setdefault(
+            "creationTimestamp", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         self.add(obj)
         self._log_change(obj["kind"], "ADDED", self._store[obj["kind"]][-1])
 
@@ -204,8 +207,11 @@ class FakeApiServer:
             self._changed.notify_all()
 
     def compact(self) -> None:
-        """Versions up to now are gone: a watch from any of them gets 410 Gone."""
+        """Every version handed out so far is gone: a watch from any of them gets 410 Gone (the
+        store moves on by one version, as a write nobody watches would, so a new list's version
+        can be watched)."""
         with self._changed:
+            self._rv += 1
             self._compacted = self._rv
             self._changed.notify_all()
 
