@@ -268,3 +268,21 @@ def test_sweep_reads_a_trace_only_inside_the_scenario_root(tmp_path: Path, monke
     assert result.exit_code == 1
     error = json.loads(result.stdout)["cells"][0]["error"]
     assert "t.jsonl" in error and "outside the scenario root" in error
+
+
+def test_a_claim_created_later_lets_its_pod_in(tmp_path: Path) -> None:
+    volume = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-1"},
+              "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/d"},
+                       "claimRef": {"namespace": "default", "name": "data"}},
+              "status": {"phase": "Bound"}}
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default"},
+             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+                      "volumeName": "pv-1"},
+             "status": {"phase": "Bound"}}
+    app = pod("app", volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}])
+    events = [arrival(1, app), event(2, "ObjectAdded", object=claim),
+              event(2.5, "PodBound", pod="default/app", node="node-1")]
+    code, data = replay_json(tmp_path, [node("node-1"), volume], events)
+    assert code == 0, data
+    replayed = by_pod(data)["default/app"]["replay"]
+    assert replayed["node"] == "node-1" and replayed["boundAt"] == 2.0

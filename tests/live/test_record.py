@@ -152,3 +152,47 @@ def test_duration_must_be_a_positive_duration(value: str, tmp_path: Path) -> Non
     result = run_cli("record", "--duration", value, "-o", str(tmp_path / "t.jsonl"))
     assert result.exit_code == 2
     assert "--duration" in result.stderr
+
+
+def test_nominations_node_changes_and_volumes_are_recorded(tmp_path: Path) -> None:
+    """What the first scenario does not show: a nomination, a node heartbeat (not recorded) and a
+    label change (recorded), a pod that succeeds, a PersistentVolumeClaim created and deleted."""
+    import threading
+    import time
+
+    from tests.live.trace_scenario import _wait, node, pod
+
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default"},
+             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    with FakeApiServer(objects=[node("node-1"), pod("job-0", "1", "2Gi", "node-1")]) as server:
+        kubeconfig = str(server.write_kubeconfig(tmp_path / "kubeconfig"))
+
+        def play() -> None:
+            _wait(lambda: len(server.watches()) >= 4)
+            server.create(pod("critical", "4", "8Gi"))
+            time.sleep(0.2)
+            server.nominate("critical", "node-1")
+            server.update("Node", "node-1", lambda n: n["status"]["conditions"][0].__setitem__(
+                "lastHeartbeatTime", "2026-11-26T05:00:00Z"))
+            server.update("Node", "node-1", lambda n: n["metadata"]["labels"].__setitem__("pool", "batch"))
+            server.update("Pod", "job-0", lambda p: p["status"].__setitem__("phase", "Succeeded"), "default")
+            server.create(claim)
+            time.sleep(0.2)
+            server.delete("PersistentVolumeClaim", "data", "default")
+
+        thread = threading.Thread(target=play, daemon=True)
+        thread.start()
+        out = tmp_path / "trace.jsonl"
+        result = run_cli("record", "--kubeconfig", kubeconfig, "--duration", "3s", "-o", str(out), "--quiet")
+        thread.join(timeout=20)
+        assert result.exit_code == 0 and result.stderr == "", result.stderr
+    # each kind has its own watch: events keep their order within a kind
+    by_kind: dict[str, list[tuple[str, str]]] = {}
+    for e in read_trace(str(out)).events:
+        name = e.data.get("pod") or e.data.get("node") or e.data.get("name") or e.object["metadata"]["name"]
+        by_kind.setdefault(e.type[:3], []).append((e.type, name))
+    assert by_kind == {
+        "Pod": [("PodCreated", "default/critical"), ("PodNominated", "default/critical"),
+                ("PodDeleted", "default/job-0")],  # succeeded: the scheduler's informer drops it
+        "Nod": [("NodeUpdated", "node-1")],  # the label; the heartbeat alone is not recorded
+        "Obj": [("ObjectAdded", "data"), ("ObjectDeleted", "default/data")]}
