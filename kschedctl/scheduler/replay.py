@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from kschedctl.errors import InputError
 from kschedctl.inputs.trace import Trace, TraceEvent, parse_time
 from kschedctl.scheduler.simulation_result import NOT_HANDLED, PREEMPTED, Placement, PreemptionRecord, SimulationResult
 
@@ -288,7 +289,10 @@ class Replayer:
         batch_start: float | None = None
         for i, event in enumerate(events):
             at = event.time - self.t0
-            lets_in = self._apply(event, at)
+            try:
+                lets_in = self._apply(event, at)
+            except InputError as exc:  # an object the loaders refuse (a priority class that does not exist...)
+                raise exc.at(self.trace.file, event.line) from None
             dirty = dirty or lets_in
             if event.type == "PodCreated" and batch_start is None:
                 batch_start = at

@@ -286,3 +286,12 @@ def test_a_claim_created_later_lets_its_pod_in(tmp_path: Path) -> None:
     assert code == 0, data
     replayed = by_pod(data)["default/app"]["replay"]
     assert replayed["node"] == "node-1" and replayed["boundAt"] == 2.0
+
+
+def test_an_event_the_loaders_refuse_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    path.write_text(trace_text([node("node-1")], [arrival(1, pod("web", priorityClassName="no-such-class"))]),
+                    encoding="utf-8")
+    result = run_cli("replay", str(path))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: {path}:3: ") and "no-such-class" in result.stderr, result.stderr
