@@ -338,7 +338,9 @@ class Replayer:
         if kind == "PodUpdated":
             key = event.pod
             if key in self.pending:
-                self.pending[key] = _unbound(event.object)
+                from kschedctl.inputs.cluster import admit_pod
+
+                self.pending[key] = admit_pod(_run_copy(_unbound(event.object)), state, existing=True)
                 return True
             current = next((p for p in state.pods if _pod_key(p) == key), None)
             if current is not None:

@@ -295,3 +295,13 @@ def test_an_event_the_loaders_refuse_names_its_line(tmp_path: Path) -> None:
     result = run_cli("replay", str(path))
     assert result.exit_code == 2
     assert result.stderr.startswith(f"error: {path}:3: ") and "no-such-class" in result.stderr, result.stderr
+
+
+def test_a_pending_pod_whose_scheduling_gate_is_removed_is_scheduled_then(tmp_path: Path) -> None:
+    gated = pod("gated", schedulingGates=[{"name": "example.com/quota"}])
+    events = [arrival(1, gated), event(5, "PodUpdated", pod="default/gated", object=pod("gated")),
+              event(5.2, "PodBound", pod="default/gated", node="node-1")]
+    code, data = replay_json(tmp_path, [node("node-1")], events)
+    assert code == 0, data
+    assert by_pod(data)["default/gated"]["replay"] == {"outcome": "Scheduled", "node": "node-1", "boundAt": 4.0 + 1.0,
+                                                       "pendingSeconds": 4.0}
