@@ -264,6 +264,7 @@ class Replayer:
         self.records: dict[str, PodReplay] = {}
         self.not_handled: set[str] = set()
         self.gone: set[str] = set()  # pods the replay deleted (preemption victims)
+        self._infos: dict[int, Any] = {}
         self.result = ReplayResult(trace.file, str(trace.header.get("started")), trace.duration, config_name,
                                    profile, seed, trace.counts())
         for warning in self.state.warnings:
@@ -392,8 +393,18 @@ class Replayer:
         """One simulate run over the pods pending in the replay; placements go into its cluster."""
         from kschedctl.scheduler.simulate import Simulator
 
+        from kschedctl.framework.types import PodInfo
+
         self.result.runs += 1
-        sim = Simulator(self.state, self.config, registry=self.registry, seed=self.seed, extenders=self.extenders)
+        # A bound pod's PodInfo (its requests, affinity terms...) is the same from run to run: made
+        # once per pod object, not once per run (a run never changes the PodInfos of bound pods).
+        infos: dict[int, PodInfo] = {}
+        for pod in self.state.pods:
+            info = self._infos.get(id(pod))
+            infos[id(pod)] = info if info is not None and info.pod is pod else PodInfo(pod)
+        self._infos = infos
+        sim = Simulator(self.state, self.config, registry=self.registry, seed=self.seed, extenders=self.extenders,
+                        pod_infos=list(infos.values()))
         batch = [_run_copy(pod) for pod in self.pending.values()]
         outcome = sim.run(batch, self.profile, include_cluster_pending=False, admit_pods=False)
         for warning in outcome.warnings:
