@@ -97,8 +97,12 @@ def record(
                 typer.echo(message_line(f"recording {client.server} {what} into {output}"), err=True)
             every = 10.0 if interactive else 60.0
             last = [time.monotonic()]
+            warned = [len(recorder.warnings)]
 
             def tick() -> None:
+                if not quiet and len(recorder.warnings) > warned[0]:  # a watch that had to stop
+                    print_warnings(recorder.warnings[warned[0]:])
+                    warned[0] = len(recorder.warnings)
                 now = time.monotonic()
                 if quiet or now - last[0] < every:
                     return

@@ -276,7 +276,16 @@ class Recorder:
                         self._wait(self._backoff(failures))
                     version = self._relist(kind, "410 Gone: the watch's resourceVersion was compacted away")
                     continue
-                if exc.status in (401, 403) or (400 <= exc.status < 500 and exc.status != 429):
+                if exc.status == 403:
+                    what = f"not allowed to watch {kind.resource} ({kind.kind}) (403 Forbidden)"
+                    if kind.required:
+                        self._events.put(("fatal", ClusterAccessError(
+                            f"{what}: kschedctl record needs the verb watch on nodes and pods (and on "
+                            "persistentvolumes and persistentvolumeclaims); see the ClusterRole in the README")))
+                    else:
+                        self._events.put(("warning", f"{what}: changes of {kind.kind} objects are not recorded"))
+                    return
+                if exc.status == 401 or (400 <= exc.status < 500 and exc.status != 429):
                     self._events.put(("fatal", ClusterAccessError(
                         f"watching {kind.resource} at {self.client.server} failed: {exc.status} {exc.reason}"
                         + (f": {exc.message}" if exc.message else ""))))
@@ -344,6 +353,8 @@ class Recorder:
                     self._change(kind, "DELETED", old, when, resync=True)
             for obj in items:
                 self._change(kind, "MODIFIED", obj, when, resync=True)
+        elif what == "warning":
+            self.warnings.append(item[1])
         elif what == "fatal":
             raise item[1]
 

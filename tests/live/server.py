@@ -104,6 +104,8 @@ class FakeApiServer:
     #: Plurals this server does not serve at all (404), as an old or trimmed API server.
     missing: set[str] = field(default_factory=set)
     requests: list[Recorded] = field(default_factory=list)
+    #: Resources ("pods", "persistentvolumes") whose watches get 403 (RBAC with list but no watch).
+    forbidden_watch: set[str] = field(default_factory=set)
     #: Serve HTTPS with this (cert.pem, key.pem) pair instead of plain HTTP.
     tls: tuple[Path, Path] | None = None
 
@@ -456,6 +458,10 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 self._send(404, _status(404, "NotFound", f'{resource} "{name}" not found'))
                 return
             if (query.get("watch") or [""])[0] in ("1", "true"):
+                if plural in server.forbidden_watch:
+                    self._send(403, _status(403, "Forbidden", f'{resource} is forbidden: User "reader" cannot watch '
+                                                              f'resource "{plural}" in API group "{group}"'))
+                    return
                 self._watch(kind, namespace, api_version, query)
                 return
             token = (query.get("continue") or [""])[0]

@@ -196,3 +196,22 @@ def test_nominations_node_changes_and_volumes_are_recorded(tmp_path: Path) -> No
                 ("PodDeleted", "default/job-0")],  # succeeded: the scheduler's informer drops it
         "Nod": [("NodeUpdated", "node-1")],  # the label; the heartbeat alone is not recorded
         "Obj": [("ObjectAdded", "data"), ("ObjectDeleted", "default/data")]}
+
+
+@pytest.mark.parametrize("plural,code", [("persistentvolumes", 0), ("pods", 2)])
+def test_a_watch_rbac_forbids(server: FakeApiServer, kubeconfig: str, tmp_path: Path, plural: str, code: int) -> None:
+    """A ClusterRole with list but without watch: nodes and pods are needed, volumes are not."""
+    server.forbidden_watch.add(plural)
+    out = tmp_path / "trace.jsonl"
+    result = run_cli("record", "--kubeconfig", kubeconfig, "--duration", "1500ms", "-o", str(out))
+    assert result.exit_code == code, result.stderr
+    if code == 0:
+        assert "warning: not allowed to watch persistentvolumes (PersistentVolume) (403 Forbidden): changes of " \
+               "PersistentVolume objects are not recorded" in result.stderr
+        assert read_trace(str(out)).end_reason == "duration"
+    else:
+        errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+        assert errors == [result.stderr.splitlines()[-1]]
+        assert errors[0].startswith("error: not allowed to watch pods (Pod) (403 Forbidden): kschedctl record "
+                                    "needs the verb watch")
+        assert not out.exists()
