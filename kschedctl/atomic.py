@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Iterator
 
 from kschedctl.errors import InputError
 
@@ -39,6 +41,38 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, private: bool 
                 umask = os.umask(0)
                 os.umask(umask)
                 os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write the file: {exc.strerror or exc}", str(path)) from None
+        raise
+
+
+@contextmanager
+def writing_atomic(path: str | os.PathLike[str], *, private: bool = False) -> Iterator[IO[str]]:
+    """A text file to write into bit by bit (a long recording), that replaces ``path`` only when
+    the block ends normally; on any failure the temporary file is removed and ``path`` left as it
+    was. Modes as ``write_text_atomic``."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise InputError(f"cannot write the file: {exc.strerror or exc}", str(path)) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        if not private:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~umask
+            os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException as exc:
         try:

@@ -52,7 +52,16 @@ CAPACITY_MAX_COPIES = 10_000_000
 #: Most pods in one set of ``capacity --ratio`` (the ratio's parts summed).
 CAPACITY_MAX_SET_SIZE = 10_000
 
-__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS", "WORKLOAD_MAX_PODS", "ADD_NODES_MAX", "STEPS_MAX",
-           "STEPS_VIRTUAL_TIME_MAX_SECONDS",
+#: Largest trace file (``kschedctl replay``, and traces given to diff and sweep), in bytes: the
+#: cluster as listed when recording started plus an hour of a busy cluster's events.
+TRACE_FILE_MAX_BYTES = 1024 * 1024 * 1024
+#: Most events one trace may hold (the cluster's objects at the start not counted).
+TRACE_MAX_EVENTS = 2_000_000
+#: Longest line of a trace, in bytes: one object (a Node with its images, a Pod) per line.
+TRACE_LINE_MAX_BYTES = 16 * 1024 * 1024
+
+__all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS", "WORKLOAD_MAX_PODS",
+           "ADD_NODES_MAX", "STEPS_MAX", "STEPS_VIRTUAL_TIME_MAX_SECONDS",
            "CONFIG_FILE_MAX_BYTES", "CONFIG_MAX_NODES", "CONFIG_MAX_DEPTH", "TLS_FILE_MAX_BYTES",
-           "EXTENDER_RESPONSE_MAX_BYTES", "CAPACITY_MAX_COPIES", "CAPACITY_MAX_SET_SIZE"]
+           "EXTENDER_RESPONSE_MAX_BYTES", "CAPACITY_MAX_COPIES", "CAPACITY_MAX_SET_SIZE",
+           "TRACE_FILE_MAX_BYTES", "TRACE_MAX_EVENTS", "TRACE_LINE_MAX_BYTES"]

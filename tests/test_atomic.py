@@ -57,3 +57,31 @@ def test_private_file_is_0600_even_over_a_wider_file(tmp_path: Path) -> None:
     assert target.stat().st_mode & 0o777 == 0o600
     write_text_atomic(tmp_path / "fresh.yaml", "x\n", private=True)
     assert (tmp_path / "fresh.yaml").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("private,mode", [(True, 0o600), (False, 0o640)])
+def test_a_file_written_bit_by_bit_appears_whole_at_the_end(tmp_path: Path, private: bool, mode: int) -> None:
+    target = tmp_path / "trace.jsonl"
+    target.write_text("old\n", encoding="utf-8")
+    os.chmod(target, 0o640)
+    with atomic.writing_atomic(target, private=private) as fh:
+        fh.write("line 1\n")
+        fh.flush()
+        assert target.read_text(encoding="utf-8") == "old\n"  # not yet
+        assert len(_leftovers(tmp_path)) == 1
+        fh.write("line 2\n")
+    assert target.read_text(encoding="utf-8") == "line 1\nline 2\n"
+    assert target.stat().st_mode & 0o777 == mode
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt, RuntimeError])
+def test_a_file_written_bit_by_bit_is_dropped_on_failure(tmp_path: Path, failure: type[BaseException]) -> None:
+    target = tmp_path / "trace.jsonl"
+    target.write_text("old\n", encoding="utf-8")
+    with pytest.raises(failure):
+        with atomic.writing_atomic(target) as fh:
+            fh.write("half\n")
+            raise failure()
+    assert target.read_text(encoding="utf-8") == "old\n"
+    assert _leftovers(tmp_path) == []

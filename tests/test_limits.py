@@ -15,7 +15,7 @@ import pytest
 
 from kschedctl import limits
 from kschedctl.config import lines
-from kschedctl.inputs import loader, workloads
+from kschedctl.inputs import loader, trace, workloads
 from tests.cli.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +37,8 @@ def test_the_limits_are_the_ones_the_readers_use() -> None:
     assert (lines.MAX_BYTES, lines.MAX_NODES, lines.MAX_DEPTH) == (
         limits.CONFIG_FILE_MAX_BYTES, limits.CONFIG_MAX_NODES, limits.CONFIG_MAX_DEPTH)
     assert workloads.MAX_PODS == limits.WORKLOAD_MAX_PODS == 1_000_000
+    assert (trace.MAX_FILE_BYTES, trace.MAX_EVENTS, trace.MAX_LINE_BYTES) == (
+        limits.TRACE_FILE_MAX_BYTES, limits.TRACE_MAX_EVENTS, limits.TRACE_LINE_MAX_BYTES)
 
 
 @pytest.mark.parametrize("name", limits.__all__)
@@ -273,3 +275,45 @@ def test_steps_virtual_time(tmp_path: Path, past: bool) -> None:
                                  "8784h of virtual time\n")
     else:
         assert result.exit_code == 0, result.stderr
+
+
+TRACE = ROOT / "fixtures" / "traces" / "small.jsonl"
+
+
+@pytest.mark.parametrize("past", [False, True], ids=["at_limit", "past_limit"])
+@pytest.mark.parametrize("limit", ["MAX_FILE_BYTES", "MAX_EVENTS", "MAX_LINE_BYTES"])
+def test_trace_limits(monkeypatch: pytest.MonkeyPatch, limit: str, past: bool) -> None:
+    text = TRACE.read_bytes()
+    at = {"MAX_FILE_BYTES": len(text), "MAX_EVENTS": len(trace.read_trace(str(TRACE)).events),
+          "MAX_LINE_BYTES": max(len(line) for line in text.split(b"\n"))}[limit]
+    monkeypatch.setattr(trace, limit, at - 1 if past else at)
+    result = run_cli("replay", str(TRACE))
+    assert "Traceback" not in result.stderr
+    if not past:
+        assert result.exit_code == 0, result.stderr
+        return
+    assert result.exit_code == 2 and result.stderr.startswith(f"error: {TRACE}")
+    assert {"MAX_FILE_BYTES": "the trace is larger than", "MAX_EVENTS": "events, the limit for one trace",
+            "MAX_LINE_BYTES": "the limit for one trace line"}[limit] in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("past", [False, True], ids=["at_limit", "past_limit"])
+def test_trace_line_depth(tmp_path: Path, past: bool) -> None:
+    # the line's own mapping is the first level, the event's object the second
+    levels = limits.INPUT_MAX_DEPTH + (1 if past else 0)
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "annotations": {}},
+            "status": {"allocatable": {"cpu": "1"}}}
+    deep = json.dumps(_lists(levels - 4))  # line > object > metadata > annotations > ...: a string leaf
+    line = json.dumps({"type": "NodeAdded", "time": "2027-01-15T08:00:01Z", "object": node})
+    line = line.replace('"annotations": {}', '"annotations": {"x": ' + json.dumps(deep) + '}')
+    line = line.replace('"status":', '"deep": ' + json.dumps(_lists(levels - 2)) + ', "status":')
+    path = tmp_path / "deep.jsonl"
+    path.write_text(json.dumps({"apiVersion": "kschedctl.io/trace/v1", "kind": "Trace",
+                                "started": "2027-01-15T08:00:00Z", "objects": 0}) + "\n" + line + "\n",
+                    encoding="utf-8")
+    result = run_cli("replay", str(path), "--validate", "ignore")
+    assert "Traceback" not in result.stderr
+    if past:
+        assert result.exit_code == 2 and f"{path}:2: nested deeper than" in result.stderr, result.stderr
+    else:
+        assert result.exit_code in (0, 1), result.stderr

@@ -68,11 +68,13 @@ _SHORT_HELP = {
     "test": "Run scenario files as CI checks.",
     "diff": "Which pods a profile change moves, and why.",
     "sweep": "Compare profiles over clusters and workloads, in parallel.",
+    "record": "Watch a live cluster (read-only) and write a trace.",
+    "replay": "Replay a trace under a profile: what would differ.",
 }
 
 #: Command modules, in the order ``--help`` lists them; a module not written yet is skipped.
 _COMMAND_MODULES = ("explain", "simulate", "capacity", "validate", "defaults", "snapshot", "plugins", "test", "diff",
-                    "sweep")
+                    "sweep", "record", "replay")
 
 
 def _register_commands() -> None:

@@ -18,6 +18,7 @@ Examples
   kschedctl diff -c current.yaml -c proposed.yaml --cluster cluster/ pods/      # pod by pod
   kschedctl diff -c two-profiles.yaml --profile default-scheduler --profile bin-packing --cluster cluster/ pod.yaml
   kschedctl diff -c a.yaml -c b.yaml --cluster cluster/ --simulate deploy.yaml  # a whole batch
+  kschedctl diff -c a.yaml -c b.yaml trace.jsonl                                # a recorded trace, replayed
 """
 
 
@@ -73,6 +74,15 @@ def diff(
     registry = inputs.registry()[0]
     cfg_a = inputs.load_config(side_a.config)
     cfg_b = cfg_a if side_b.config == side_a.config else inputs.load_config(side_b.config)
+    from kschedctl.inputs.trace import is_trace_path
+
+    if any(is_trace_path(p) for p in pods):  # a recorded trace: replayed under A and under B
+        if inputs.what_if():
+            raise UsageError("node what-ifs do not apply to a trace: its node changes are replayed as recorded")
+        from kschedctl.cli.replay import diff_trace
+
+        diff_trace(pods, inputs.cluster, cfg_a, cfg_b, side_a, side_b, registry, seed, extenders, output, wide,
+                   inputs.width, quiet, inputs.report)
     cluster_state = inputs.apply_what_if(inputs.load_cluster(pod_paths=pods), cfg_a)
     warnings: list[str] = list(getattr(cluster_state, "warnings", None) or ())
 

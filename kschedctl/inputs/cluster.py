@@ -100,6 +100,9 @@ def _group(api_version: Any) -> str:
     return api_version.split("/", 1)[0]
 
 
+_ABSENT = object()
+
+
 class ClusterState:
     """Every object of the cluster the scheduler reads, grouped by kind.
 
@@ -175,6 +178,26 @@ class ClusterState:
         with gc_paused():
             added = self._add(obj, doc, replace=True)
             self._finish([(added, doc)] if added is not None and kind == "Pod" else [])
+
+    def remove_object(self, kind: str, key: str) -> dict | None:
+        """Take out the object ``kind`` ``key`` ("ns/name", or the name of a cluster-scoped kind) in
+        place, as its deletion from the API server would; the object removed, or None."""
+        entry = KIND_COLLECTIONS.get(kind)
+        if entry is None:
+            return None
+        if kind == "Pod":
+            if self._pod_keys.pop(key, _ABSENT) is _ABSENT:
+                return None
+            removed = next((p for p in self.pods if _key_of(p) == key), None)
+            self.pods = [p for p in self.pods if p is not removed]
+            return removed
+        if kind == "Node":
+            node = self.node_by_name.pop(key, None)
+            if node is not None:
+                self.nodes = [n for n in self.nodes if n is not node]
+            return node
+        self._sources.pop((kind, key), None)
+        return getattr(self, entry[0]).pop(key, None)
 
     def _add_owner(self, obj: dict) -> None:
         meta = obj.get("metadata") or {}

@@ -50,7 +50,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 from urllib.parse import quote
 
 import yaml
@@ -71,6 +71,7 @@ __all__ = [
     "connect",
     "read_objects",
     "read_cluster",
+    "WatchStream",
     "strip_object",
     "strip_objects",
     "POD_FIELD_SELECTOR",
@@ -355,6 +356,8 @@ class LiveObjects:
     context: str | None
     server: str
     namespaces: list[str] | None = None
+    #: The resourceVersion of each kind's list (read across all namespaces): a watch starts there.
+    resource_versions: dict[str, str] = field(default_factory=dict)
 
     def all(self) -> list[dict]:
         """Every object, kinds in ``KINDS`` order."""
@@ -502,6 +505,39 @@ class KubeClient:
             raise ClusterAccessError(f"{self.server}{path}: the answer is not a JSON object")
         return decoded
 
+    def watch(self, path: str, query: list[tuple[str, str]], read_timeout: float) -> "WatchStream":
+        """``GET path?watch=1&...`` as a stream of decoded events (one JSON object per line).
+
+        Raises ``_HttpError`` for an error answer, ``_Unreachable`` when the server cannot be
+        reached; a connection dropped later ends the stream's iteration with ``_Transient``.
+        """
+        import urllib3.exceptions as u3
+
+        from kubernetes.client.exceptions import ApiException
+
+        method, url, headers, _body, _post = self._api.param_serialize(
+            "GET", path, query_params=[("watch", "1"), *query],
+            header_params={"Accept": "application/json"}, auth_settings=["BearerToken"])
+        if method != "GET":  # pragma: no cover - a guard: this module never writes
+            raise AssertionError("kschedctl only ever sends GET requests")
+        try:
+            response = self._api.call_api(method, url, header_params=headers,
+                                          _request_timeout=(self.timeout[0], read_timeout))
+        except ApiException as exc:
+            raise _Unreachable(self._tls_message(str(exc.reason or exc))) from None
+        except (u3.MaxRetryError, u3.HTTPError, OSError) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            raise _Transient(_describe_network_error(reason)) from None
+        raw = response.response
+        if not 200 <= response.status <= 299:
+            data = response.read()
+            body = _json_or_none(data)
+            message = str(body.get("message") or "") if isinstance(body, dict) else ""
+            raise _HttpError(response.status, response.reason or "", self.redact(message),
+                             body if isinstance(body, dict) else None)
+        self._reached = True
+        return WatchStream(raw)
+
     def _tls_message(self, text: str) -> str:
         text = " ".join(self.redact(text).split())
         if "CERTIFICATE_VERIFY_FAILED" in text or "certificate verify failed" in text:
@@ -511,6 +547,46 @@ class KubeClient:
 
 class _Transient(Exception):
     """A failure worth retrying: connection reset, read timeout, connection refused after a first success."""
+
+
+class WatchStream:
+    """The events of one watch request, in order; ``close()`` (from any thread) ends it."""
+
+    def __init__(self, response: Any) -> None:
+        self._response = response
+        self.closed = False
+
+    def __iter__(self) -> Iterator[dict]:
+        import urllib3.exceptions as u3
+
+        try:
+            for line in self._response:
+                line = line.strip()
+                if not line:
+                    continue
+                event = _json_or_none(line)
+                if not isinstance(event, dict):
+                    raise _Transient("the watch sent a line that is not a JSON object")
+                yield event
+        except (u3.ProtocolError, u3.ReadTimeoutError, u3.DecodeError, OSError, ValueError) as exc:
+            if not self.closed:
+                raise _Transient(_describe_network_error(exc)) from None
+        finally:
+            self._release()
+
+    def close(self) -> None:
+        self.closed = True
+        try:
+            self._response.shutdown()  # wakes a read blocked in another thread
+        except Exception:  # closing is best effort
+            pass
+        self._release()
+
+    def _release(self) -> None:
+        try:
+            self._response.release_conn()
+        except Exception:  # best effort
+            pass
 
 
 def _retry_after(exc: _HttpError) -> float | None:
@@ -601,7 +677,7 @@ def read_objects(kubeconfig: str | os.PathLike[str] | None = None, context: str 
     if client.insecure:
         warnings.insert(0, client.insecure_warning())
     return LiveObjects(objects, warnings, client.source.description, client.source.context,
-                       client.server, ns_filter)
+                       client.server, ns_filter, dict(reader.versions))
 
 
 def read_cluster(kubeconfig: str | os.PathLike[str] | None = None, context: str | None = None, *,
@@ -640,6 +716,8 @@ class _Reader:
         self._on_progress = on_progress
         self._progress_lock = threading.Lock()
         self._stop = threading.Event()
+        #: kind -> resourceVersion of its (first) list page.
+        self.versions: dict[str, str] = {}
 
     def progress(self, kind: str, count: int) -> None:
         if self._on_progress is not None:
@@ -725,6 +803,10 @@ class _Reader:
                     self.progress(kind.kind, before)
                     continue
                 raise
+            if token is None and self.namespaces is None:
+                version = (page.get("metadata") or {}).get("resourceVersion")
+                if isinstance(version, str) and version:
+                    self.versions[kind.kind] = version
             page_items = page.get("items")
             if page_items is None:
                 page_items = []

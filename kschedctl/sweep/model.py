@@ -197,7 +197,7 @@ def _paths(value: Any) -> tuple[str, ...]:
 
 def _stem(path: str) -> str:
     base = os.path.basename(path.rstrip("/\\")) or path
-    for ext in (".yaml", ".yml", ".json"):
+    for ext in (".yaml", ".yml", ".jsonl", ".json"):
         if base.endswith(ext):
             return base[: -len(ext)]
     return base

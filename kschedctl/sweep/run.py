@@ -114,9 +114,13 @@ def load_cell_cluster(source: ClusterSource) -> Any:
     """The cluster state of ``source`` (with its load metrics), loaded once per process."""
     key = (access.allowed_roots(), source.files, source.metrics)
     if key not in _clusters:
-        from kschedctl.inputs.cluster import load_cluster
+        from kschedctl.inputs.cluster import ClusterState, load_cluster
+        from kschedctl.inputs.trace import is_trace_path, read_trace
 
-        state = load_cluster(list(source.files))
+        if len(source.files) == 1 and is_trace_path(source.files[0]):  # the cluster a trace starts from
+            state = ClusterState.from_documents(read_trace(source.files[0]).documents())
+        else:
+            state = load_cluster(list(source.files))
         if source.metrics:
             from kschedctl.inputs.metrics import load_metrics
 
@@ -167,6 +171,16 @@ def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any
 
         what_if = WhatIf.from_spec(json.loads(cell.cluster.what_if), cell.cluster.name)
         state, _ = what_if.apply(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)
+    from kschedctl.inputs.trace import is_trace_path, read_trace
+
+    if len(cell.workload.files) == 1 and is_trace_path(cell.workload.files[0]):
+        # a recorded trace: its arrivals, deletions and node changes in time order, on the cell's cluster
+        from kschedctl.scheduler.replay import Replayer
+
+        replayed = Replayer(read_trace(cell.workload.files[0]), cfg, cell.config.profile, registry=registry,
+                            seed=cell.seed, extenders=options.extenders, cluster=state).run()
+        out.metrics = cell_metrics(replayed.simulation)
+        return
     items = load_pods(list(cell.workload.files), state)
     batch, state = simulation_batch(items, items.joined(state))
     sim = Simulator(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)

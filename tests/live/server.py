@@ -9,6 +9,14 @@ resources in ``forbidden``, 404 for CRDs that are not installed, and failures in
 (``fail_next``: an HTTP status, with a Retry-After, or a connection dropped without an answer;
 ``expire_continue``: 410 Gone for a continue token).
 
+Watches (``?watch=1``) stream what changed since the ``resourceVersion`` asked for, as the real
+server does: one JSON event per line (ADDED, MODIFIED, DELETED), bookmarks on demand
+(``bookmark()``, sent only to watches that asked with ``allowWatchBookmarks``), an ``ERROR`` event
+with a 410 Status for a version older than the last compaction (``compact()``), and connections
+dropped mid-stream on demand (``drop_watches()``). The cluster changes through ``create``,
+``update``, ``delete``, ``bind`` and ``nominate``; every change gets the next resourceVersion,
+which lists report too.
+
 Every request is recorded (method, path, query, whether it carried the token) so tests can
 check that nothing but GET was ever sent. Served objects carry the noise a real server adds
 (managedFields, resourceVersion, selfLink, kubectl's last-applied annotation, a uid) and list
@@ -22,6 +30,7 @@ import copy
 import json
 import socket
 import threading
+import time
 import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -95,6 +104,8 @@ class FakeApiServer:
     #: Plurals this server does not serve at all (404), as an old or trimmed API server.
     missing: set[str] = field(default_factory=set)
     requests: list[Recorded] = field(default_factory=list)
+    #: Resources ("pods", "persistentvolumes") whose watches get 403 (RBAC with list but no watch).
+    forbidden_watch: set[str] = field(default_factory=set)
     #: Serve HTTPS with this (cert.pem, key.pem) pair instead of plain HTTP.
     tls: tuple[Path, Path] | None = None
 
@@ -104,6 +115,15 @@ class FakeApiServer:
         self._expire: set[str] = set()
         self._store: dict[str, list[dict]] = {}
         self._cache: dict[tuple, list[dict]] = {}
+        #: The last resourceVersion handed out; lists report it, watches start after it.
+        self._rv = 5000
+        #: Every change: (resourceVersion, kind, event type, the object as served then).
+        self._events: list[tuple[int, str, str, dict]] = []
+        #: Watches from a version older than this get 410 Gone (etcd compacted it away).
+        self._compacted = 0
+        self._changed = threading.Condition()
+        self._drops = 0  # drop_watches() calls so far: open watches compare it with their own
+        self._stopping = False
         for i, obj in enumerate(self.objects):
             self.add(obj, i)
         self._httpd: ThreadingHTTPServer | None = None
@@ -131,6 +151,83 @@ class FakeApiServer:
         obj.pop("apiVersion", None)  # list items come without them
         obj.pop("kind", None)
         self._store.setdefault(kind, []).append(obj)
+
+    # -- changes (what the watch streams) ------------------------------------------------------
+    def _find(self, kind: str, namespace: str | None, name: str) -> int:
+        for i, obj in enumerate(self._store.get(kind, ())):
+            meta = obj["metadata"]
+            if meta["name"] == name and (namespace is None or meta.get("namespace") == namespace):
+                return i
+        raise KeyError(f"{kind} {namespace}/{name}")
+
+    def _log_change(self, kind: str, event: str, obj: dict) -> None:
+        with self._changed:
+            self._rv += 1
+            obj["metadata"]["resourceVersion"] = str(self._rv)
+            self._events.append((self._rv, kind, event, copy.deepcopy(obj)))
+            self._cache.clear()
+            self._changed.notify_all()
+
+    def create(self, obj: dict) -> None:
+        """A new object (a pod without nodeName is a pod waiting for the scheduler), created now."""
+        obj = copy.deepcopy(obj)
+        obj.setdefault("metadata", {}).setdefault(
+            "creationTimestamp", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        self.add(obj)
+        self._log_change(obj["kind"], "ADDED", self._store[obj["kind"]][-1])
+
+    def update(self, kind: str, name: str, change: Any, namespace: str | None = None) -> None:
+        """``change(obj)`` edits the served object in place; watchers get MODIFIED."""
+        with self._changed:
+            obj = self._store[kind][self._find(kind, namespace, name)]
+            change(obj)
+        self._log_change(kind, "MODIFIED", obj)
+
+    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+        with self._changed:
+            obj = self._store[kind].pop(self._find(kind, namespace, name))
+        self._log_change(kind, "DELETED", obj)
+
+    def bind(self, name: str, node: str, namespace: str = "default") -> None:
+        """What the scheduler's binding does: spec.nodeName and the PodScheduled condition."""
+        def bound(pod: dict) -> None:
+            pod.setdefault("spec", {})["nodeName"] = node
+            status = pod.setdefault("status", {})
+            status.pop("nominatedNodeName", None)
+            status["conditions"] = [{"type": "PodScheduled", "status": "True"}]
+        self.update("Pod", name, bound, namespace)
+
+    def nominate(self, name: str, node: str, namespace: str = "default") -> None:
+        """What preemption does to the preemptor: status.nominatedNodeName."""
+        self.update("Pod", name, lambda pod: pod.setdefault("status", {}).__setitem__("nominatedNodeName", node),
+                    namespace)
+
+    def bookmark(self) -> None:
+        """A BOOKMARK (the current resourceVersion) to every open watch that allows bookmarks."""
+        with self._changed:
+            self._events.append((self._rv, "*", "BOOKMARK", {}))
+            self._changed.notify_all()
+
+    def compact(self) -> None:
+        """Every version handed out so far is gone: a watch from any of them gets 410 Gone (the
+        store moves on by one version, as a write nobody watches would, so a new list's version
+        can be watched)."""
+        with self._changed:
+            self._rv += 1
+            self._compacted = self._rv
+            self._changed.notify_all()
+
+    def drop_watches(self) -> None:
+        """Every open watch connection is cut mid-stream, without a last chunk."""
+        with self._changed:
+            self._drops += 1
+            self._changed.notify_all()
+
+    def resource_version(self) -> int:
+        return self._rv
+
+    def watches(self) -> list[Recorded]:
+        return [r for r in self.requests if (r.query.get("watch") or [""])[0] in ("1", "true")]
 
     # -- control ------------------------------------------------------------------------------
     def fail_next(self, plural: str, *failures: Any) -> None:
@@ -167,6 +264,9 @@ class FakeApiServer:
         return self
 
     def stop(self) -> None:
+        with self._changed:
+            self._stopping = True
+            self._changed.notify_all()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -357,6 +457,13 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                         return
                 self._send(404, _status(404, "NotFound", f'{resource} "{name}" not found'))
                 return
+            if (query.get("watch") or [""])[0] in ("1", "true"):
+                if plural in server.forbidden_watch:
+                    self._send(403, _status(403, "Forbidden", f'{resource} is forbidden: User "reader" cannot watch '
+                                                              f'resource "{plural}" in API group "{group}"'))
+                    return
+                self._watch(kind, namespace, api_version, query)
+                return
             token = (query.get("continue") or [""])[0]
             if token and server._take_expiry(plural):
                 self._send(410, _status(410, "Expired", "The provided continue parameter is too old"))
@@ -368,10 +475,76 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             size = min(limit, server.max_page) if limit > 0 else len(items)
             page = items[offset:offset + size]
             end = offset + len(page)
-            meta: dict[str, Any] = {"resourceVersion": "5000"}
+            meta: dict[str, Any] = {"resourceVersion": str(server.resource_version())}
             if limit > 0 and end < len(items):
                 meta["continue"] = base64.b64encode(json.dumps({"o": end, "rv": 5000}).encode()).decode()
                 meta["remainingItemCount"] = len(items) - end
             self._send(200, {"apiVersion": api_version, "kind": f"{kind}List", "metadata": meta, "items": page})
+
+        def _chunk(self, event: dict) -> None:
+            data = json.dumps(event).encode() + b"\n"
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
+
+        def _watch(self, kind: str, namespace: str | None, api_version: str, query: dict[str, list[str]]) -> None:
+            since = int((query.get("resourceVersion") or ["0"])[0] or 0)
+            bookmarks = (query.get("allowWatchBookmarks") or [""])[0] in ("1", "true")
+            selector = (query.get("fieldSelector") or [""])[0] or None
+            timeout = float((query.get("timeoutSeconds") or ["30"])[0] or 30)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            with server._changed:
+                drops = server._drops
+                expired = since < server._compacted
+                compacted = server._compacted
+            if expired:
+                self._chunk({"type": "ERROR", "object": _status(
+                    410, "Expired", f"too old resource version: {since} ({compacted})")})
+                self._end()
+                return
+            seen = next((i for i, e in enumerate(server._events) if e[0] > since), len(server._events))
+            deadline = time.monotonic() + timeout
+            while True:
+                with server._changed:
+                    while (seen >= len(server._events) and server._drops == drops and not server._stopping
+                           and time.monotonic() < deadline):
+                        server._changed.wait(0.05)
+                    if server._drops != drops or server._stopping:
+                        self._cut()
+                        return
+                    fresh = server._events[seen:]
+                    seen = len(server._events)
+                if not fresh and time.monotonic() >= deadline:
+                    self._end()
+                    return
+                for rv, event_kind, event, obj in fresh:
+                    if event == "BOOKMARK":
+                        if bookmarks:
+                            self._chunk({"type": "BOOKMARK", "object": {
+                                "kind": kind, "apiVersion": api_version, "metadata": {"resourceVersion": str(rv)}}})
+                        continue
+                    if event_kind != kind or rv <= since:
+                        continue
+                    if namespace is not None and obj["metadata"].get("namespace") != namespace:
+                        continue
+                    if selector and not _field_match(obj, selector):
+                        if event != "MODIFIED":
+                            continue
+                        event = "DELETED"  # it left the selection, as the real server says
+                    self._chunk({"type": event, "object": {"apiVersion": api_version, "kind": kind, **obj}})
+
+        def _end(self) -> None:
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+            self.close_connection = True
+
+        def _cut(self) -> None:
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     return Handler
