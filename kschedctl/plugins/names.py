@@ -1,8 +1,7 @@
 """Names of upstream's in-tree plugins, and the extension points each implements in v1.34.
 
-Shared by config defaulting (the default plugin set) and the registry, so that a plugin
-kschedctl has not implemented yet still expands through ``multiPoint`` exactly as upstream
-and is reported as not implemented, never silently dropped.
+Shared by config defaulting (the default plugin set, expanded through ``multiPoint`` exactly
+as upstream) and the registry.
 Source: pkg/scheduler/framework/plugins/names/names.go and each plugin's interface
 assertions (``var _ fwk.FilterPlugin = &X{}``) on release-1.34.
 """

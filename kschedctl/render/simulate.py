@@ -12,7 +12,6 @@ from typing import Any, Callable, Iterator
 
 from rich import box
 from rich.console import Console
-from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
@@ -52,10 +51,6 @@ def render_simulation(result: SimulationResult, console: Console, wide: bool = F
 
 def simulation_renderables(result: SimulationResult, wide: bool = False) -> list:
     parts: list = [_summary(result)]
-    if result.not_implemented:
-        lines = [f"{name}: {', '.join(points)}" for name, points in result.not_implemented.items()]
-        parts.append(Panel(Text("kschedctl cannot run these plugins yet; pods whose cycle needed them are reported "
-                                "as Error:\n" + "\n".join(lines)), title="Not implemented", border_style="magenta"))
     for warning in result.warnings:
         parts.append(Text(f"warning: {warning}", style="yellow"))
     parts.append(_placements(result, wide))

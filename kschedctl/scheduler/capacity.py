@@ -40,7 +40,6 @@ class CapacityResult:
     limit_reached: bool = False
     max_copies: int = DEFAULT_MAX_COPIES
     preemption_possible: dict[str, Any] | None = None
-    not_implemented: dict[str, list[str]] = field(default_factory=dict)
     seconds: float = 0.0
     seed: int | None = None
     #: For the user (stderr), not part of the contract's JSON: skipped or failing extenders.
@@ -58,7 +57,6 @@ class CapacityResult:
             "limitReached": self.limit_reached,
             "max": self.max_copies,
             "preemptionPossible": self.preemption_possible,
-            "notImplemented": {k: list(v) for k, v in self.not_implemented.items()},
         }
         if self.seed is not None:
             out["seed"] = self.seed
@@ -123,10 +121,6 @@ def capacity(
             copy_info = PodInfo(_clone(admitted, count + 1))
             out = sim.scheduler.run_cycle(fwk, copy_info)
             result.warnings.extend(w for w in out.warnings if w not in result.warnings)
-            if out.trace is not None:
-                for plugin, points in out.trace.not_implemented.items():
-                    known = result.not_implemented.setdefault(plugin, [])
-                    known.extend(p for p in points if p not in known)
             if out.outcome != "Scheduled" or not out.selected_node:
                 result.outcome = out.outcome
                 result.stop_reason = out.message

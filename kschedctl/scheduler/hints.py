@@ -144,7 +144,7 @@ class HintEngine:
         skip = state.skip_filter_plugins
         for pl in self.fwk.plugins.get("filter", ()):
             fn = getattr(pl, "filter", None)
-            if getattr(pl, "not_implemented", False) is True or not callable(fn) or pl.name in skip:
+            if not callable(fn) or pl.name in skip:
                 continue
             self.filters.append((pl.name, fn, pl))
 

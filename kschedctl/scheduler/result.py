@@ -3,7 +3,7 @@
 Fields the contract fixes: kind, pod, profile, outcome, selectedNode, message, evaluatedNodes,
 feasibleNodes, stages, nodes (name, evaluated, feasible, filters, scores, totalScore) and
 preemption. kschedctl adds (the contract allows new fields): tiedNodes, numNodesToFind,
-scoringSkippedUpstream, notImplemented, provisionalNode, seed, and per node rank, tied,
+scoringSkippedUpstream, provisionalNode, seed, and per node rank, tied,
 nominatedPodsConsidered, and ``allocations`` (the devices DynamicResources would allocate to the
 pod's ResourceClaims on the node: per claim, its request, driver, pool and device); with
 extenders configured, ``extenders`` (each extender's settings,
@@ -344,7 +344,6 @@ class ExplainResult:
     tied_nodes: list[str] = field(default_factory=list)
     num_nodes_to_find: int = 0
     scoring_skipped_upstream: bool = False
-    not_implemented: dict[str, list[str]] = field(default_factory=dict)
     provisional_node: str | None = None
     seed: int | None = None
     all_filters: bool = False
@@ -430,7 +429,6 @@ class ExplainResult:
             "tiedNodes": list(self.tied_nodes),
             "numNodesToFind": self.num_nodes_to_find,
             "scoringSkippedUpstream": self.scoring_skipped_upstream,
-            "notImplemented": {k: list(v) for k, v in self.not_implemented.items()},
         }
         if self.provisional_node:
             out["provisionalNode"] = self.provisional_node

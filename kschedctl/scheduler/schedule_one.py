@@ -309,8 +309,6 @@ class Scheduler:
 
         trace = fwk.trace
         filters = trace.filters if trace is not None else None
-        if trace is not None:
-            fwk.note_missing_node_level("filter")
         run = fwk.run_filter_plugins_with_nominated_pods
         if not fwk.handle.nominator:
             run = fwk.run_filter_plugins  # nobody is nominated: the single pass is all there is
@@ -689,7 +687,6 @@ class Scheduler:
         if not fwk.has_score_plugins():
             return
         trace = fwk.trace
-        missing_before = {k: list(v) for k, v in trace.not_implemented.items()} if trace is not None else {}
         stages_before = len(trace.stages) if trace is not None else 0
         node_info = self.snapshot.get_or_none(host)
         if node_info is None:
@@ -700,16 +697,13 @@ class Scheduler:
             scores, _ = fwk.run_score_plugins(scratch, pod_info, [node_info])
             out.node_scores = scores
         if trace is not None:
-            # Display-only: what these calls lacked or said must not change the verdict.
-            trace.not_implemented = missing_before
+            # Display-only: what these calls said must not change the verdict.
             for stage in trace.stages[stages_before:]:
                 stage.extra = dict(stage.extra or {}, displayOnly=True)
 
     def _finish(self, out: CycleOutcome, extenders: bool = True) -> CycleOutcome:
-        """A cycle that needed a plugin kschedctl lacks cannot be trusted: its outcome is Error.
-
-        ``extenders`` adds what the extenders did in this cycle (not again when a held pod's
-        binding cycle ends)."""
+        """The cycle's warnings; ``extenders`` adds what the extenders did in this cycle (not
+        again when a held pod's binding cycle ends)."""
         if self.extenders and extenders:
             log = self.extender_log()
             out.extenders = log.summary(out.pod_info.pod)
@@ -718,18 +712,6 @@ class Scheduler:
         trace = out.trace
         if trace is not None and trace.warnings:
             out.warnings.extend(w for w in trace.warnings if w not in out.warnings)
-        if trace is None or not trace.not_implemented:
-            return out
-        if out.outcome == "Gated" and _gated_by_implemented(trace):
-            return out  # a pod held back by a plugin kschedctl runs stays Gated
-        if out.outcome == "Scheduled":
-            out.provisional_node = out.selected_node
-        out.selected_node = None
-        missing = ", ".join(f"{name} ({', '.join(points)})" for name, points in trace.not_implemented.items())
-        detail = f" (without them: {out.outcome}" + (f" on {out.provisional_node}" if out.provisional_node else "")
-        detail += f": {out.message})" if out.message else ")"
-        out.message = f"plugin(s) not implemented by kschedctl yet: {missing}{detail}"
-        out.outcome = "Error"
         return out
 
 
@@ -742,15 +724,6 @@ def _plain_randrange(rng: Any) -> bool:
     if _RANDBELOW_WITH_GETRANDBITS is None or type(rng).randrange is not random.Random.randrange:
         return False
     return getattr(getattr(rng, "_randbelow", None), "__func__", None) is _RANDBELOW_WITH_GETRANDBITS
-
-
-def _gated_by_implemented(trace: Trace) -> bool:
-    """A pod gated by a plugin kschedctl does run stays Gated whatever else is missing."""
-    for stage in trace.stages:
-        if stage.point == "PreEnqueue" and stage.status is not None and stage.status.code != _SUCCESS:
-            if not (stage.extra or {}).get("notImplemented"):
-                return True
-    return False
 
 
 class _ExtenderLog:

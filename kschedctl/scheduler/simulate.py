@@ -46,7 +46,6 @@ from kschedctl.framework.runtime import (
     PodNominator,
     Trace,
     WaitingPods,
-    _is_not_implemented,
     _raised,
 )
 from kschedctl.framework.status import Code, Status
@@ -132,8 +131,7 @@ class _LeanFramework(Framework):
     """The runtime, for batches: no per-node records, and node-local answers memoized.
 
     - A cycle's trace keeps no per-node filter records (``filters = None`` makes
-      ``find_nodes_that_pass_filters`` skip them); stages and not-implemented plugins are still
-      recorded, the scheduler needs the latter to turn such a cycle into an Error.
+      ``find_nodes_that_pass_filters`` skip them); stages are still recorded.
     - With ``memo_key`` set (the pod's ``pod_signature``), the verdict of the node-local filters
       that run first in the chain (all of it when every filter is node-local) and the raw score
       of each node-local score plugin are remembered per node and reused while that node's
@@ -309,8 +307,7 @@ class _LeanFramework(Framework):
         if key is None:
             return super().run_score_plugins(state, pod_info, nodes)
         skip = state.skip_score_plugins
-        plugins = [pl for pl in self.plugins["score"]
-                   if pl.name not in skip and not _is_not_implemented(pl) and callable(getattr(pl, "score", None))]
+        plugins = [pl for pl in self.plugins["score"] if pl.name not in skip]
         local = [pl for pl in plugins if pl.name in self._local_scores]
         if not local:
             return super().run_score_plugins(state, pod_info, nodes)
@@ -346,7 +343,6 @@ class _LeanFramework(Framework):
             {pl.name: [] for pl in local}
 
         trace = self.trace
-        self.note_missing_node_level("score")
         names = [n.name for n in nodes]
         if trace is not None:
             trace.scored_nodes = names
@@ -635,10 +631,6 @@ class Simulator(SchedulingSetup):
             rec.order = cycles
             if out.warnings:  # an ignorable extender failed...: once per distinct message
                 result.warnings.extend(w for w in out.warnings if w not in result.warnings)
-            if out.trace is not None and out.trace.not_implemented:
-                for name, points in out.trace.not_implemented.items():
-                    known = result.not_implemented.setdefault(name, [])
-                    known.extend(p for p in points if p not in known)
             if len(out.tied_nodes) > 1 and out.selected_node:
                 result.tie_breaks += 1
             if out.outcome == "Waiting" and out.waiting is not None:
@@ -777,13 +769,11 @@ class Simulator(SchedulingSetup):
         waiting.time_out(plugin)
 
     def _pre_enqueue(self, qp: QueuedPod) -> Status | None:
-        """PreEnqueue of the pod's profile; a plugin kschedctl lacks does not gate (the cycle
-        will report it as an Error)."""
+        """PreEnqueue of the pod's profile (untraced: the cycle records its own)."""
         fwk = self.frameworks[qp.profile]
-        trace = fwk.begin_trace()
-        status = fwk.run_pre_enqueue_plugins(qp.pod_info)
         fwk.trace = None
-        if status is None or status.code == Code.Success or trace.not_implemented:
+        status = fwk.run_pre_enqueue_plugins(qp.pod_info)
+        if status is None or status.code == Code.Success:
             return None
         return status
 

@@ -105,7 +105,6 @@ class SimulationResult:
     cycles: int = 0
     seconds: float = 0.0
     seed: int | None = None
-    not_implemented: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     #: Cycles whose node was picked at random among nodes tied for the best score.
     tie_breaks: int = 0
@@ -142,7 +141,6 @@ class SimulationResult:
                         "rejected": counts.get("Rejected", 0), "preempted": counts.get(PREEMPTED, 0),
                         "errors": counts.get("Error", 0), "notHandled": counts.get(NOT_HANDLED, 0), "cycles": self.cycles,
                         "tieBreaks": self.tie_breaks, "seconds": round(self.seconds, 3)},
-            "notImplemented": {k: list(v) for k, v in self.not_implemented.items()},
         }
         if self.seed is not None:
             out["seed"] = self.seed

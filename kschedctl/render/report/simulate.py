@@ -41,9 +41,6 @@ def simulation_report(result: SimulationResult, title: str = "kschedctl simulate
         summary.append(("Seed", esc(result.seed)))
     body = ["<h2>Summary</h2>", facts(summary)]
     body.extend(f'<p class="verdict bad">warning: {esc(w)}</p>' for w in result.warnings)
-    if result.not_implemented:
-        lines = "; ".join(f"{name}: {', '.join(points)}" for name, points in result.not_implemented.items())
-        body.append(f'<p class="verdict bad">kschedctl cannot run these plugins yet: {esc(lines)}</p>')
     body.append(_placements_charts(result))
     body.append(_utilisation(result))
     body.append(_preemptions(result))
