@@ -125,6 +125,7 @@ def explain(
         raise UsageError("no pod to explain in " + ", ".join(pods or ()))
 
     from kschedctl.scheduler.explain import Explainer
+    from kschedctl.scheduler.outcome import Outcome
     from kschedctl.scheduler.result import ExplainResultList
 
     explainer = Explainer(cluster_state, cfg, registry=registry, seed=seed, all_filters=all_filters,
@@ -163,4 +164,4 @@ def explain(
         data = results[0].to_dict() if len(results) == 1 else ExplainResultList(results).to_dict()
         sys.stdout.write(dump(data, output.value))
     # typer drops a command's return value: the exit code travels in typer.Exit.
-    raise typer.Exit(EXIT_OK if all(r.outcome == "Scheduled" for r in results) else EXIT_NO)
+    raise typer.Exit(EXIT_OK if all(r.outcome == Outcome.SCHEDULED for r in results) else EXIT_NO)

@@ -34,6 +34,7 @@ from kschedctl.k8s.quantity import humanize_bytes
 from kschedctl.printable import printable
 from kschedctl.render.console import printable_text
 from kschedctl.render.units import cpu_unit
+from kschedctl.scheduler.outcome import Outcome
 from kschedctl.scheduler.result import Blocker, Decision, ExplainResult, NodeResult, StageResult
 
 #: Up to this many nodes every node gets a row without --wide.
@@ -42,11 +43,11 @@ SMALL_CLUSTER = 20
 TOP_NODES = 10
 
 _OUTCOME_STYLE = {
-    "Scheduled": "bold green",
-    "Unschedulable": "bold red",
-    "Rejected": "bold red",
-    "Gated": "bold yellow",
-    "Error": "bold magenta",
+    Outcome.SCHEDULED: "bold green",
+    Outcome.UNSCHEDULABLE: "bold red",
+    Outcome.REJECTED: "bold red",
+    Outcome.GATED: "bold yellow",
+    Outcome.ERROR: "bold magenta",
 }
 _CODE_STYLE = {
     "Success": "green",
@@ -138,7 +139,7 @@ def explain_renderables(result: ExplainResult, wide: bool = False, node: str | N
         parts.append(devices)
     if result.preemption is not None:
         parts.append(_preemption(result))
-    if result.outcome == "Unschedulable" and (result.hints or result.pod_hints):
+    if result.outcome == Outcome.UNSCHEDULABLE and (result.hints or result.pod_hints):
         parts.append(_to_fit(result, None if wide else top))
     return parts
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from kschedctl.framework.types import PodInfo
+from kschedctl.scheduler.outcome import Outcome
 from kschedctl.scheduler.simulate import Simulator, pod_signature
 
 #: Default bound on the number of copies (``--max``).
@@ -36,7 +37,7 @@ class CapacityResult:
     per_node: dict[str, int]
     stop_reason: str
     profile: str = ""
-    outcome: str = "Unschedulable"  # of the copy that stopped the run; "" when --max was reached
+    outcome: Outcome | str = Outcome.UNSCHEDULABLE  # of the copy that stopped the run; "" when --max was reached
     limit_reached: bool = False
     max_copies: int = DEFAULT_MAX_COPIES
     preemption_possible: dict[str, Any] | None = None
@@ -121,7 +122,7 @@ def capacity(
             copy_info = PodInfo(_clone(admitted, count + 1))
             out = sim.scheduler.run_cycle(fwk, copy_info)
             result.warnings.extend(w for w in out.warnings if w not in result.warnings)
-            if out.outcome != "Scheduled" or not out.selected_node:
+            if out.outcome != Outcome.SCHEDULED or not out.selected_node:
                 result.outcome = out.outcome
                 result.stop_reason = out.message
                 if out.preemption is not None and out.preemption.nominated_node_name:

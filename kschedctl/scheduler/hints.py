@@ -40,6 +40,7 @@ from kschedctl.scheduler.hint_common import (
 )
 from kschedctl.scheduler.hint_remedies import REMEDIES, _prefilter_hint
 from kschedctl.scheduler.hint_scenario import Scenario, Step
+from kschedctl.scheduler.outcome import Outcome
 from kschedctl.scheduler.result import Hint, NodeHints
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,7 +59,7 @@ def attach_hints(result: "ExplainResult", fwk: "Framework", snapshot: Any, pod_i
     handle = fwk.handle
     engine = HintEngine(fwk, snapshot, pod_info, cluster=handle.cluster(), nominator=handle.nominator)
     result.hint_provider = engine.hints_for_node
-    if result.outcome != "Unschedulable":
+    if result.outcome != Outcome.UNSCHEDULABLE:
         return
     result.pod_hints = engine.pod_hints()
     if result.pod_hints:

@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 from kschedctl.framework.extender import PLUGIN_PREFIX as EXTENDER_PLUGIN_PREFIX
 from kschedctl.framework.status import Status
+from kschedctl.scheduler.outcome import Outcome
 
 
 def jsonable(value: Any) -> Any:
@@ -333,7 +334,7 @@ class ExplainResult:
 
     pod: str
     profile: str
-    outcome: str
+    outcome: Outcome
     selected_node: str | None
     message: str
     evaluated_nodes: int
@@ -369,7 +370,7 @@ class ExplainResult:
 
     @property
     def scheduled(self) -> bool:
-        return self.outcome == "Scheduled"
+        return self.outcome == Outcome.SCHEDULED
 
     def filter_columns(self, nodes: "list[NodeResult] | None" = None) -> list[str]:
         """The filters that ran on ``nodes`` (default: every node), in the order a matrix shows

@@ -46,6 +46,7 @@ from kschedctl.framework.runtime import (
     go_list,
 )
 from kschedctl.framework.status import Code, PostFilterResult, Status
+from kschedctl.scheduler.outcome import Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.framework.types import NodeInfo, PodInfo
@@ -93,7 +94,7 @@ class CycleOutcome:
 
     pod_info: Any
     profile: str
-    outcome: str  # Scheduled | Unschedulable | Gated | Rejected | Error
+    outcome: Outcome
     selected_node: str | None = None
     message: str = ""
     evaluated_nodes: int = 0
@@ -539,15 +540,15 @@ class Scheduler:
         trace = fwk.begin_trace(self.all_filters)
         if self.extenders:
             self._ext_log = _ExtenderLog(self.extenders)
-        out = CycleOutcome(pod_info, fwk.profile_name, "Scheduled", trace=trace, weights=dict(fwk.weights),
+        out = CycleOutcome(pod_info, fwk.profile_name, Outcome.SCHEDULED, trace=trace, weights=dict(fwk.weights),
                            start_index=self.next_start_node_index)
         s = fwk.run_pre_enqueue_plugins(pod_info)
         if s is not None and s.code != _SUCCESS:
-            out.outcome = "Error" if s.code == Code.Error else "Gated"
+            out.outcome = Outcome.ERROR if s.code == Code.Error else Outcome.GATED
             out.message = s.message()
             return self._finish(out)
         if getattr(pod_info, "is_terminating", False):
-            out.outcome = "Error"
+            out.outcome = Outcome.ERROR
             out.message = f"skip schedule deleting pod: {pod_info.namespace}/{pod_info.name}"
             return self._finish(out)
 
@@ -557,7 +558,7 @@ class Scheduler:
         try:
             result = self.schedule_pod(fwk, state, pod_info, out)
         except NoNodesAvailable as exc:
-            out.outcome, out.message = "Unschedulable", str(exc)
+            out.outcome, out.message = Outcome.UNSCHEDULABLE, str(exc)
             return self._finish(out)
         except FitError as fit_error:
             out.diagnosis = fit_error.diagnosis
@@ -571,11 +572,11 @@ class Scheduler:
                 elif r is not None:
                     # An empty nominated node: upstream's ModeOverride clears the pod's nomination.
                     out.clears_nomination = True
-            out.outcome = "Unschedulable"
+            out.outcome = Outcome.UNSCHEDULABLE
             out.message = truncate_message(fit_error.error())
             return self._finish(out)
         except SchedulingError as exc:
-            out.outcome, out.message = "Error", truncate_message(exc.status.message())
+            out.outcome, out.message = Outcome.ERROR, truncate_message(exc.status.message())
             return self._finish(out)
 
         host = result.suggested_host
@@ -602,7 +603,7 @@ class Scheduler:
         permit: Status | None = None
         if s is not None and s.code == Code.Wait:
             if self.hold_waiting_pods:
-                out.outcome = "Waiting"
+                out.outcome = Outcome.WAITING
                 out.provisional_node = host
                 out.state = state
                 out.waiting = WaitingPod(pod_info, host, waits)
@@ -636,8 +637,8 @@ class Scheduler:
 
     def _binding_cycle(self, fwk: Framework, state: CycleState, pod_info: "PodInfo", host: str,
                        out: CycleOutcome, permit: Status | None) -> CycleOutcome:
-        extenders = out.outcome != "Waiting"  # a held pod's extender calls were summed up already
-        out.outcome = "Scheduled"
+        extenders = out.outcome != Outcome.WAITING  # a held pod's extender calls were summed up already
+        out.outcome = Outcome.SCHEDULED
         if permit is not None and permit.code != _SUCCESS:
             fwk.run_reserve_plugins_unreserve(state, pod_info, host)
             return self._finish(self._rejected_on_node(out, host, permit), extenders)
@@ -645,7 +646,7 @@ class Scheduler:
         s = fwk.run_pre_bind_plugins(state, pod_info, host)
         if s is not None and s.code != _SUCCESS:
             fwk.run_reserve_plugins_unreserve(state, pod_info, host)
-            out.outcome = "Rejected" if s.code in _REJECTED else "Error"
+            out.outcome = Outcome.REJECTED if s.code in _REJECTED else Outcome.ERROR
             out.message = truncate_message(s.message())
             out.provisional_node = host
             return self._finish(out, extenders)
@@ -653,7 +654,7 @@ class Scheduler:
         s = fwk.run_bind_plugins(state, pod_info, host)
         if s is not None and s.code != _SUCCESS:
             fwk.run_reserve_plugins_unreserve(state, pod_info, host)
-            out.outcome = "Rejected" if s.code in _REJECTED else "Error"
+            out.outcome = Outcome.REJECTED if s.code in _REJECTED else Outcome.ERROR
             out.message = truncate_message(s.message() or "no Bind plugin bound the pod (every one returned Skip)")
             out.provisional_node = host
             return self._finish(out, extenders)
@@ -674,10 +675,10 @@ class Scheduler:
             diagnosis = Diagnosis(NodeToStatus({host: status}))
             diagnosis.add_plugin_status(status)
             out.diagnosis = diagnosis
-            out.outcome = "Rejected"
+            out.outcome = Outcome.REJECTED
             out.message = truncate_message(FitError(out.pod_info, 1, diagnosis).error())
         else:
-            out.outcome = "Error"
+            out.outcome = Outcome.ERROR
             out.message = truncate_message(status.message())
         return out
 
