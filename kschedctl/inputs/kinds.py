@@ -10,6 +10,7 @@ collection on ``ClusterState``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from urllib.parse import quote
 
 __all__ = ["Kind", "KINDS", "KIND_BY_NAME"]
@@ -35,9 +36,9 @@ class Kind:
     #: What goes missing without it, for the warning.
     affects: str = ""
 
-    @property
+    @cached_property
     def groups(self) -> tuple[str, ...]:
-        """Every API group a file may give this kind in."""
+        """Every API group a file may give this kind in (asked once per object loaded)."""
         return (self.group,) + self.other_groups
 
     @property
