@@ -359,8 +359,7 @@ def run(workload: Workload, config: Any, measure: int | None = None, nodes: int 
     label = workload.name if n == workload.nodes else f"{workload.name.split('/')[0]}/{n}Nodes"
     return {"workload": label, "nodes": n, "init": len(init_pods), "pods": len(batch), "load_s": load,
             "run_s": took, "pods_per_s": len(batch) / took if took else 0.0, "scheduled": counts.get("Scheduled", 0),
-            "preemptions": len(result.preemptions), "cycles": result.cycles, "counts": counts,
-            "not_implemented": result.not_implemented}
+            "preemptions": len(result.preemptions), "cycles": result.cycles, "counts": counts}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -396,9 +395,6 @@ def main(argv: list[str] | None = None) -> int:
                 ratio = r["pods_per_s"] / u["pods_per_s"] if u["pods_per_s"] else 0.0
                 print(f"  upstream {u['run_s']:.2f} s, {u['pods_per_s']:.1f} pods/s, placed {u['scheduled']}, "
                       f"preempted {u['preemptions']} (load {u['load_s']:.1f} s); kschedctl/upstream {ratio:.2f}x")
-        if r["not_implemented"]:
-            print(f"  note: not implemented by kschedctl yet: {', '.join(r['not_implemented'])} "
-                  f"(outcomes: {r['counts']})")
         sys.stdout.flush()
     return 0
 

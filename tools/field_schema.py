@@ -10,7 +10,7 @@ of maintained sources, never a hand-kept list:
   NetworkTopology): their published CRD manifests (``manifests/*/crd.yaml`` of
   sigs.k8s.io/scheduler-plugins v0.34.x), whose structural schemas the API server prunes with.
 
-Which kinds: those kschedctl reads (``KIND_COLLECTIONS`` and ``WORKLOAD_KINDS``), in every version
+Which kinds: those kschedctl reads (``kinds.KINDS`` and ``WORKLOAD_KINDS``), in every version
 of their group the sources describe. Descriptions and value types are dropped: the file keeps, per
 object type, each field's name and what its value holds, as a reference:
 
@@ -78,10 +78,10 @@ def default_sources() -> tuple[Path, Path]:
 def wanted_kinds() -> dict[str, tuple[str, ...]]:
     """kind -> API groups kschedctl reads it from."""
     sys.path.insert(0, str(ROOT))
-    from kschedctl.inputs.cluster import KIND_COLLECTIONS
+    from kschedctl.inputs.kinds import KINDS
     from kschedctl.inputs.workloads import WORKLOAD_KINDS
 
-    kinds: dict[str, tuple[str, ...]] = {kind: groups for kind, (_, _, groups) in KIND_COLLECTIONS.items()}
+    kinds: dict[str, tuple[str, ...]] = {kind.kind: kind.groups for kind in KINDS}
     for kind, groups in WORKLOAD_KINDS.items():
         kinds[kind] = tuple(dict.fromkeys(kinds.get(kind, ()) + groups))
     return kinds

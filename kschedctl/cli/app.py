@@ -72,7 +72,7 @@ _SHORT_HELP = {
     "replay": "Replay a trace under a profile: what would differ.",
 }
 
-#: Command modules, in the order ``--help`` lists them; a module not written yet is skipped.
+#: Command modules, in the order ``--help`` lists them.
 _COMMAND_MODULES = ("explain", "simulate", "capacity", "validate", "defaults", "snapshot", "plugins", "test", "diff",
                     "sweep", "record", "replay")
 
@@ -83,11 +83,7 @@ def _register_commands() -> None:
     import importlib
 
     for module in _COMMAND_MODULES:
-        try:
-            importlib.import_module(f"kschedctl.cli.{module}")
-        except ModuleNotFoundError as exc:  # a command still being built is simply absent
-            if exc.name != f"kschedctl.cli.{module}":
-                raise
+        importlib.import_module(f"kschedctl.cli.{module}")
     for command in app.registered_commands:
         # Docstrings are wrapped for the source; the terminal wraps again, so keep paragraphs only.
         text = command.help or (command.callback.__doc__ if command.callback else None)

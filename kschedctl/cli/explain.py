@@ -77,6 +77,7 @@ def explain(
         namespace, all_namespaces, selector, field_selector))
 
     from kschedctl.scheduler.explain import Explainer
+    from kschedctl.scheduler.outcome import Outcome
     from kschedctl.scheduler.result import ExplainResultList
 
     explainer = Explainer(cluster_state, cfg, registry=registry, seed=inputs.seed, all_filters=all_filters,
@@ -107,7 +108,7 @@ def explain(
         inputs.emit(output, lambda: results[0].to_dict() if len(results) == 1 else
                     ExplainResultList(results).to_dict(), table, report=results)
     # typer drops a command's return value: the exit code travels in typer.Exit.
-    raise typer.Exit(EXIT_OK if all(r.outcome == "Scheduled" for r in results) else EXIT_NO)
+    raise typer.Exit(EXIT_OK if all(r.outcome == Outcome.SCHEDULED for r in results) else EXIT_NO)
 
 
 def _pods_to_explain(cluster_state: Any, pods: list[str], pod_ref: Optional[list[str]], quiet: bool,

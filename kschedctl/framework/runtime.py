@@ -9,9 +9,8 @@ does it, so messages match word for word. A plugin that raises is contained: an 
 naming the plugin and the exception.
 
 Every call is recorded into a ``Trace`` (small tuples, no copies) that the reports read.
-Plugins kschedctl has not implemented are skipped by the hot loops and recorded as Error
-("plugin X is not implemented by kschedctl yet"); the scheduler turns any such record into an
-``Error`` outcome.
+A plugin configured at an extension point whose method it lacks is refused when the framework
+is built, as upstream's NewFramework refuses it, so the hot loops call every plugin they hold.
 
 The vocabulary it shares with plugins and the scheduler lives next to it: ``diagnosis.py``
 (NodeToStatus, Diagnosis, FitError), ``trace.py`` (the record of a cycle), ``nominator.py`` and
@@ -210,10 +209,6 @@ def _raised(plugin: str, method: str, exc: BaseException) -> Status:
                   plugin=plugin)
 
 
-def _is_not_implemented(plugin: Any) -> bool:
-    return getattr(plugin, "not_implemented", False) is True
-
-
 def _err(message: str, plugin: str = "", cause: BaseException | None = None) -> Status:
     return Status(Code.Error, message, error=cause, plugin=plugin)
 
@@ -222,8 +217,7 @@ class Framework:
     """One profile's plugins per extension point, with upstream's ``Run*`` semantics.
 
     ``plugins`` maps each extension point (config spelling) to plugin instances in run order;
-    instances flagged ``not_implemented`` (see ``kschedctl.plugins.registry``) stay in the lists
-    so that "has Score plugins" and ordering match the configuration, but are never called.
+    each must have the method of its point (ValueError otherwise, upstream's start-up refusal).
     ``weights`` are the Score weights (upstream getScoreWeights: 0 or unset means 1).
     """
 
@@ -240,6 +234,10 @@ class Framework:
         self.handle = handle if handle is not None else FrameworkHandle()
         self.handle.framework = self
         self.plugins: dict[str, list[Any]] = {p: list(plugins.get(p, ())) for p in EXTENSION_POINT_METHODS}
+        for point, method in EXTENSION_POINT_METHODS.items():
+            for pl in self.plugins[point]:
+                if not callable(getattr(pl, method, None)):
+                    raise ValueError(f'plugin "{pl.name}" does not extend {POINT_NAMES[point]}Plugin plugin')
         self.weights: dict[str, int] = {}
         for pl in self.plugins["score"]:
             w = (weights or {}).get(pl.name) or 1
@@ -251,38 +249,19 @@ class Framework:
             total += w * MAX_NODE_SCORE
         self.trace: Trace | None = None
         self.all_filters = False
-        # Bound methods for the hot loops, taken once; a plugin lacking the method for a point it
-        # is configured at (a partial port) counts as not implemented there.
-        self._missing: dict[str, list[str]] = {}
+        # Bound methods for the hot loops, taken once.
         self._filters: list[tuple[str, Callable]] = self._bind("filter")
         self._filter_cache_skip: frozenset[str] = frozenset()
         self._filter_cache: list[tuple[str, Callable]] = self._filters
-        self._add_pod = [(pl.name, pl.add_pod) for pl in self._implemented("preFilter")
+        self._add_pod = [(pl.name, pl.add_pod) for pl in self.plugins["preFilter"]
                          if callable(getattr(pl, "add_pod", None))]
-        self._remove_pod = [(pl.name, pl.remove_pod) for pl in self._implemented("preFilter")
+        self._remove_pod = [(pl.name, pl.remove_pod) for pl in self.plugins["preFilter"]
                             if callable(getattr(pl, "remove_pod", None))]
 
     # -- construction helpers -----------------------------------------------------------------
-    def _implemented(self, point: str) -> list[Any]:
-        method = EXTENSION_POINT_METHODS[point]
-        return [pl for pl in self.plugins[point] if not _is_not_implemented(pl) and callable(getattr(pl, method, None))]
-
     def _bind(self, point: str) -> list[tuple[str, Callable]]:
         method = EXTENSION_POINT_METHODS[point]
-        out = []
-        for pl in self.plugins[point]:
-            fn = None if _is_not_implemented(pl) else getattr(pl, method, None)
-            if callable(fn):
-                out.append((pl.name, fn))
-            else:
-                self._missing.setdefault(point, []).append(pl.name)
-        return out
-
-    def missing_at(self, point: str) -> list[str]:
-        """Plugins configured at ``point`` that kschedctl cannot run there, in configured order."""
-        method = EXTENSION_POINT_METHODS[point]
-        return [pl.name for pl in self.plugins[point]
-                if _is_not_implemented(pl) or not callable(getattr(pl, method, None))]
+        return [(pl.name, getattr(pl, method)) for pl in self.plugins[point]]
 
     def plugin_names(self, point: str) -> list[str]:
         return [pl.name for pl in self.plugins[point]]
@@ -298,8 +277,7 @@ class Framework:
 
     def queue_sort_func(self) -> Callable[[Any, Any], bool]:
         for pl in self.plugins["queueSort"]:
-            if not _is_not_implemented(pl) and callable(getattr(pl, "less", None)):
-                return pl.less
+            return pl.less
         return lambda a, b: False
 
     def begin_trace(self, all_filters: bool = False) -> Trace:
@@ -308,30 +286,11 @@ class Framework:
         self.all_filters = all_filters
         return self.trace
 
-    def _skip_missing(self, point: str, plugin: Any) -> bool:
-        """Record and report True when ``plugin`` cannot run at ``point`` (pod-level points)."""
-        if _is_not_implemented(plugin) or not callable(getattr(plugin, EXTENSION_POINT_METHODS[point], None)):
-            if self.trace is not None:
-                msg = getattr(plugin, "message", None) or f"plugin {plugin.name} is not implemented by kschedctl yet"
-                self.trace.stage(POINT_NAMES[point], plugin.name, Status(Code.Error, msg, plugin=plugin.name),
-                                 {"notImplemented": True})
-                self.trace.missing(plugin.name, POINT_NAMES[point])
-            return True
-        return False
-
-    def note_missing_node_level(self, point: str) -> None:
-        """Record the plugins configured at a node-level point (Filter, Score) that cannot run."""
-        if self.trace is not None:
-            for name in self.missing_at(point):
-                self.trace.missing(name, POINT_NAMES[point])
-
     # -- PreEnqueue ---------------------------------------------------------------------------
     def run_pre_enqueue_plugins(self, pod_info: "PodInfo") -> Status | None:
         """Upstream runPreEnqueuePlugins: the first non-success gates the pod (plugin stamped)."""
         trace = self.trace
         for pl in self.plugins["preEnqueue"]:
-            if self._skip_missing("preEnqueue", pl):
-                continue
             try:
                 s = pl.pre_enqueue(pod_info)
             except Exception as exc:
@@ -357,8 +316,6 @@ class Framework:
         nodes = snapshot.node_infos() if snapshot is not None else []
         try:
             for pl in self.plugins["preFilter"]:
-                if self._skip_missing("preFilter", pl):
-                    continue
                 name = pl.name
                 try:
                     out = pl.pre_filter(state, pod_info, nodes)
@@ -526,8 +483,6 @@ class Framework:
         reasons: list[str] = []
         rejector = ""
         for pl in self.plugins["postFilter"]:
-            if self._skip_missing("postFilter", pl):
-                continue
             name = pl.name
             try:
                 out = pl.post_filter(state, pod_info, filtered_node_status)
@@ -560,8 +515,6 @@ class Framework:
         skip: set[str] = set()
         try:
             for pl in self.plugins["preScore"]:
-                if self._skip_missing("preScore", pl):
-                    continue
                 name = pl.name
                 try:
                     s = pl.pre_score(state, pod_info, nodes)
@@ -585,9 +538,7 @@ class Framework:
         normalized scores in the trace."""
         trace = self.trace
         skip = state.skip_score_plugins
-        self.note_missing_node_level("score")
-        plugins = [pl for pl in self.plugins["score"]
-                   if pl.name not in skip and not _is_not_implemented(pl) and callable(getattr(pl, "score", None))]
+        plugins = [pl for pl in self.plugins["score"] if pl.name not in skip]
         names = [n.name for n in nodes]
         if trace is not None:
             trace.scored_nodes = names
@@ -660,8 +611,6 @@ class Framework:
         rejection keeps its code and names the plugin, anything else becomes an Error)."""
         trace = self.trace
         for pl in self.plugins[point]:
-            if self._skip_missing(point, pl):
-                continue
             try:
                 s = getattr(pl, method)(state, pod_info, node_name)
             except Exception as exc:
@@ -679,7 +628,7 @@ class Framework:
         """Unreserve in the reverse order of Reserve, every plugin, errors only recorded."""
         trace = self.trace
         for pl in reversed(self.plugins["reserve"]):
-            if _is_not_implemented(pl) or not callable(getattr(pl, "unreserve", None)):
+            if not callable(getattr(pl, "unreserve", None)):
                 continue
             status = None
             try:
@@ -696,8 +645,6 @@ class Framework:
         trace = self.trace
         waits: dict[str, float] = {}
         for pl in self.plugins["permit"]:
-            if self._skip_missing("permit", pl):
-                continue
             name = pl.name
             try:
                 out = pl.permit(state, pod_info, node_name)
@@ -734,8 +681,6 @@ class Framework:
             return Status(_SKIP, "")
         status: Status | None = Status(_SKIP, "")
         for pl in self.plugins["bind"]:
-            if self._skip_missing("bind", pl):
-                continue
             try:
                 status = pl.bind(state, pod_info, node_name)
             except Exception as exc:
@@ -755,8 +700,6 @@ class Framework:
     def run_post_bind_plugins(self, state: CycleState, pod_info: "PodInfo", node_name: str) -> None:
         trace = self.trace
         for pl in self.plugins["postBind"]:
-            if self._skip_missing("postBind", pl):
-                continue
             status = None
             try:
                 pl.post_bind(state, pod_info, node_name)

@@ -35,18 +35,11 @@ class Trace:
     raw_scores: dict[str, list[int]] = field(default_factory=dict)
     normalized_scores: dict[str, list[int]] = field(default_factory=dict)
     score_error: Status | None = None
-    #: plugin -> extension points (upstream spelling) where kschedctl had to skip it.
-    not_implemented: dict[str, list[str]] = field(default_factory=dict)
     #: What plugins said the user should know about this cycle (``handle.warn``), once each.
     warnings: list[str] = field(default_factory=list)
 
     def stage(self, point: str, plugin: str, status: Status | None, extra: dict | None = None) -> None:
         self.stages.append(StageRecord(point, plugin, status, extra))
-
-    def missing(self, plugin: str, point: str) -> None:
-        points = self.not_implemented.setdefault(plugin, [])
-        if point not in points:
-            points.append(point)
 
 
 @dataclass

@@ -33,6 +33,7 @@ import uuid
 from typing import Any, Iterable
 
 from kschedctl.errors import InputError, QuantityError
+from kschedctl.inputs.kinds import KIND_BY_NAME, KINDS
 from kschedctl.inputs.shapes import check_dra, check_node, check_pod
 from kschedctl.inputs.loader import Document, field_line, gc_paused, load_documents
 from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
@@ -46,41 +47,11 @@ __all__ = [
     "make_uid",
     "DEFAULT_NAMESPACE",
     "DEFAULT_SCHEDULER_NAME",
-    "KIND_COLLECTIONS",
 ]
 
 DEFAULT_NAMESPACE = "default"
 #: Label the API server puts on every namespace (NamespaceDefaultLabelName).
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
-
-#: kind -> (attribute, namespaced, accepted API groups).
-KIND_COLLECTIONS: dict[str, tuple[str, bool, tuple[str, ...]]] = {
-    "Node": ("nodes", False, ("",)),
-    "Pod": ("pods", True, ("",)),
-    "Namespace": ("namespaces", False, ("",)),
-    "PersistentVolume": ("pvs", False, ("",)),
-    "PersistentVolumeClaim": ("pvcs", True, ("",)),
-    "StorageClass": ("storage_classes", False, ("storage.k8s.io",)),
-    "CSINode": ("csinodes", False, ("storage.k8s.io",)),
-    "CSIDriver": ("csidrivers", False, ("storage.k8s.io",)),
-    "VolumeAttachment": ("volume_attachments", False, ("storage.k8s.io",)),
-    "PriorityClass": ("priority_classes", False, ("scheduling.k8s.io",)),
-    "PodDisruptionBudget": ("pdbs", True, ("policy",)),
-    "Service": ("services", True, ("",)),
-    "ReplicationController": ("replication_controllers", True, ("",)),
-    "ReplicaSet": ("replica_sets", True, ("apps", "extensions")),
-    "StatefulSet": ("stateful_sets", True, ("apps",)),
-    "PodGroup": ("pod_groups", True, ("scheduling.x-k8s.io", "scheduling.sigs.k8s.io")),
-    "ElasticQuota": ("elastic_quotas", True, ("scheduling.x-k8s.io", "scheduling.sigs.k8s.io")),
-    "NodeResourceTopology": ("node_resource_topologies", False, ("topology.node.k8s.io",)),
-    "AppGroup": ("app_groups", True, ("appgroup.diktyo.x-k8s.io",)),
-    "NetworkTopology": ("network_topologies", True, ("networktopology.diktyo.x-k8s.io",)),
-    # Dynamic Resource Allocation (kept as resource.k8s.io/v1, see kschedctl.k8s.dra)
-    "ResourceClaim": ("resource_claims", True, ("resource.k8s.io",)),
-    "ResourceClaimTemplate": ("resource_claim_templates", True, ("resource.k8s.io",)),
-    "DeviceClass": ("device_classes", False, ("resource.k8s.io",)),
-    "ResourceSlice": ("resource_slices", False, ("resource.k8s.io",)),
-}
 
 #: Kinds a workload file may bring along as owners; they join quietly (never "ignored").
 _OWNER_KINDS = frozenset({"Deployment", "DaemonSet", "Job", "CronJob"})
@@ -182,7 +153,7 @@ class ClusterState:
     def remove_object(self, kind: str, key: str) -> dict | None:
         """Take out the object ``kind`` ``key`` ("ns/name", or the name of a cluster-scoped kind) in
         place, as its deletion from the API server would; the object removed, or None."""
-        entry = KIND_COLLECTIONS.get(kind)
+        entry = KIND_BY_NAME.get(kind)
         if entry is None:
             return None
         if kind == "Pod":
@@ -197,7 +168,7 @@ class ClusterState:
                 self.nodes = [n for n in self.nodes if n is not node]
             return node
         self._sources.pop((kind, key), None)
-        return getattr(self, entry[0]).pop(key, None)
+        return getattr(self, entry.collection).pop(key, None)
 
     def _add_owner(self, obj: dict) -> None:
         meta = obj.get("metadata") or {}
@@ -263,7 +234,7 @@ class ClusterState:
         if not isinstance(kind, str) or not kind:
             self.ignored_kinds["(no kind)"] = self.ignored_kinds.get("(no kind)", 0) + 1
             return None
-        entry = KIND_COLLECTIONS.get(kind)
+        entry = KIND_BY_NAME.get(kind)
         if entry is None:
             if kind.endswith("List") and isinstance(obj.get("items"), list):
                 for item in obj["items"]:
@@ -272,9 +243,9 @@ class ClusterState:
                 return None
             self.ignored_kinds[kind] = self.ignored_kinds.get(kind, 0) + 1
             return None
-        attr, namespaced, groups = entry
+        attr, namespaced = entry.collection, entry.namespaced
         api_version = obj.get("apiVersion")
-        if api_version and _group(api_version) not in groups:
+        if api_version and _group(api_version) not in entry.groups:
             label = f"{kind} ({api_version})"
             self.ignored_kinds[label] = self.ignored_kinds.get(label, 0) + 1
             return None
@@ -368,11 +339,11 @@ class ClusterState:
         return self._sources.get((kind, key))
 
     def of_kind(self, kind: str) -> list[dict]:
-        """Every object of ``kind`` (a kind of ``KIND_COLLECTIONS``), in input order."""
-        entry = KIND_COLLECTIONS.get(kind)
+        """Every object of ``kind`` (a kind of ``kinds.KINDS``), in input order."""
+        entry = KIND_BY_NAME.get(kind)
         if entry is None:
             return [o for k, o in self.owners.items() if k.startswith(kind + "/")]
-        coll = getattr(self, entry[0])
+        coll = getattr(self, entry.collection)
         return list(coll) if isinstance(coll, list) else list(coll.values())
 
     def namespace_labels(self, namespace: str) -> dict[str, str]:
@@ -383,10 +354,10 @@ class ClusterState:
     def counts(self) -> dict[str, int]:
         """How many objects of each kind the state holds (kinds with none are left out)."""
         out = {}
-        for kind, (attr, _, _) in KIND_COLLECTIONS.items():
-            n = len(getattr(self, attr))
+        for kind in KINDS:
+            n = len(getattr(self, kind.collection))
             if n:
-                out[kind] = n
+                out[kind.kind] = n
         return out
 
     def __repr__(self) -> str:

@@ -51,12 +51,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping
-from urllib.parse import quote
 
 import yaml
 
 from kschedctl.errors import ClusterAccessError
 from kschedctl.inputs.cluster import ClusterState
+from kschedctl.inputs.kinds import KIND_BY_NAME, KINDS, Kind
 from kschedctl.inputs.loader import Document, gc_paused
 from kschedctl.inputs.redact import _Redactor, _safe_url
 from kschedctl.inputs.strip import LAST_APPLIED_ANNOTATION, strip_object, strip_objects
@@ -94,92 +94,6 @@ DEFAULT_WORKERS = 4
 _MAX_BACKOFF = 8.0
 _MAX_RETRY_AFTER = 30.0
 _SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
-
-
-@dataclass(frozen=True)
-class Kind:
-    """One kind kschedctl lists: where it is served and what the scheduler loses without it."""
-
-    kind: str
-    group: str
-    version: str
-    plural: str
-    namespaced: bool
-    #: Without it the scheduler cannot run at all (nodes, pods): a failure stops the read.
-    required: bool = False
-    #: A CRD that may well not be installed: 404 means "skip quietly".
-    crd: bool = False
-    #: What goes missing without it, for the warning.
-    affects: str = ""
-
-    @property
-    def api_version(self) -> str:
-        """``group/version`` (just ``version`` for the core group)."""
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
-    def resource(self) -> str:
-        """``plural.group`` as RBAC and the API server's messages spell it (``pods`` for core)."""
-        return f"{self.plural}.{self.group}" if self.group else self.plural
-
-    def path(self, namespace: str | None = None) -> str:
-        """The list endpoint, all namespaces or one."""
-        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
-        if namespace is not None and self.namespaced:
-            return f"{base}/namespaces/{quote(namespace, safe='')}/{self.plural}"
-        return f"{base}/{self.plural}"
-
-
-#: Every kind read from a live cluster, in the order they are read (and snapshots print them).
-KINDS: tuple[Kind, ...] = (
-    Kind("Node", "", "v1", "nodes", False, required=True),
-    Kind("Namespace", "", "v1", "namespaces", False,
-         affects="namespace selectors of pod affinity see only each namespace's name label"),
-    Kind("PriorityClass", "scheduling.k8s.io", "v1", "priorityclasses", False,
-         affects="pods are taken with the priority they carry; a pod without spec.priority counts as 0"),
-    Kind("StorageClass", "storage.k8s.io", "v1", "storageclasses", False,
-         affects="volume binding cannot see storage classes (unbound claims may be judged wrongly)"),
-    Kind("PersistentVolume", "", "v1", "persistentvolumes", False,
-         affects="volume plugins cannot see persistent volumes"),
-    Kind("PersistentVolumeClaim", "", "v1", "persistentvolumeclaims", True,
-         affects="pods with claims will be reported as using claims that do not exist"),
-    Kind("CSINode", "storage.k8s.io", "v1", "csinodes", False,
-         affects="CSI volume limits per node (NodeVolumeLimits) are not known"),
-    Kind("CSIDriver", "storage.k8s.io", "v1", "csidrivers", False,
-         affects="CSI drivers' attach and capacity settings are taken as their defaults"),
-    Kind("VolumeAttachment", "storage.k8s.io", "v1", "volumeattachments", False,
-         affects="volumes attached to nodes are not counted against CSI volume limits"),
-    Kind("PodDisruptionBudget", "policy", "v1", "poddisruptionbudgets", True,
-         affects="preemption does not respect PodDisruptionBudgets"),
-    Kind("Service", "", "v1", "services", True,
-         affects="default topology spreading does not see services' selectors"),
-    Kind("ReplicationController", "", "v1", "replicationcontrollers", True,
-         affects="default topology spreading does not see replication controllers' selectors"),
-    Kind("ReplicaSet", "apps", "v1", "replicasets", True,
-         affects="default topology spreading does not see replica sets' selectors"),
-    Kind("StatefulSet", "apps", "v1", "statefulsets", True,
-         affects="default topology spreading does not see stateful sets' selectors"),
-    Kind("PodGroup", "scheduling.x-k8s.io", "v1alpha1", "podgroups", True, crd=True,
-         affects="Coscheduling sees no pod groups"),
-    Kind("ElasticQuota", "scheduling.x-k8s.io", "v1alpha1", "elasticquotas", True, crd=True,
-         affects="CapacityScheduling sees no elastic quotas"),
-    Kind("NodeResourceTopology", "topology.node.k8s.io", "v1alpha2", "noderesourcetopologies", False, crd=True,
-         affects="NodeResourceTopologyMatch sees no NUMA topology (every node passes its Filter)"),
-    Kind("AppGroup", "appgroup.diktyo.x-k8s.io", "v1alpha1", "appgroups", True, crd=True,
-         affects="TopologicalSort and NetworkOverhead see no application groups"),
-    Kind("NetworkTopology", "networktopology.diktyo.x-k8s.io", "v1alpha1", "networktopologies", True, crd=True,
-         affects="NetworkOverhead sees no network costs"),
-    Kind("DeviceClass", "resource.k8s.io", "v1", "deviceclasses", False,
-         affects="pods with resource claims cannot be judged (device classes unknown)"),
-    Kind("ResourceSlice", "resource.k8s.io", "v1", "resourceslices", False,
-         affects="pods with resource claims cannot be judged (the devices of the nodes unknown)"),
-    Kind("ResourceClaimTemplate", "resource.k8s.io", "v1", "resourceclaimtemplates", True,
-         affects="pods with resource claim templates cannot be judged"),
-    Kind("ResourceClaim", "resource.k8s.io", "v1", "resourceclaims", True,
-         affects="pods with resource claims cannot be judged, and devices in use are not known"),
-    Kind("Pod", "", "v1", "pods", True, required=True),
-)
-KIND_BY_NAME: dict[str, Kind] = {k.kind: k for k in KINDS}
 
 
 # --------------------------------------------------------------------------- configuration

@@ -12,10 +12,9 @@ the allocation without reading its ``parameters``, which only the driver's kubel
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
-if TYPE_CHECKING:  # pragma: no cover
-    from kschedctl.inputs.kube import Kind
+from kschedctl.inputs.kinds import Kind
 
 #: kubectl apply's annotation: a full copy of the applied object, secrets in env included.
 LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"

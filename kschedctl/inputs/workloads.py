@@ -46,7 +46,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from kschedctl.errors import InputError
-from kschedctl.inputs.cluster import KIND_COLLECTIONS, DEFAULT_NAMESPACE, ClusterState, admit_pod, make_uid
+from kschedctl.inputs.cluster import DEFAULT_NAMESPACE, ClusterState, admit_pod, make_uid
+from kschedctl.inputs.kinds import KIND_BY_NAME
 from kschedctl.inputs.loader import Document, field_line, load_documents
 from kschedctl.inputs.shapes import check_workload
 from kschedctl.limits import WORKLOAD_MAX_PODS
@@ -248,10 +249,10 @@ _NOT_BUNDLED = frozenset({"Pod", "Node", "ReplicaSet", "ReplicationController", 
 
 
 def _bundles_with_pods(doc: Document) -> bool:
-    entry = KIND_COLLECTIONS.get(doc.kind)
+    entry = KIND_BY_NAME.get(doc.kind)
     if entry is None or doc.kind in _NOT_BUNDLED:
         return False
-    return _group(doc.api_version) in entry[2]
+    return _group(doc.api_version) in entry.groups
 
 
 # ---------------------------------------------------------------------------- conversion

@@ -1,11 +1,8 @@
 """The plugin registry: every built-in plugin in one literal, imported only when a profile uses it.
 
 Upstream keeps the in-tree registry in pkg/scheduler/framework/plugins/registry.go. Here each
-name maps to ``"module:Class"``; a module (or class) that does not exist yet means kschedctl has
-not implemented that plugin. Such a plugin is never dropped: ``Registry.build`` returns a
-stand-in that answers ``Error`` ("plugin X is not implemented by kschedctl yet") at every
-extension point upstream's plugin implements, so the outcome of a cycle that needs it is an
-error, never a silent pass. Custom plugins are added with ``register``.
+name maps to ``"module:Class"``, imported when a profile first needs it. Custom plugins are
+added with ``register``.
 """
 
 from __future__ import annotations
@@ -13,8 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable, Iterable
 
-from kschedctl.framework.interfaces import EXTENSION_POINT_METHODS, extension_points_of
-from kschedctl.framework.status import Code, Status
+from kschedctl.framework.interfaces import extension_points_of
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.loader import OUT_OF_TREE_EXTENSION_POINTS, OUT_OF_TREE_PLUGINS, custom_plugins
@@ -94,44 +90,12 @@ def node_local_plugins(point: str) -> frozenset[str]:
     return frozenset(name for name, facts in builtin_facts().items() if point in facts.node_local)
 
 
-def not_implemented_message(plugin_name: str) -> str:
-    """The reason of the Error status a plugin kschedctl lacks answers with."""
-    return f"plugin {plugin_name} is not implemented by kschedctl yet"
-
-
-class NotImplementedPlugin:
-    """Stands in for a plugin kschedctl cannot run: Error at each of upstream's extension points.
-
-    ``points`` are the extension points upstream's plugin implements (config spelling); ``detail``
-    says why it is missing (module absent, class absent, import failure).
-    """
-
-    not_implemented = True
-
-    def __init__(self, name: str, points: Iterable[str], detail: str = "") -> None:
-        self.name = name
-        self.points = tuple(points)
-        self.detail = detail
-        self.message = not_implemented_message(name)
-
-    def error(self) -> Status:
-        return Status(Code.Error, self.message, plugin=self.name)
-
-    def __repr__(self) -> str:
-        return f"<plugin {self.name} (not implemented)>"
-
-
-def missing_points(plugin: Any, points: Iterable[str]) -> list[str]:
-    """Of ``points``, those whose method ``plugin`` lacks (partially implemented plugins)."""
-    return [p for p in points if not callable(getattr(plugin, EXTENSION_POINT_METHODS[p], None))]
-
-
 class Registry:
     """Plugin name -> how to build it. Built-ins load lazily; custom plugins are added later.
 
     ``points_of(name)`` is what config defaulting needs to expand ``multiPoint``: upstream's
-    extension points for a built-in (even one not implemented yet), the implemented methods
-    for a custom plugin, () for a name nobody knows.
+    extension points for a built-in, the implemented methods for a custom plugin, () for a
+    name nobody knows.
     """
 
     def __init__(self, builtins: dict[str, str] | None = None, out_of_tree: dict[str, str] | None = None) -> None:
@@ -149,7 +113,6 @@ class Registry:
             for loaded in custom_plugins():
                 self._custom[loaded.name] = loaded.factory
         self._loaded: dict[str, Any] = {}
-        self._load_errors: dict[str, str] = {}
 
     # -- what is known ------------------------------------------------------------------------
     def names(self) -> list[str]:
@@ -183,54 +146,32 @@ class Registry:
             if known is None:
                 facts = facts_of(name)
                 known = facts.points if facts is not None else None
-            return known or tuple(extension_points_of(self.load(name) or object))
+            return known or tuple(extension_points_of(self.load(name)))
         return ()
 
     # -- loading ------------------------------------------------------------------------------
-    def load(self, name: str) -> Any | None:
-        """The class (or factory) of ``name``, or None when kschedctl does not implement it."""
+    def load(self, name: str) -> Any:
+        """The class (or factory) of ``name``, imported on first use.
+
+        KeyError for a name the registry does not know; a built-in whose module fails to import
+        is a bug and raises, never turns into a plugin that silently does nothing."""
         if name in self._custom:
             return self._custom[name]
-        if name in self._loaded:
-            return self._loaded[name]
-        target = self._builtins.get(name)
-        cls = None
-        if target is not None:
-            module_name, _, attr = target.partition(":")
-            try:
-                module = importlib.import_module(module_name)
-            except ModuleNotFoundError as exc:
-                if exc.name != module_name:  # the module exists but something it needs does not
-                    self._load_errors[name] = f"{module_name} could not be imported: {exc}"
-                else:
-                    self._load_errors[name] = f"module {module_name} does not exist"
-            except Exception as exc:  # a broken module must not take the whole run down
-                self._load_errors[name] = f"{module_name} could not be imported: {type(exc).__name__}: {exc}"
-            else:
-                cls = getattr(module, attr, None)
-                if cls is None:
-                    self._load_errors[name] = f"{module_name} has no class {attr}"
-        self._loaded[name] = cls
+        cls = self._loaded.get(name)
+        if cls is None:
+            module_name, _, attr = self._builtins[name].partition(":")
+            cls = self._loaded[name] = getattr(importlib.import_module(module_name), attr)
         return cls
 
-    def is_implemented(self, name: str) -> bool:
-        return self.load(name) is not None
-
-    def load_error(self, name: str) -> str:
-        return self._load_errors.get(name, "")
-
     def build(self, name: str, args: dict | None, handle: Any) -> Any:
-        """An instance of ``name`` built from ``args``; a ``NotImplementedPlugin`` if it is missing.
+        """An instance of ``name`` built from ``args``.
 
         Raises KeyError for a name the registry does not know at all (a configuration error the
         config layer reports before this point).
         """
         if name not in self:
             raise KeyError(name)
-        factory: Callable[..., Any] | None = self.load(name)
-        if factory is None:
-            facts = facts_of(name)
-            return NotImplementedPlugin(name, facts.points if facts is not None else (), self.load_error(name))
+        factory: Callable[..., Any] = self.load(name)
         plugin = factory(args, handle)
         if not getattr(plugin, "name", None):
             try:

@@ -34,9 +34,6 @@ def render_capacity(result: CapacityResult | MixCapacityResult, console: Console
         victims = ", ".join(result.preemption_possible.get("victims") or ()) or "-"
         t.add_row("Preemption", f"would make room on {result.preemption_possible.get('nominatedNode')} by evicting "
                                 f"{victims} (not counted: capacity places copies beside the running pods)")
-    if result.not_implemented:
-        missing = "; ".join(f"{k}: {', '.join(v)}" for k, v in result.not_implemented.items())
-        t.add_row(Text("Not implemented", style="magenta"), missing)
     console.print(t)
     if not result.per_node:
         return
@@ -73,9 +70,6 @@ def render_mix(result: MixCapacityResult, console: Console, wide: bool = False) 
         victims = ", ".join(result.preemption_possible.get("victims") or ()) or "-"
         t.add_row("Preemption", f"would make room on {result.preemption_possible.get('nominatedNode')} by evicting "
                                 f"{victims} (not counted: capacity places pods beside the running pods)")
-    if result.not_implemented:
-        missing = "; ".join(f"{k}: {', '.join(v)}" for k, v in result.not_implemented.items())
-        t.add_row(Text("Not implemented", style="magenta"), missing)
     console.print(t)
     totals = result.total_per_node()
     if not totals:

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kschedctl.printable import printable
+from kschedctl.scheduler.outcome import Outcome
 
 #: How many rows a table lists before "... N more" without --wide.
 _ROWS = 30
@@ -17,7 +18,7 @@ _ROWS = 30
 def _placed(p: Any) -> Text:
     if p is None:
         return Text("-", style="dim")
-    if p.outcome == "Scheduled":
+    if p.outcome == Outcome.SCHEDULED:
         return Text(p.node or "", style="green")
     text = Text(p.outcome, style="red")
     if p.nominated_node:

@@ -34,6 +34,7 @@ from kschedctl.k8s.quantity import humanize_bytes
 from kschedctl.printable import printable
 from kschedctl.render.console import printable_text
 from kschedctl.render.units import cpu_unit
+from kschedctl.scheduler.outcome import Outcome
 from kschedctl.scheduler.result import Blocker, Decision, ExplainResult, NodeResult, StageResult
 
 #: Up to this many nodes every node gets a row without --wide.
@@ -42,11 +43,11 @@ SMALL_CLUSTER = 20
 TOP_NODES = 10
 
 _OUTCOME_STYLE = {
-    "Scheduled": "bold green",
-    "Unschedulable": "bold red",
-    "Rejected": "bold red",
-    "Gated": "bold yellow",
-    "Error": "bold magenta",
+    Outcome.SCHEDULED: "bold green",
+    Outcome.UNSCHEDULABLE: "bold red",
+    Outcome.REJECTED: "bold red",
+    Outcome.GATED: "bold yellow",
+    Outcome.ERROR: "bold magenta",
 }
 _CODE_STYLE = {
     "Success": "green",
@@ -111,8 +112,6 @@ def explain_renderables(result: ExplainResult, wide: bool = False, node: str | N
                         top: int = TOP_NODES) -> list:
     """The parts of one pod's report, in order (not yet fitted to a width: see ``fit``)."""
     parts: list = [_verdict(result)]
-    if result.not_implemented:
-        parts.append(_not_implemented(result))
     if result.stages:
         parts.append(_stages(result, wide))
     if result.extenders:
@@ -140,7 +139,7 @@ def explain_renderables(result: ExplainResult, wide: bool = False, node: str | N
         parts.append(devices)
     if result.preemption is not None:
         parts.append(_preemption(result))
-    if result.outcome == "Unschedulable" and (result.hints or result.pod_hints):
+    if result.outcome == Outcome.UNSCHEDULABLE and (result.hints or result.pod_hints):
         parts.append(_to_fit(result, None if wide else top))
     return parts
 
@@ -168,10 +167,7 @@ def _verdict(r: ExplainResult) -> Group:
             if p.victims:
                 head.append(f": {_names(p.victims)}")
         elif r.provisional_node:
-            if r.not_implemented:
-                head.append(f" (without the missing plugins: {r.provisional_node})")
-            else:
-                head.append(f" ({r.provisional_node} was chosen, then the pod was turned away)")
+            head.append(f" ({r.provisional_node} was chosen, then the pod was turned away)")
     if d.spec_node_name:
         head.append(" (spec.nodeName is set: kube-scheduler never sees this pod)", style="bold yellow")
     rows = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
@@ -237,14 +233,6 @@ def _blocker_text(b: Blocker, reasons: int = 2) -> str:
     return f"{b.plugin} on {nodes}" + (f" ({', '.join(shown)})" if shown else "")
 
 
-def _not_implemented(r: ExplainResult) -> Panel:
-    lines = [f"{name}: {', '.join(points)}" for name, points in r.not_implemented.items()]
-    body = Text("kschedctl cannot run these plugins yet, so this answer may differ from kube-scheduler's:\n",
-                style="bold")
-    body.append("\n".join(lines), style="")
-    return Panel(body, title="WARNING: plugins not implemented", border_style="bold red", expand=False)
-
-
 def _stages(r: ExplainResult, wide: bool = False) -> Group:
     """The pod-level plugin calls; unless ``wide``, only those that did something (a code other
     than Success or Skip, a message, a PreFilterResult narrowing the nodes, a PostFilter that
@@ -266,7 +254,6 @@ def _stages(r: ExplainResult, wide: bool = False) -> Group:
         extra = dict(s.extra or {})
         if s.status is not None and s.status.details:
             extra.update(s.status.details)
-        extra.pop("notImplemented", None)
         if extra.pop("displayOnly", False):
             info = (info + "; " if info else "") + "shown for reference: kube-scheduler skips scoring a single feasible node"
         if s.extension_point == "PostFilter" and r.preemption is not None:
@@ -329,8 +316,6 @@ def _passed(f: Any) -> bool:
 
 def _why(f: Any) -> Text:
     """A rejection's reasons, then the facts upstream keeps out of them (e.g. what is short)."""
-    if _is_missing(f.reasons):
-        return Text("not implemented by kschedctl yet", style="bold magenta")
     if not f.reasons and f.plugin.startswith(EXTENDER_PREFIX):
         return Text("dropped (no reason given)", style=_CODE_STYLE.get(f.code, ""))
     text = Text(printable("; ".join(f.reasons)) or f.code, style=_CODE_STYLE.get(f.code, ""))
@@ -609,10 +594,6 @@ def _short(d: dict) -> str:
         else:
             parts.append(f"{k}={v}")
     return ", ".join(parts)
-
-
-def _is_missing(reasons: list[str]) -> bool:
-    return len(reasons) == 1 and reasons[0].endswith("is not implemented by kschedctl yet")
 
 
 # -- fitting a width -------------------------------------------------------------------------

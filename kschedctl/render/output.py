@@ -43,7 +43,14 @@ def _represent_str(dumper: Any, value: str) -> Any:
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
 
 
+def _represent_str_subclass(dumper: Any, value: str) -> Any:
+    """A ``str`` subclass (an ``Outcome``, any ``StrEnum``) as the plain string it is, never a
+    Python tag nor a refusal to represent it."""
+    return _represent_str(dumper, str.__str__(value))
+
+
 _Dumper.add_representer(str, _represent_str)
+_Dumper.add_multi_representer(str, _represent_str_subclass)
 
 
 def to_json(data: Any) -> str:

@@ -39,8 +39,6 @@ def print_table(items: Sequence[dict[str, Any]], console: Console) -> None:
     table.add_column("ARGS (defaults)")
     for item in items:
         name = Text(item["name"])
-        if not item.get("implemented", True):
-            name.append(" (not implemented)", style="red")
         if item.get("enabledByDefault"):
             name.append(" *", style="bold")
         weight = item.get("defaultWeight")

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kschedctl.printable import printable
+from kschedctl.scheduler.outcome import Outcome
 
 #: Rows listed before "... N more" without --wide.
 _ROWS = 30
@@ -37,12 +38,12 @@ def _when(seconds: Any) -> str:
 
 
 def _side(node: str | None, outcome: str, pending: float, still: bool) -> Text:
-    if node and outcome == "Scheduled":
+    if node and outcome == Outcome.SCHEDULED:
         text = Text(node, style="green")
         if pending >= 0.05:
             text.append(f" after {_when(pending)}", style="dim")
         return text
-    label = "Preempted" if outcome == "Preempted" else "pending"
+    label = "Preempted" if outcome == Outcome.PREEMPTED else "pending"
     text = Text(label, style="red")
     if still:
         text.append(f" ({_when(pending)})", style="dim")

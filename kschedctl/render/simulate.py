@@ -12,16 +12,14 @@ from typing import Any, Callable, Iterator
 
 from rich import box
 from rich.console import Console
-from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from kschedctl.printable import printable
 from kschedctl.render.console import SafeConsole
 from kschedctl.render.units import CpuUnit, cpu_unit, format_bytes_for_people
+from kschedctl.scheduler.outcome import BATCH_OUTCOMES, Outcome
 from kschedctl.scheduler.simulation_result import (
-    NOT_HANDLED,
-    PREEMPTED,
     NodeUsage,
     ResourceUsage,
     SimulationResult,
@@ -34,13 +32,13 @@ SMALL = 50
 BAR_WIDTH = 20
 
 _OUTCOME_STYLE = {
-    "Scheduled": "green",
-    "Unschedulable": "red",
-    "Rejected": "red",
-    "Gated": "yellow",
-    PREEMPTED: "magenta",
-    "Error": "bold magenta",
-    NOT_HANDLED: "dim",
+    Outcome.SCHEDULED: "green",
+    Outcome.UNSCHEDULABLE: "red",
+    Outcome.REJECTED: "red",
+    Outcome.GATED: "yellow",
+    Outcome.PREEMPTED: "magenta",
+    Outcome.ERROR: "bold magenta",
+    Outcome.NOT_HANDLED: "dim",
 }
 
 
@@ -52,14 +50,10 @@ def render_simulation(result: SimulationResult, console: Console, wide: bool = F
 
 def simulation_renderables(result: SimulationResult, wide: bool = False) -> list:
     parts: list = [_summary(result)]
-    if result.not_implemented:
-        lines = [f"{name}: {', '.join(points)}" for name, points in result.not_implemented.items()]
-        parts.append(Panel(Text("kschedctl cannot run these plugins yet; pods whose cycle needed them are reported "
-                                "as Error:\n" + "\n".join(lines)), title="Not implemented", border_style="magenta"))
     for warning in result.warnings:
         parts.append(Text(f"warning: {warning}", style="yellow"))
     parts.append(_placements(result, wide))
-    failed = [p for p in result.placements if p.outcome not in ("Scheduled", PREEMPTED)]
+    failed = [p for p in result.placements if p.outcome not in (Outcome.SCHEDULED, Outcome.PREEMPTED)]
     if failed:
         parts.append(_failures(failed, wide))
     if result.preemptions:
@@ -77,7 +71,7 @@ def _summary(r: SimulationResult) -> Table:
     t.add_column(style="bold")
     t.add_column()
     t.add_row("Pods", str(len(r.placements)))
-    for outcome in ("Scheduled", "Unschedulable", "Gated", "Rejected", PREEMPTED, "Error", NOT_HANDLED):
+    for outcome in BATCH_OUTCOMES:
         if counts.get(outcome):
             t.add_row(outcome, Text(str(counts[outcome]), style=_OUTCOME_STYLE.get(outcome, "")))
     t.add_row("Preemptions", str(len(r.preemptions)))
@@ -94,7 +88,7 @@ def _summary(r: SimulationResult) -> Table:
 
 
 def _placements(r: SimulationResult, wide: bool) -> Table:
-    placed = [p for p in r.placements if p.outcome in ("Scheduled", PREEMPTED)]
+    placed = [p for p in r.placements if p.outcome in (Outcome.SCHEDULED, Outcome.PREEMPTED)]
     if wide or len(r.placements) <= SMALL:
         t = Table(title="Placements (in the order the pods were placed)", title_justify="left", box=box.SIMPLE_HEAD)
         for col in ("#", "Pod", "Priority", "Outcome", "Node", "Attempts"):
@@ -106,7 +100,7 @@ def _placements(r: SimulationResult, wide: bool) -> Table:
         return t
     per_node: dict[str, int] = {}
     for p in placed:
-        if p.outcome == "Scheduled" and p.node:
+        if p.outcome == Outcome.SCHEDULED and p.node:
             per_node[p.node] = per_node.get(p.node, 0) + 1
     t = Table(title=f"Placements: {len(placed)} pods on {len(per_node)} nodes (--wide lists every pod)",
               title_justify="left", box=box.SIMPLE_HEAD)

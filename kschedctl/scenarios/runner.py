@@ -27,6 +27,7 @@ from kschedctl.errors import InputError, KschedctlError, internal_error_text
 from kschedctl.scenarios.model import Expectation, InlinePod, Scenario, as_list, pod_key
 from kschedctl.scenarios.report import ERROR, FAILED, PASSED, CheckResult, ScenarioResult, TestReport
 from kschedctl.scenarios.trust import TRUST_EVERYTHING, TrustPolicy
+from kschedctl.scheduler.outcome import Outcome
 
 #: Seed of simulate runs in scenarios without one (reproducible placements).
 DEFAULT_SIMULATE_SEED = 0
@@ -308,14 +309,13 @@ class ScenarioRunner:
             from kschedctl.framework.types import PodInfo
             from kschedctl.scheduler.explain import admit
             from kschedctl.scheduler.result import ExplainResult
-            from kschedctl.scheduler.simulation_result import NOT_HANDLED
 
             explainer = self._explainer(ctx)
             pod = ctx.items[index].pod
             pod_info = PodInfo(admit(pod, ctx.cluster))
             reason = explainer.not_handled_reason(pod_info, ctx.scenario.profile)
             if reason:  # as in simulate: kube-scheduler never queues it, the scenario's other pods go on
-                result = ExplainResult(pod=pod_info.key, profile="", outcome=NOT_HANDLED, selected_node=None,
+                result = ExplainResult(pod=pod_info.key, profile="", outcome=Outcome.NOT_HANDLED, selected_node=None,
                                        message=reason, evaluated_nodes=0, feasible_nodes=0)
             else:
                 result = explainer.explain(pod, ctx.scenario.profile)
@@ -393,8 +393,8 @@ class ScenarioRunner:
         failures, details = simulate_failures(spec, result)
         per_node = _count_per_node(result)
         check.actual = {"countPerNode": per_node, "countPerZone": _count_per_zone(result, per_node),
-                        "scheduled": _count_outcome(result, "Scheduled"),
-                        "unschedulable": _count_outcome(result, "Unschedulable")}
+                        "scheduled": _count_outcome(result, Outcome.SCHEDULED),
+                        "unschedulable": _count_outcome(result, Outcome.UNSCHEDULABLE)}
         if failures:
             check.status = FAILED
             check.reason = "; ".join(failures)
@@ -424,7 +424,7 @@ def _check_outcome(spec: dict, r: Any, seed: int | None, failures: list[str], de
     failures.append(f"outcome: expected {want}, got {got}")
     if r.message:
         details.append(f"message: {r.message}")
-    if r.outcome == "Scheduled" and r.selected_node:
+    if r.outcome == Outcome.SCHEDULED and r.selected_node:
         n = r.node(r.selected_node)
         if n is not None and n.total_score is not None:
             details.append(f"{r.selected_node} passed every filter (total score {n.total_score}); "
@@ -603,14 +603,14 @@ def simulate_failures(spec: dict, result: Any) -> tuple[list[str], list[str]]:
         if wrong:
             failures.append("countPerZone: " + ", ".join(wrong))
             details.append("pods per zone: " + _counts_text(per_zone))
-    for key, outcome in (("scheduled", "Scheduled"), ("unschedulable", "Unschedulable")):
+    for key, outcome in (("scheduled", Outcome.SCHEDULED), ("unschedulable", Outcome.UNSCHEDULABLE)):
         if key in spec:
             got = _count_outcome(result, outcome)
             if got != spec[key]:
                 failures.append(f"{key}: expected {spec[key]} pods, got {got}")
     by_pod = {p.pod: p for p in result.placements}
     for p, node in _per_pod(spec, "placements", by_pod, failures):
-        got = p.node if p.outcome == "Scheduled" else None
+        got = p.node if p.outcome == Outcome.SCHEDULED else None
         if got != node:
             failures.append(f"placements: {p.pod} expected on {node or 'no node'}, got "
                             f"{got or p.outcome}")
@@ -627,7 +627,7 @@ def simulate_failures(spec: dict, result: Any) -> tuple[list[str], list[str]]:
         if got != want:
             failures.append(f"preempted: expected [{', '.join(want)}], got [{', '.join(got)}]")
     if failures:
-        stuck = [p for p in result.placements if p.outcome not in ("Scheduled", "Preempted")]
+        stuck = [p for p in result.placements if p.outcome not in (Outcome.SCHEDULED, Outcome.PREEMPTED)]
         for p in stuck[:3]:
             details.append(f"{p.pod} {p.outcome}" + (f": {p.message}" if p.message else ""))
         if len(stuck) > 3:
@@ -649,7 +649,7 @@ def _per_pod(spec: dict, key: str, by_pod: dict, failures: list[str]) -> Iterato
 def _count_per_node(result: Any) -> dict[str, int]:
     out: dict[str, int] = {}
     for p in result.placements:
-        if p.outcome == "Scheduled" and p.node:
+        if p.outcome == Outcome.SCHEDULED and p.node:
             out[p.node] = out.get(p.node, 0) + 1
     return out
 

@@ -36,6 +36,7 @@ from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.limits import CAPACITY_MAX_COPIES
 from kschedctl.plugins import names
 from kschedctl.plugins.node_resources_fit import PRE_FILTER_STATE_KEY as FIT_STATE_KEY
+from kschedctl.scheduler.outcome import Outcome
 from kschedctl.scheduler.simulate import Simulator, pod_signature
 
 #: How the count was found (``method`` in the JSON): each node's share counted at once, or one
@@ -53,11 +54,10 @@ class CapacityResult:
     per_node: dict[str, int]
     stop_reason: str
     profile: str = ""
-    outcome: str = "Unschedulable"  # of the copy that stopped the run; "" when --max was reached
+    outcome: Outcome | str = Outcome.UNSCHEDULABLE  # of the copy that stopped the run; "" when --max was reached
     limit_reached: bool = False
     max_copies: int | None = None  # --max; None: no bound given
     preemption_possible: dict[str, Any] | None = None
-    not_implemented: dict[str, list[str]] = field(default_factory=dict)
     seconds: float = 0.0
     seed: int | None = None
     method: str = CYCLES
@@ -76,7 +76,6 @@ class CapacityResult:
             "limitReached": self.limit_reached,
             "max": self.max_copies,
             "preemptionPossible": self.preemption_possible,
-            "notImplemented": {k: list(v) for k, v in self.not_implemented.items()},
             "method": self.method,
         }
         if self.seed is not None:
@@ -169,9 +168,7 @@ def closed_form_state(sim: Simulator, fwk: Any, template: PodInfo) -> tuple[Cycl
         # their PreFilters are not run for nothing
         return None
     every = [pl for point in fwk.plugins.values() for pl in point]
-    if any(not _builtin(pl) or getattr(pl, "not_implemented", False) for pl in every):
-        return None
-    if fwk.missing_at("filter") or fwk.missing_at("preFilter"):
+    if any(not _builtin(pl) for pl in every):
         return None
     s = fwk.run_pre_enqueue_plugins(template)
     if s is not None and s.code != Code.Success:
@@ -263,15 +260,10 @@ class _Copies:
     def __init__(self, sim: Simulator) -> None:
         self.sim = sim
         self.warnings: list[str] = []
-        self.not_implemented: dict[str, list[str]] = {}
 
     def cycle(self, fwk: Any, copy: PodInfo) -> Any:
         out = self.sim.scheduler.run_cycle(fwk, copy)
         self.warnings.extend(w for w in out.warnings if w not in self.warnings)
-        if out.trace is not None:
-            for plugin, points in out.trace.not_implemented.items():
-                known = self.not_implemented.setdefault(plugin, [])
-                known.extend(p for p in points if p not in known)
         return out
 
 
@@ -350,7 +342,7 @@ def capacity(
                 break
             copy_info = _copy_info(pod_info, count + 1)
             out = copies.cycle(fwk, copy_info)
-            if out.outcome != "Scheduled" or not out.selected_node:
+            if out.outcome != Outcome.SCHEDULED or not out.selected_node:
                 _stop(result, out)
                 break
             sim._place(copy_info, out.selected_node)
@@ -375,7 +367,6 @@ def capacity(
         if was_enabled:
             gc.enable()
     result.warnings.extend(w for w in copies.warnings if w not in result.warnings)
-    result.not_implemented = copies.not_implemented
     result.count = count
     # perNode in the order the scheduler lists nodes, only nodes that took a copy
     result.per_node = {n.name: per_node[n.name] for n in sim.snapshot.node_infos() if n.name in per_node}
@@ -440,13 +431,12 @@ class MixCapacityResult:
     incomplete_set: list[int] = field(default_factory=list)
     stop_pod: str = ""
     stop_reason: str = ""
-    outcome: str = "Unschedulable"
+    outcome: Outcome | str = Outcome.UNSCHEDULABLE
     profile: str = ""  # of the pod that stopped the run
     profiles: list[str] = field(default_factory=list)
     limit_reached: bool = False
     max_sets: int | None = None
     preemption_possible: dict[str, Any] | None = None
-    not_implemented: dict[str, list[str]] = field(default_factory=dict)
     seconds: float = 0.0
     seed: int | None = None
     warnings: list[str] = field(default_factory=list)
@@ -479,7 +469,6 @@ class MixCapacityResult:
             "limitReached": self.limit_reached,
             "max": self.max_sets,
             "preemptionPossible": self.preemption_possible,
-            "notImplemented": {k: list(v) for k, v in self.not_implemented.items()},
             "method": CYCLES,
             "mix": {
                 "ratio": dict(zip(self.pods, self.ratio)),
@@ -553,7 +542,7 @@ def capacity_of_mix(
                 made[index] += 1
                 copy_info = _copy_info(infos[index], made[index], tag=f"{index}-")
                 out = copies.cycle(fwk, copy_info)
-                if out.outcome != "Scheduled" or not out.selected_node:
+                if out.outcome != Outcome.SCHEDULED or not out.selected_node:
                     _stop(result, out)
                     result.stop_pod = infos[index].key
                     result.profile = result.profiles[index]
@@ -575,7 +564,6 @@ def capacity_of_mix(
     if not result.incomplete_set:
         result.incomplete_set = [0] * len(infos)
     result.warnings.extend(w for w in copies.warnings if w not in result.warnings)
-    result.not_implemented = copies.not_implemented
     order = [n.name for n in sim.snapshot.node_infos()]
     result.per_node = [{n: counts[n] for n in order if n in counts} for counts in placed]
     result.seconds = time.perf_counter() - started

@@ -18,7 +18,7 @@ from kschedctl.plugins.registry import Registry, facts_of
 def plugin_catalog(registry: "Registry | None" = None) -> list[dict[str, Any]]:
     """Every registered plugin as plain data (camelCase keys): name, origin, extension points
     (upstream spelling), default weight and whether the default profile enables it, args
-    defaults (v1 dicts), whether kschedctl implements it, and the first line of its docstring."""
+    defaults (v1 dicts) and the first line of its docstring."""
     if registry is None:
         registry = Registry()
     profile = default_configuration().profiles[0]
@@ -47,7 +47,6 @@ def plugin_catalog(registry: "Registry | None" = None) -> list[dict[str, Any]]:
             "enabledByDefault": name in enabled_by_default,
             "args": args,
             "argsSchema": getattr(cls, "args_schema", None) if origin != ORIGIN_BUILTIN else None,
-            "implemented": cls is not None,
             "description": doc[0] if doc else "",
         })
     return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from kschedctl.scheduler.outcome import Outcome
 from kschedctl.scheduler.result import ExplainResult, NodeResult
 
 #: The seed both sides use when none is given: a diff must not depend on a random tie-break.
@@ -41,7 +42,7 @@ class Side:
 class Placed:
     """Where a pod ended up under one side."""
 
-    outcome: str
+    outcome: Outcome
     node: str | None = None
     message: str = ""
     nominated_node: str | None = None
@@ -242,8 +243,10 @@ class DiffResult:
             "identical": self.identical,
             "seed": self.seed,
             "summary": {"pods": len(self.pods), "moved": len(self.moved),
-                        "scheduledA": sum(1 for p in self.pods if p.a is not None and p.a.outcome == "Scheduled"),
-                        "scheduledB": sum(1 for p in self.pods if p.b is not None and p.b.outcome == "Scheduled")},
+                        "scheduledA": sum(1 for p in self.pods
+                                          if p.a is not None and p.a.outcome == Outcome.SCHEDULED),
+                        "scheduledB": sum(1 for p in self.pods
+                                          if p.b is not None and p.b.outcome == Outcome.SCHEDULED)},
             "pods": [p.to_dict() for p in self.pods],
         }
         if self.mode == "simulate":
@@ -337,9 +340,9 @@ def _reason(a: Placed, b: Placed, sd: ScoreDiff | None, labels: tuple[str, str])
     la, lb = labels
     if a.key() == b.key():
         return ""
-    if a.outcome != "Scheduled" and b.outcome == "Scheduled":
+    if a.outcome != Outcome.SCHEDULED and b.outcome == Outcome.SCHEDULED:
         return f"{a.outcome} under {la}" + (f": {a.message}" if a.message else "")
-    if b.outcome != "Scheduled" and a.outcome == "Scheduled":
+    if b.outcome != Outcome.SCHEDULED and a.outcome == Outcome.SCHEDULED:
         return f"{b.outcome} under {lb}" + (f": {b.message}" if b.message else "")
     if sd is None:
         if a.nominated_node != b.nominated_node:
@@ -413,7 +416,7 @@ def diff_pods(
 
 
 def _placed_of_simulation(p: Any) -> Placed:
-    return Placed(p.outcome, p.node, p.message, p.nominated_node if p.outcome != "Scheduled" else None)
+    return Placed(p.outcome, p.node, p.message, p.nominated_node if p.outcome != Outcome.SCHEDULED else None)
 
 
 def _usage_side(u: Any, nodes: int | None = None) -> UsageSide:
@@ -439,8 +442,8 @@ def spread_summary(result: Any) -> SpreadSummary:
     mem = [f for f in (n.fraction("memory") for n in result.nodes) if f is not None]
     return SpreadSummary(
         pods=len(result.placements),
-        scheduled=counts.get("Scheduled", 0),
-        unschedulable=len(result.placements) - counts.get("Scheduled", 0),
+        scheduled=counts.get(Outcome.SCHEDULED, 0),
+        unschedulable=len(result.placements) - counts.get(Outcome.SCHEDULED, 0),
         nodes_used=sum(1 for c in placed if c),
         empty_nodes=sum(1 for n in result.nodes if not n.requested.get("pods")),
         max_pods_on_a_node=max(placed, default=0),
@@ -473,8 +476,8 @@ def diff_simulations(res_a: Any, res_b: Any, side_a: Side | None = None, side_b:
         d.reason = _sim_reason(d, labels)
         if d.moved and out.first_divergence is None:
             out.first_divergence, out.first_divergence_index = d, i
-    out.unschedulable_a = [p.pod for p in res_a.placements if p.outcome != "Scheduled"]
-    out.unschedulable_b = [p.pod for p in res_b.placements if p.outcome != "Scheduled"]
+    out.unschedulable_a = [p.pod for p in res_a.placements if p.outcome != Outcome.SCHEDULED]
+    out.unschedulable_b = [p.pod for p in res_b.placements if p.outcome != Outcome.SCHEDULED]
     nodes_b = {n.name: n for n in res_b.nodes}
     for n in res_a.nodes:
         m = nodes_b.get(n.name)
@@ -498,7 +501,7 @@ def _sim_reason(d: PodDiff, labels: tuple[str, str]) -> str:
         return f"only in the run under {la}"
     if not d.moved:
         return ""
-    if d.a.outcome == "Scheduled" and d.b.outcome == "Scheduled":
+    if d.a.outcome == Outcome.SCHEDULED and d.b.outcome == Outcome.SCHEDULED:
         return f"{d.a.node} under {la}, {d.b.node} under {lb}"
     return _reason(d.a, d.b, None, labels)
 

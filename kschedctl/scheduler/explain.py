@@ -15,7 +15,6 @@ from typing import Any, Iterable
 
 from kschedctl.framework.runtime import Framework, FrameworkHandle, PodNominator
 from kschedctl.framework.snapshot import Snapshot
-from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import PodInfo
 from kschedctl.inputs.cluster import admit_pod
 from kschedctl.k8s.admission import merge_match_label_keys
@@ -154,13 +153,6 @@ def build_result(
     order = all_nodes[start:] + all_nodes[:start]
 
     filter_names = fwk.plugin_names("filter")
-    missing_filters = set(fwk.missing_at("filter"))
-    filter_ran = bool(trace.filters) or bool(out.visit_order)
-    missing_status = {
-        name: Status(Code.Error, f"plugin {name} is not implemented by kschedctl yet", plugin=name)
-        for name in missing_filters
-    }
-    position = {name: i for i, name in enumerate(filter_names)}
 
     score_index = {name: i for i, name in enumerate(trace.scored_nodes)}
     raw, normalized, weights = trace.raw_scores, trace.normalized_scores, out.weights
@@ -174,7 +166,6 @@ def build_result(
     excluded = set(out.excluded_by_prefilter)
     exclusion_plugins = ",".join(sorted(_exclusion_plugins(trace))) or "PreFilter"
 
-    merge_cache: dict = {}
     nodes: list[NodeResult] = []
     for node_info in order:
         name = node_info.name
@@ -182,11 +173,7 @@ def build_result(
         evaluated = record is not None or (not fwk.has_filter_plugins() and name in feasible)
         result = NodeResult(name, evaluated, name in feasible)
         if record is not None:
-            filters = [FilterResult(p, s) for p, s in record]
-            if missing_filters and filter_ran:
-                filters = _with_missing(filters, missing_status, position, len(record) < len(filter_names),
-                                        merge_cache)
-            result.filters = filters
+            result.filters = [FilterResult(p, s) for p, s in record]
         elif name in excluded:
             result.filters = [FilterResult(exclusion_plugins, out.prefilter_exclusion)]
         elif out.prefilter_rejection is not None:
@@ -228,7 +215,6 @@ def build_result(
         tied_nodes=list(out.tied_nodes) if len(out.tied_nodes) > 1 else [],
         num_nodes_to_find=out.num_nodes_to_find,
         scoring_skipped_upstream=out.scoring_skipped_upstream,
-        not_implemented={k: list(v) for k, v in trace.not_implemented.items()},
         provisional_node=out.provisional_node,
         seed=seed,
         all_filters=all_filters,
@@ -255,28 +241,3 @@ def _ranks(totals: dict[str, int]) -> dict[str, int]:
 
 def _exclusion_plugins(trace: Any) -> list[str]:
     return [s.plugin for s in trace.stages if s.point == "PreFilter" and s.extra and "nodes" in s.extra]
-
-
-def _with_missing(filters: list[FilterResult], missing: dict[str, Status], position: dict[str, int],
-                  stopped: bool, cache: dict) -> list[FilterResult]:
-    """Insert the not-implemented filter plugins where the profile places them.
-
-    When filtering stopped at a rejection, plugins configured after it never ran (upstream
-    would not have run them either) and are left out. The merge order depends only on which
-    plugins ran, so it is computed once per distinct sequence and reused (5,000 nodes usually
-    share one or two).
-    """
-    key = (tuple(f.plugin for f in filters), stopped and any(f.code != "Success" for f in filters))
-    plan = cache.get(key)
-    if plan is None:
-        last = position.get(filters[-1].plugin, -1) if filters else -1
-        entries: list[tuple[int, int, str]] = [(position.get(f.plugin, len(position)), i, "") for i, f in
-                                               enumerate(filters)]
-        for name in missing:
-            pos = position.get(name, len(position))
-            if key[1] and pos > last:
-                continue
-            entries.append((pos, -1, name))
-        entries.sort(key=lambda e: e[0])
-        plan = cache[key] = [(i, name) for _, i, name in entries]
-    return [filters[i] if i >= 0 else FilterResult(name, missing[name]) for i, name in plan]

@@ -27,7 +27,8 @@ from typing import Any
 
 from kschedctl.errors import InputError
 from kschedctl.inputs.trace import Trace, TraceEvent, parse_time
-from kschedctl.scheduler.simulation_result import NOT_HANDLED, PREEMPTED, Placement, PreemptionRecord, SimulationResult
+from kschedctl.scheduler.simulation_result import Placement, PreemptionRecord, SimulationResult
+from kschedctl.scheduler.outcome import Outcome
 
 #: Arrivals closer than this (seconds), with no other event between them, form one batch.
 BATCH_WINDOW = 1.0
@@ -53,7 +54,7 @@ class Actual:
     deleted_at: float | None = None
 
     def to_dict(self, arrived: float, end: float) -> dict[str, Any]:
-        out: dict[str, Any] = {"outcome": "Scheduled" if self.node else "Pending", "node": self.node,
+        out: dict[str, Any] = {"outcome": Outcome.SCHEDULED if self.node else Outcome.PENDING, "node": self.node,
                                "boundAt": _seconds(self.bound_at)}
         out.update(_pending(arrived, self.bound_at, self.deleted_at, end))
         if self.nominated_node:
@@ -115,13 +116,13 @@ class PodReplay:
 
     @property
     def change(self) -> str:
-        if self.replay.outcome == PREEMPTED:
+        if self.replay.outcome == Outcome.PREEMPTED:
             return WOULD_BE_PREEMPTED
-        if self.actual.node and self.replay.node and self.replay.outcome == "Scheduled":
+        if self.actual.node and self.replay.node and self.replay.outcome == Outcome.SCHEDULED:
             return SAME if self.actual.node == self.replay.node else DIFFERENT_NODE
         if self.actual.node:
             return WOULD_STAY_PENDING
-        if self.replay.node and self.replay.outcome == "Scheduled":
+        if self.replay.node and self.replay.outcome == Outcome.SCHEDULED:
             return WOULD_SCHEDULE
         return BOTH_PENDING
 
@@ -418,7 +419,7 @@ class Replayer:
                     self.gone.add(victim)
                     record = self.records.get(victim)
                     if record is not None:
-                        record.replay.outcome = PREEMPTED
+                        record.replay.outcome = Outcome.PREEMPTED
                         record.replay.preempted_by, record.replay.preempted_at = preemption.pod, at
         for placement in outcome.placements:
             key = placement.pod
@@ -427,20 +428,20 @@ class Replayer:
                 continue
             replayed = record.replay
             replayed.message = placement.message
-            if placement.outcome == "Scheduled" and placement.node:
+            if placement.outcome == Outcome.SCHEDULED and placement.node:
                 self.state.add_object(_bound_to(self.pending.pop(key), placement.node))
-                replayed.outcome, replayed.node, replayed.bound_at = "Scheduled", placement.node, at
+                replayed.outcome, replayed.node, replayed.bound_at = Outcome.SCHEDULED, placement.node, at
                 replayed.message = ""
-            elif placement.outcome == PREEMPTED:
+            elif placement.outcome == Outcome.PREEMPTED:
                 # placed by this run, then evicted by a later pod of it
                 del self.pending[key]
                 self.gone.add(key)
-                replayed.outcome, replayed.preempted_by, replayed.preempted_at = PREEMPTED, placement.preempted_by, at
-            elif placement.outcome == NOT_HANDLED:
+                replayed.outcome, replayed.preempted_by, replayed.preempted_at = Outcome.PREEMPTED, placement.preempted_by, at
+            elif placement.outcome == Outcome.NOT_HANDLED:
                 self.not_handled.add(key)
-                replayed.outcome = NOT_HANDLED
+                replayed.outcome = Outcome.NOT_HANDLED
             else:
-                replayed.outcome = placement.outcome if placement.outcome != "Unschedulable" else "Pending"
+                replayed.outcome = placement.outcome if placement.outcome != Outcome.UNSCHEDULABLE else Outcome.PENDING
                 if placement.nominated_node:
                     replayed.nominated_node = placement.nominated_node
                     self.pending[key].setdefault("status", {})["nominatedNodeName"] = placement.nominated_node
@@ -460,11 +461,11 @@ class Replayer:
         sim.seed = self.seed
         for record in result.pods:
             replayed = record.replay
-            outcome = replayed.outcome if replayed.outcome not in ("Pending",) else "Unschedulable"
+            outcome = replayed.outcome if replayed.outcome != Outcome.PENDING else Outcome.UNSCHEDULABLE
             sim.placements.append(Placement(record.pod, outcome, replayed.node, replayed.message,
                                             profile=self.profile or "", preempted_by=replayed.preempted_by,
                                             source="trace"))
-            if outcome == "Scheduled" and replayed.node:
+            if outcome == Outcome.SCHEDULED and replayed.node:
                 placed[replayed.node] = placed.get(replayed.node, 0) + 1
         sim.preemptions = [PreemptionRecord(p.pod, p.node, list(p.victims)) for p in result.replay_preemptions]
         snapshot = Snapshot(self.state.nodes, [PodInfo(p) for p in self.state.pods])

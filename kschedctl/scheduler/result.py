@@ -3,7 +3,7 @@
 Fields the contract fixes: kind, pod, profile, outcome, selectedNode, message, evaluatedNodes,
 feasibleNodes, stages, nodes (name, evaluated, feasible, filters, scores, totalScore) and
 preemption. kschedctl adds (the contract allows new fields): tiedNodes, numNodesToFind,
-scoringSkippedUpstream, notImplemented, provisionalNode, seed, and per node rank, tied,
+scoringSkippedUpstream, provisionalNode, seed, and per node rank, tied,
 nominatedPodsConsidered, and ``allocations`` (the devices DynamicResources would allocate to the
 pod's ResourceClaims on the node: per claim, its request, driver, pool and device); with
 extenders configured, ``extenders`` (each extender's settings,
@@ -25,6 +25,7 @@ from typing import Any
 
 from kschedctl.framework.extender import PLUGIN_PREFIX as EXTENDER_PLUGIN_PREFIX
 from kschedctl.framework.status import Status
+from kschedctl.scheduler.outcome import Outcome
 
 
 def jsonable(value: Any) -> Any:
@@ -333,7 +334,7 @@ class ExplainResult:
 
     pod: str
     profile: str
-    outcome: str
+    outcome: Outcome
     selected_node: str | None
     message: str
     evaluated_nodes: int
@@ -344,7 +345,6 @@ class ExplainResult:
     tied_nodes: list[str] = field(default_factory=list)
     num_nodes_to_find: int = 0
     scoring_skipped_upstream: bool = False
-    not_implemented: dict[str, list[str]] = field(default_factory=dict)
     provisional_node: str | None = None
     seed: int | None = None
     all_filters: bool = False
@@ -368,7 +368,7 @@ class ExplainResult:
 
     @property
     def scheduled(self) -> bool:
-        return self.outcome == "Scheduled"
+        return self.outcome == Outcome.SCHEDULED
 
     def filter_columns(self, nodes: "list[NodeResult] | None" = None) -> list[str]:
         """The filters that ran on ``nodes`` (default: every node), in the order a matrix shows
@@ -425,7 +425,6 @@ class ExplainResult:
             "tiedNodes": list(self.tied_nodes),
             "numNodesToFind": self.num_nodes_to_find,
             "scoringSkippedUpstream": self.scoring_skipped_upstream,
-            "notImplemented": {k: list(v) for k, v in self.not_implemented.items()},
         }
         if self.provisional_node:
             out["provisionalNode"] = self.provisional_node

@@ -46,6 +46,7 @@ from kschedctl.framework.runtime import (
     go_list,
 )
 from kschedctl.framework.status import Code, PostFilterResult, Status
+from kschedctl.scheduler.outcome import Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.framework.types import NodeInfo, PodInfo
@@ -93,7 +94,7 @@ class CycleOutcome:
 
     pod_info: Any
     profile: str
-    outcome: str  # Scheduled | Unschedulable | Gated | Rejected | Error
+    outcome: Outcome
     selected_node: str | None = None
     message: str = ""
     evaluated_nodes: int = 0
@@ -309,8 +310,6 @@ class Scheduler:
 
         trace = fwk.trace
         filters = trace.filters if trace is not None else None
-        if trace is not None:
-            fwk.note_missing_node_level("filter")
         run = fwk.run_filter_plugins_with_nominated_pods
         if not fwk.handle.nominator:
             run = fwk.run_filter_plugins  # nobody is nominated: the single pass is all there is
@@ -541,15 +540,15 @@ class Scheduler:
         trace = fwk.begin_trace(self.all_filters)
         if self.extenders:
             self._ext_log = _ExtenderLog(self.extenders)
-        out = CycleOutcome(pod_info, fwk.profile_name, "Scheduled", trace=trace, weights=dict(fwk.weights),
+        out = CycleOutcome(pod_info, fwk.profile_name, Outcome.SCHEDULED, trace=trace, weights=dict(fwk.weights),
                            start_index=self.next_start_node_index)
         s = fwk.run_pre_enqueue_plugins(pod_info)
         if s is not None and s.code != _SUCCESS:
-            out.outcome = "Error" if s.code == Code.Error else "Gated"
+            out.outcome = Outcome.ERROR if s.code == Code.Error else Outcome.GATED
             out.message = s.message()
             return self._finish(out)
         if getattr(pod_info, "is_terminating", False):
-            out.outcome = "Error"
+            out.outcome = Outcome.ERROR
             out.message = f"skip schedule deleting pod: {pod_info.namespace}/{pod_info.name}"
             return self._finish(out)
 
@@ -559,7 +558,7 @@ class Scheduler:
         try:
             result = self.schedule_pod(fwk, state, pod_info, out)
         except NoNodesAvailable as exc:
-            out.outcome, out.message = "Unschedulable", str(exc)
+            out.outcome, out.message = Outcome.UNSCHEDULABLE, str(exc)
             return self._finish(out)
         except FitError as fit_error:
             out.diagnosis = fit_error.diagnosis
@@ -573,11 +572,11 @@ class Scheduler:
                 elif r is not None:
                     # An empty nominated node: upstream's ModeOverride clears the pod's nomination.
                     out.clears_nomination = True
-            out.outcome = "Unschedulable"
+            out.outcome = Outcome.UNSCHEDULABLE
             out.message = truncate_message(fit_error.error())
             return self._finish(out)
         except SchedulingError as exc:
-            out.outcome, out.message = "Error", truncate_message(exc.status.message())
+            out.outcome, out.message = Outcome.ERROR, truncate_message(exc.status.message())
             return self._finish(out)
 
         host = result.suggested_host
@@ -604,7 +603,7 @@ class Scheduler:
         permit: Status | None = None
         if s is not None and s.code == Code.Wait:
             if self.hold_waiting_pods:
-                out.outcome = "Waiting"
+                out.outcome = Outcome.WAITING
                 out.provisional_node = host
                 out.state = state
                 out.waiting = WaitingPod(pod_info, host, waits)
@@ -638,8 +637,8 @@ class Scheduler:
 
     def _binding_cycle(self, fwk: Framework, state: CycleState, pod_info: "PodInfo", host: str,
                        out: CycleOutcome, permit: Status | None) -> CycleOutcome:
-        extenders = out.outcome != "Waiting"  # a held pod's extender calls were summed up already
-        out.outcome = "Scheduled"
+        extenders = out.outcome != Outcome.WAITING  # a held pod's extender calls were summed up already
+        out.outcome = Outcome.SCHEDULED
         if permit is not None and permit.code != _SUCCESS:
             fwk.run_reserve_plugins_unreserve(state, pod_info, host)
             return self._finish(self._rejected_on_node(out, host, permit), extenders)
@@ -647,7 +646,7 @@ class Scheduler:
         s = fwk.run_pre_bind_plugins(state, pod_info, host)
         if s is not None and s.code != _SUCCESS:
             fwk.run_reserve_plugins_unreserve(state, pod_info, host)
-            out.outcome = "Rejected" if s.code in _REJECTED else "Error"
+            out.outcome = Outcome.REJECTED if s.code in _REJECTED else Outcome.ERROR
             out.message = truncate_message(s.message())
             out.provisional_node = host
             return self._finish(out, extenders)
@@ -655,7 +654,7 @@ class Scheduler:
         s = fwk.run_bind_plugins(state, pod_info, host)
         if s is not None and s.code != _SUCCESS:
             fwk.run_reserve_plugins_unreserve(state, pod_info, host)
-            out.outcome = "Rejected" if s.code in _REJECTED else "Error"
+            out.outcome = Outcome.REJECTED if s.code in _REJECTED else Outcome.ERROR
             out.message = truncate_message(s.message() or "no Bind plugin bound the pod (every one returned Skip)")
             out.provisional_node = host
             return self._finish(out, extenders)
@@ -676,10 +675,10 @@ class Scheduler:
             diagnosis = Diagnosis(NodeToStatus({host: status}))
             diagnosis.add_plugin_status(status)
             out.diagnosis = diagnosis
-            out.outcome = "Rejected"
+            out.outcome = Outcome.REJECTED
             out.message = truncate_message(FitError(out.pod_info, 1, diagnosis).error())
         else:
-            out.outcome = "Error"
+            out.outcome = Outcome.ERROR
             out.message = truncate_message(status.message())
         return out
 
@@ -689,7 +688,6 @@ class Scheduler:
         if not fwk.has_score_plugins():
             return
         trace = fwk.trace
-        missing_before = {k: list(v) for k, v in trace.not_implemented.items()} if trace is not None else {}
         stages_before = len(trace.stages) if trace is not None else 0
         node_info = self.snapshot.get_or_none(host)
         if node_info is None:
@@ -700,16 +698,13 @@ class Scheduler:
             scores, _ = fwk.run_score_plugins(scratch, pod_info, [node_info])
             out.node_scores = scores
         if trace is not None:
-            # Display-only: what these calls lacked or said must not change the verdict.
-            trace.not_implemented = missing_before
+            # Display-only: what these calls said must not change the verdict.
             for stage in trace.stages[stages_before:]:
                 stage.extra = dict(stage.extra or {}, displayOnly=True)
 
     def _finish(self, out: CycleOutcome, extenders: bool = True) -> CycleOutcome:
-        """A cycle that needed a plugin kschedctl lacks cannot be trusted: its outcome is Error.
-
-        ``extenders`` adds what the extenders did in this cycle (not again when a held pod's
-        binding cycle ends)."""
+        """The cycle's warnings; ``extenders`` adds what the extenders did in this cycle (not
+        again when a held pod's binding cycle ends)."""
         if self.extenders and extenders:
             log = self.extender_log()
             out.extenders = log.summary(out.pod_info.pod)
@@ -718,18 +713,6 @@ class Scheduler:
         trace = out.trace
         if trace is not None and trace.warnings:
             out.warnings.extend(w for w in trace.warnings if w not in out.warnings)
-        if trace is None or not trace.not_implemented:
-            return out
-        if out.outcome == "Gated" and _gated_by_implemented(trace):
-            return out  # a pod held back by a plugin kschedctl runs stays Gated
-        if out.outcome == "Scheduled":
-            out.provisional_node = out.selected_node
-        out.selected_node = None
-        missing = ", ".join(f"{name} ({', '.join(points)})" for name, points in trace.not_implemented.items())
-        detail = f" (without them: {out.outcome}" + (f" on {out.provisional_node}" if out.provisional_node else "")
-        detail += f": {out.message})" if out.message else ")"
-        out.message = f"plugin(s) not implemented by kschedctl yet: {missing}{detail}"
-        out.outcome = "Error"
         return out
 
 
@@ -742,15 +725,6 @@ def _plain_randrange(rng: Any) -> bool:
     if _RANDBELOW_WITH_GETRANDBITS is None or type(rng).randrange is not random.Random.randrange:
         return False
     return getattr(getattr(rng, "_randbelow", None), "__func__", None) is _RANDBELOW_WITH_GETRANDBITS
-
-
-def _gated_by_implemented(trace: Trace) -> bool:
-    """A pod gated by a plugin kschedctl does run stays Gated whatever else is missing."""
-    for stage in trace.stages:
-        if stage.point == "PreEnqueue" and stage.status is not None and stage.status.code != _SUCCESS:
-            if not (stage.extra or {}).get("notImplemented"):
-                return True
-    return False
 
 
 class _ExtenderLog:

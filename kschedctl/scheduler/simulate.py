@@ -46,7 +46,6 @@ from kschedctl.framework.runtime import (
     PodNominator,
     Trace,
     WaitingPods,
-    _is_not_implemented,
     _raised,
 )
 from kschedctl.framework.status import Code, Status
@@ -63,11 +62,10 @@ from kschedctl.scheduler.queue import (
     QueuedPod,
     SchedulingQueue,
 )
+from kschedctl.scheduler.outcome import Outcome
 from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
 from kschedctl.scheduler.setup import SchedulingSetup, build_framework
 from kschedctl.scheduler.simulation_result import (
-    NOT_HANDLED,
-    PREEMPTED,
     Placement,
     PreemptionRecord,
     SimulationResult,
@@ -131,8 +129,7 @@ class _LeanFramework(Framework):
     """The runtime, for batches: no per-node records, and node-local answers memoized.
 
     - A cycle's trace keeps no per-node filter records (``filters = None`` makes
-      ``find_nodes_that_pass_filters`` skip them); stages and not-implemented plugins are still
-      recorded, the scheduler needs the latter to turn such a cycle into an Error.
+      ``find_nodes_that_pass_filters`` skip them); stages are still recorded.
     - With ``memo_key`` set (the pod's ``pod_signature``), the verdict of the node-local filters
       that run first in the chain (all of it when every filter is node-local) and the raw score
       of each node-local score plugin are remembered per node and reused while that node's
@@ -308,8 +305,7 @@ class _LeanFramework(Framework):
         if key is None:
             return super().run_score_plugins(state, pod_info, nodes)
         skip = state.skip_score_plugins
-        plugins = [pl for pl in self.plugins["score"]
-                   if pl.name not in skip and not _is_not_implemented(pl) and callable(getattr(pl, "score", None))]
+        plugins = [pl for pl in self.plugins["score"] if pl.name not in skip]
         local = [pl for pl in plugins if pl.name in self._local_scores]
         if not local:
             return super().run_score_plugins(state, pod_info, nodes)
@@ -345,7 +341,6 @@ class _LeanFramework(Framework):
             {pl.name: [] for pl in local}
 
         trace = self.trace
-        self.note_missing_node_level("score")
         names = [n.name for n in nodes]
         if trace is not None:
             trace.scored_nodes = names
@@ -464,7 +459,7 @@ class _PodRecord:
     qp: QueuedPod | None
     pod_info: PodInfo
     source: str
-    outcome: str = "Pending"
+    outcome: Outcome = Outcome.PENDING
     node: str | None = None
     message: str = ""
     order: int | None = None
@@ -604,10 +599,10 @@ class Simulator(SchedulingSetup):
             qp = queue.add(pi, prof)
             rec = records[pi.key] = _PodRecord(qp, pi, source)
             if qp.gated:
-                rec.outcome = "Gated"
+                rec.outcome = Outcome.GATED
                 rec.message = qp.gating_status.message() if qp.gating_status is not None else ""
         for pi in not_handled:
-            records[pi.key] = _PodRecord(None, pi, "file", outcome=NOT_HANDLED,
+            records[pi.key] = _PodRecord(None, pi, "file", outcome=Outcome.NOT_HANDLED,
                                          message=self.not_handled_reason(pi, profile) or "")
 
         total = len(entries)
@@ -638,35 +633,32 @@ class Simulator(SchedulingSetup):
             rec.order = cycles
             if out.warnings:  # an ignorable extender failed...: once per distinct message
                 result.warnings.extend(w for w in out.warnings if w not in result.warnings)
-            if out.trace is not None and out.trace.not_implemented:
-                for name, points in out.trace.not_implemented.items():
-                    known = result.not_implemented.setdefault(name, [])
-                    known.extend(p for p in points if p not in known)
             if len(out.tied_nodes) > 1 and out.selected_node:
                 result.tie_breaks += 1
-            if out.outcome == "Waiting" and out.waiting is not None:
+            if out.outcome == Outcome.WAITING and out.waiting is not None:
                 self._hold(loop, qp, fwk, out)
             else:
                 self._conclude(loop, qp, out)
             if held:
                 self._settle(loop)
             if progress is not None and (cycles & 63) == 0:
-                progress(sum(1 for r in records.values() if r.outcome == "Scheduled"), total)
+                progress(sum(1 for r in records.values() if r.outcome == Outcome.SCHEDULED), total)
         if progress is not None:
-            progress(sum(1 for r in records.values() if r.outcome == "Scheduled"), total)
+            progress(sum(1 for r in records.values() if r.outcome == Outcome.SCHEDULED), total)
 
         result.cycles = cycles
         for rec in sorted(records.values(), key=_report_order):
             pi = rec.pod_info
             result.placements.append(Placement(
-                pod=pi.key, outcome=rec.outcome, node=rec.node if rec.outcome in ("Scheduled", PREEMPTED) else None,
+                pod=pi.key, outcome=rec.outcome,
+                node=rec.node if rec.outcome in (Outcome.SCHEDULED, Outcome.PREEMPTED) else None,
                 message=rec.message, profile=rec.qp.profile if rec.qp else "", attempts=rec.qp.attempts if rec.qp else 0,
-                nominated_node=pi.nominated_node_name or None if rec.outcome != "Scheduled" else None,
+                nominated_node=pi.nominated_node_name or None if rec.outcome != Outcome.SCHEDULED else None,
                 source=rec.source, order=rec.order, preempted_by=rec.preempted_by, priority=pi.priority,
-                devices=self._devices_of(pi) if rec.outcome == "Scheduled" else []))
+                devices=self._devices_of(pi) if rec.outcome == Outcome.SCHEDULED else []))
         placed: dict[str, int] = {}
         for rec in records.values():
-            if rec.outcome == "Scheduled" and rec.node:
+            if rec.outcome == Outcome.SCHEDULED and rec.node:
                 placed[rec.node] = placed.get(rec.node, 0) + 1
         result.nodes, result.zones = usage(snapshot, placed)
         result.seconds = time.perf_counter() - started
@@ -679,7 +671,7 @@ class Simulator(SchedulingSetup):
         pod_info = qp.pod_info
         rec = loop.records[pod_info.key]
         rec.outcome, rec.message = out.outcome, out.message
-        if out.outcome == "Scheduled":
+        if out.outcome == Outcome.SCHEDULED:
             self._nomination_left(queue, pod_info)  # the pod leaves the pending pods
             if pod_info.node_name != out.selected_node:
                 self._place(pod_info, out.selected_node or "")
@@ -687,7 +679,7 @@ class Simulator(SchedulingSetup):
             rec.node = out.selected_node
             queue.done(qp)
             queue.on_event(ASSIGNED_POD_ADD, pod_info)
-        elif out.outcome in ("Unschedulable", "Rejected"):
+        elif out.outcome in (Outcome.UNSCHEDULABLE, Outcome.REJECTED):
             diagnosis = out.diagnosis
             plugins = diagnosis.unschedulable_plugins if diagnosis is not None else set()
             pending = diagnosis.pending_plugins if diagnosis is not None else set()
@@ -726,7 +718,7 @@ class Simulator(SchedulingSetup):
         waiting.deadlines = {plugin: now + timeout for plugin, timeout in waiting.pending.items()}
         self.waiting_pods.add(waiting)
         loop.held[pod_info.uid] = _Held(qp, fwk, out)
-        rec.outcome, rec.message, rec.node = "Waiting", "", waiting.node_name
+        rec.outcome, rec.message, rec.node = Outcome.WAITING, "", waiting.node_name
         if out.pods_to_activate:
             loop.queue.activate(out.pods_to_activate)
 
@@ -752,7 +744,7 @@ class Simulator(SchedulingSetup):
         assert waiting is not None and out.state is not None
         qp, pod_info, node = h.qp, h.qp.pod_info, waiting.node_name
         out = self.scheduler.binding_cycle(h.fwk, out.state, pod_info, node, out, waiting.status)
-        if out.outcome != "Scheduled":
+        if out.outcome != Outcome.SCHEDULED:
             # Unreserve ran; the assumed pod is forgotten, which is an AssignedPodDelete (of the
             # pod as assumed, on its node) for every other pod, not for the rejected pod itself.
             self.snapshot.forget_pod(pod_info, node)
@@ -780,13 +772,11 @@ class Simulator(SchedulingSetup):
         waiting.time_out(plugin)
 
     def _pre_enqueue(self, qp: QueuedPod) -> Status | None:
-        """PreEnqueue of the pod's profile; a plugin kschedctl lacks does not gate (the cycle
-        will report it as an Error)."""
+        """PreEnqueue of the pod's profile (untraced: the cycle records its own)."""
         fwk = self.frameworks[qp.profile]
-        trace = fwk.begin_trace()
-        status = fwk.run_pre_enqueue_plugins(qp.pod_info)
         fwk.trace = None
-        if status is None or status.code == Code.Success or trace.not_implemented:
+        status = fwk.run_pre_enqueue_plugins(qp.pod_info)
+        if status is None or status.code == Code.Success:
             return None
         return status
 
@@ -882,7 +872,7 @@ class Simulator(SchedulingSetup):
             deallocated = self._release_claims(victim)
             rec = records.get(key)
             if rec is not None:
-                rec.outcome = PREEMPTED
+                rec.outcome = Outcome.PREEMPTED
                 rec.preempted_by = pod_info.key
                 rec.message = f"preempted by {pod_info.key} on node {node}"
             queue.on_event(ASSIGNED_POD_DELETE, victim)
@@ -920,7 +910,7 @@ class _Loop:
 def _report_order(rec: _PodRecord) -> tuple:
     # Placed pods in the order they were placed, then the others in the order they were tried,
     # gated pods last.
-    return (0 if rec.outcome in ("Scheduled", PREEMPTED) else 1 if rec.order is not None else 2,
+    return (0 if rec.outcome in (Outcome.SCHEDULED, Outcome.PREEMPTED) else 1 if rec.order is not None else 2,
             rec.order if rec.order is not None else 0, rec.qp.seq if rec.qp else 0)
 
 

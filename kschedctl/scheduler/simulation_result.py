@@ -7,12 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kschedctl.framework.snapshot import Snapshot
+from kschedctl.scheduler.outcome import Outcome
 
-#: Outcome of a pod the batch placed and a later preemption evicted.
-PREEMPTED = "Preempted"
-#: A pod whose spec.schedulerName no profile serves: kube-scheduler never queues it, another
-#: scheduler (or none) would have to place it.
-NOT_HANDLED = "NotHandled"
 _ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
 
 @dataclass
@@ -20,7 +16,7 @@ class Placement:
     """Where one pod of the batch ended up (its last scheduling attempt decides)."""
 
     pod: str
-    outcome: str
+    outcome: Outcome
     node: str | None = None
     message: str = ""
     profile: str = ""
@@ -105,7 +101,6 @@ class SimulationResult:
     cycles: int = 0
     seconds: float = 0.0
     seed: int | None = None
-    not_implemented: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     #: Cycles whose node was picked at random among nodes tied for the best score.
     tie_breaks: int = 0
@@ -121,7 +116,7 @@ class SimulationResult:
 
     @property
     def all_scheduled(self) -> bool:
-        return all(p.outcome == "Scheduled" for p in self.placements)
+        return all(p.outcome == Outcome.SCHEDULED for p in self.placements)
 
     def placement(self, pod: str) -> Placement | None:
         for p in self.placements:
@@ -137,12 +132,12 @@ class SimulationResult:
             "preemptions": [p.to_dict() for p in self.preemptions],
             "nodes": [n.to_dict() for n in self.nodes],
             "zones": [z.to_dict() for z in self.zones],
-            "summary": {"pods": len(self.placements), "scheduled": counts.get("Scheduled", 0),
-                        "unschedulable": counts.get("Unschedulable", 0), "gated": counts.get("Gated", 0),
-                        "rejected": counts.get("Rejected", 0), "preempted": counts.get(PREEMPTED, 0),
-                        "errors": counts.get("Error", 0), "notHandled": counts.get(NOT_HANDLED, 0), "cycles": self.cycles,
+            "summary": {"pods": len(self.placements), "scheduled": counts.get(Outcome.SCHEDULED, 0),
+                        "unschedulable": counts.get(Outcome.UNSCHEDULABLE, 0), "gated": counts.get(Outcome.GATED, 0),
+                        "rejected": counts.get(Outcome.REJECTED, 0), "preempted": counts.get(Outcome.PREEMPTED, 0),
+                        "errors": counts.get(Outcome.ERROR, 0), "notHandled": counts.get(Outcome.NOT_HANDLED, 0),
+                        "cycles": self.cycles,
                         "tieBreaks": self.tie_breaks, "seconds": round(self.seconds, 3)},
-            "notImplemented": {k: list(v) for k, v in self.not_implemented.items()},
         }
         if self.seed is not None:
             out["seed"] = self.seed

@@ -66,6 +66,7 @@ from kschedctl.scheduler.cluster_edits import (
     parse_taint,
     replacement_pod,
 )
+from kschedctl.scheduler.outcome import Outcome
 
 __all__ = ["ACTIONS", "Step", "StepRecord", "SteppedCluster", "parse_duration", "parse_steps",
            "NOT_READY_TAINT_KEY", "UNREACHABLE_TAINT_KEY", "SETTLE_ROUNDS"]
@@ -878,7 +879,7 @@ class SteppedCluster:
                 pod = by_key.get(placement.pod)
                 if pod is None:
                     continue
-                if placement.outcome == "Scheduled" and placement.node:
+                if placement.outcome == Outcome.SCHEDULED and placement.node:
                     bound.append(_bound(pod, placement.node, self.now))
                     record.scheduled[placement.pod] = placement.node
                     self.messages.pop(placement.pod, None)

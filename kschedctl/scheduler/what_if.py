@@ -29,6 +29,7 @@ from kschedctl.scheduler.cluster_edits import (
     parse_label,
     parse_taint,
 )
+from kschedctl.scheduler.outcome import Outcome
 
 __all__ = ["WhatIf", "WhatIfReport"]
 
@@ -144,7 +145,7 @@ def reschedule(state: ClusterState, record: EditRecord, config: Any = None, regi
     bound = []
     for pod in pods:
         placement = result.placement(_key(pod))
-        node = placement.node if placement is not None and placement.outcome == "Scheduled" else None
+        node = placement.node if placement is not None and placement.outcome == Outcome.SCHEDULED else None
         message = "" if node else (placement.message if placement is not None else "not scheduled")
         record.placements[_key(pod)] = (node, message)
         placed = dict(pod)

@@ -10,6 +10,8 @@ import re
 import statistics
 from typing import Any
 
+from kschedctl.scheduler.outcome import Outcome
+
 #: metric -> (column title, higher is better?). ``--rank-by`` takes these names.
 METRICS: dict[str, tuple[str, bool]] = {
     "scheduled": ("scheduled", True),
@@ -64,14 +66,14 @@ def cell_metrics(result: Any) -> dict[str, Any]:
     counts = result.counts()
     out: dict[str, Any] = {
         "pods": len(result.placements),
-        "scheduled": counts.get("Scheduled", 0),
-        "unschedulable": counts.get("Unschedulable", 0),
-        "gated": counts.get("Gated", 0),
-        "rejected": counts.get("Rejected", 0),
-        "errors": counts.get("Error", 0),
-        "preempted": counts.get("Preempted", 0),
+        "scheduled": counts.get(Outcome.SCHEDULED, 0),
+        "unschedulable": counts.get(Outcome.UNSCHEDULABLE, 0),
+        "gated": counts.get(Outcome.GATED, 0),
+        "rejected": counts.get(Outcome.REJECTED, 0),
+        "errors": counts.get(Outcome.ERROR, 0),
+        "preempted": counts.get(Outcome.PREEMPTED, 0),
         "unschedulableReasons": unschedulable_reasons(
-            [p.message for p in result.placements if p.outcome == "Unschedulable"]),
+            [p.message for p in result.placements if p.outcome == Outcome.UNSCHEDULABLE]),
         "preemptions": len(result.preemptions),
         "victims": sum(len(p.victims) for p in result.preemptions),
         "nodesUsed": sum(1 for n in result.nodes if n.requested.get("pods", 0) > 0),

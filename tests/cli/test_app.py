@@ -39,3 +39,12 @@ def test_console_script_runs_as_module() -> None:
     proc = subprocess.run([sys.executable, "-m", "kschedctl", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0
     assert __version__ in proc.stdout
+
+
+def test_a_command_module_that_does_not_import_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every command exists: a missing one is a broken install or a bug, never a command left out of --help
+    from kschedctl.cli import app
+
+    monkeypatch.setattr(app, "_COMMAND_MODULES", ("explain", "no_such_command"))
+    with pytest.raises(ModuleNotFoundError, match="kschedctl.cli.no_such_command"):
+        app._register_commands()

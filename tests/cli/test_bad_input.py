@@ -115,3 +115,17 @@ def test_wrong_field_types_are_one_line(tmp_path: Path, name: str, role: str, te
     result = run_cli(*ROLES[role](path))
     assert result.exit_code == 2, result.stderr
     assert result.stderr == f"error: {path}{message}\n"
+
+
+UNKNOWN_PLUGIN = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+                  "- plugins:\n    filter:\n      enabled:\n      - name: MyFilter\n")
+
+
+@pytest.mark.parametrize("command", ["explain", "simulate", "capacity"])
+def test_a_configuration_naming_an_unknown_plugin_is_refused(tmp_path: Path, command: str) -> None:
+    config = tmp_path / "unknown-plugin.yaml"
+    config.write_text(UNKNOWN_PLUGIN, encoding="utf-8")
+    result = run_cli(command, POD, "--cluster", CLUSTER, "--config", str(config))
+    assert result.exit_code == 2
+    assert result.stderr == (f"error: {config}:7: invalid scheduler configuration: profiles[0].plugins.filter."
+                             'enabled[0]: Unsupported value: "MyFilter": no plugin of that name is registered\n')

@@ -84,10 +84,22 @@ def test_progress_only_on_a_terminal_and_not_quiet() -> None:
     assert not progress_wanted(False, io.StringIO())
 
 
-def test_progress_display_takes_calls() -> None:
-    with ListingProgress(True) as on_progress:
-        on_progress("Node", 0)
-        on_progress("Node", 3)
-        on_progress("Pod", 500)
-    with ListingProgress(False) as quiet:
-        quiet("Pod", 1)  # does nothing
+def test_progress_display_follows_a_live_listing_that_only_reads(server: FakeApiServer,  # noqa: F811
+                                                                  kubeconfig: str,  # noqa: F811
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    shown: list[tuple[str, int]] = []
+
+    class Recorded(ListingProgress):
+        def __call__(self, kind: str, count: int) -> None:
+            shown.append((kind, count))
+            super().__call__(kind, count)
+
+    monkeypatch.setattr("kschedctl.render.progress.ListingProgress", Recorded)
+    monkeypatch.setattr("kschedctl.render.progress.progress_wanted", lambda quiet, stream=None: True)
+    state = cluster_state_from_options(None, Path(kubeconfig), None, quiet=True)
+    # each kind from 0, then after each page (the server serves 3 at most), ending at what was read
+    assert [count for kind, count in shown if kind == "Pod"] == [0, 3, 6, 9, 10]
+    last = {kind: count for kind, count in shown}
+    assert {kind: n for kind, n in state.counts().items() if n} == {kind: n for kind, n in last.items() if n}
+    assert server.methods() == {"GET"}
+    assert not any("/secrets" in path for path in server.paths())

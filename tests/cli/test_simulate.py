@@ -121,18 +121,12 @@ def test_bad_input_exit_2(tmp_path: Path, cluster: str, monkeypatch: pytest.Monk
 
 
 def test_default_profile_with_preemption(tmp_path: Path) -> None:
-    from kschedctl.plugins.registry import default_registry
-
-    if not default_registry().is_implemented("DefaultPreemption"):
-        pytest.skip("DefaultPreemption is not implemented yet")
     high = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
             "value": 1000}
     cluster = write(tmp_path / "c.yaml", node("node-a"), pod("low", "3", "node-a"), high)
     pods = write(tmp_path / "p.yaml", pod("critical", "2", pc="high"))
     r = run_cli("simulate", pods, "--cluster", cluster, "-o", "json", "--seed", "1")
     data = json.loads(r.stdout)
-    if data["notImplemented"]:
-        pytest.skip(f"default profile needs plugins not implemented yet: {sorted(data['notImplemented'])}")
     assert r.exit_code == 0, r.stdout
     assert data["preemptions"] == [{"pod": "default/critical", "node": "node-a", "victims": ["default/low"]}]
     assert data["placements"][0]["node"] == "node-a"

@@ -1,5 +1,5 @@
 """The framework runtime: upstream's framework_test.go tables (cases/runtime.yaml) and the
-kschedctl additions (recording, containment of plugins that raise, not-implemented plugins)."""
+kschedctl additions (recording, containment of plugins that raise, start-up refusals)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,10 @@ import yaml
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.runtime import Framework, FrameworkHandle, NodeToStatus, go_list
 from kschedctl.framework.status import Code, Status
-from kschedctl.plugins.registry import NotImplementedPlugin
 from tests.framework.fakes import (
     Raising,
     ScorePlugin,
     TestPlugin,
-    TrueFilter,
     framework,
     make_node,
     make_pod,
@@ -206,31 +204,16 @@ def test_a_plugin_that_raises_is_contained() -> None:
     assert "plugin Raising raised ValueError in Score: boom" in status.message()
 
 
-def test_not_implemented_plugins_are_recorded_never_passed_silently() -> None:
-    missing = NotImplementedPlugin("NodeVolumeLimits", ("preFilter", "filter"))
-    fwk = framework({"preFilter": [missing], "filter": [TrueFilter(), missing]}, NODES)
-    trace = fwk.begin_trace()
-    state = CycleState()
-    _, status, _ = fwk.run_pre_filter_plugins(state, pod_info(POD))
-    assert status is None
-    (stage,) = trace.stages
-    assert stage.point == "PreFilter" and stage.status.code == Code.Error
-    assert stage.status.reasons == ["plugin NodeVolumeLimits is not implemented by kschedctl yet"]
-    assert fwk.missing_at("filter") == ["NodeVolumeLimits"]
-    fwk.note_missing_node_level("filter")
-    assert trace.not_implemented == {"NodeVolumeLimits": ["PreFilter", "Filter"]}
-
-
-def test_partial_plugin_lacking_a_method_counts_as_not_implemented_there() -> None:
-    class HalfDone:
-        name = "Half"
+def test_a_plugin_lacking_the_method_of_its_point_is_refused_at_start_up() -> None:
+    # upstream NewFramework refuses it; the hot loops then call every plugin they hold
+    class FilterOnly:
+        name = "FilterOnly"
 
         def filter(self, state, pod_info, node_info):
             return None
 
-    fwk = framework({"filter": [HalfDone()], "score": [HalfDone()]}, NODES)
-    assert fwk.missing_at("score") == ["Half"]
-    assert fwk.missing_at("filter") == []
+    with pytest.raises(ValueError, match='plugin "FilterOnly" does not extend ScorePlugin plugin'):
+        framework({"filter": [FilterOnly()], "score": [FilterOnly()]}, NODES)
 
 
 def test_post_filter_result_is_recorded_with_victims() -> None:

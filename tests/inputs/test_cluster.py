@@ -47,9 +47,9 @@ def _object(state: ClusterState, ref: str) -> dict:
         return next(p for p in state.pods if f"{p['metadata']['namespace']}/{p['metadata']['name']}" == key)
     if kind == "Node":
         return state.node_by_name[key]
-    from kschedctl.inputs.cluster import KIND_COLLECTIONS
+    from kschedctl.inputs.kinds import KIND_BY_NAME
 
-    return getattr(state, KIND_COLLECTIONS[kind][0])[key]
+    return getattr(state, KIND_BY_NAME[kind].collection)[key]
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=f"Cluster_{c['name']}") for c in CASES])

@@ -17,7 +17,7 @@ import yaml
 
 from kschedctl.errors import InputError
 from kschedctl.inputs import fields
-from kschedctl.inputs.cluster import KIND_COLLECTIONS
+from kschedctl.inputs.kinds import KINDS
 from kschedctl.inputs.fields import Validation, field_validation, parse_validation, unknown_fields
 from kschedctl.inputs.loader import load_documents
 from kschedctl.inputs.workloads import WORKLOAD_KINDS
@@ -125,15 +125,15 @@ def test_unknown_fields(obj: dict, expected: list[str]) -> None:
 def test_every_kind_kschedctl_reads_has_its_fields() -> None:
     described = {key.rsplit("/", 2)[0] + "/" + key.rsplit("/", 1)[-1] for key in fields._schema().kinds}
     described_kinds = {key.rsplit("/", 1)[-1] for key in fields._schema().kinds}
-    wanted = set(KIND_COLLECTIONS) | set(WORKLOAD_KINDS)
+    wanted = {k.kind for k in KINDS} | set(WORKLOAD_KINDS)
     assert wanted <= described_kinds
     # Every group kschedctl accepts a kind from, except the long-gone extensions/v1beta1.
-    for kind, (_, _, groups) in KIND_COLLECTIONS.items():
-        for group in groups:
+    for kind in KINDS:
+        for group in kind.groups:
             if group == "extensions":
                 continue
-            assert any(k.endswith("/" + kind) and (k.startswith(group + "/") if group else k.count("/") == 1)
-                       for k in fields._schema().kinds), (kind, group)
+            assert any(k.endswith("/" + kind.kind) and (k.startswith(group + "/") if group else k.count("/") == 1)
+                       for k in fields._schema().kinds), (kind.kind, group)
     assert described
 
 

@@ -13,8 +13,10 @@ import pytest
 import yaml
 
 from kschedctl.errors import ClusterAccessError
+from kschedctl.inputs import cluster as cluster_module
 from kschedctl.inputs import kube
-from kschedctl.inputs.cluster import KIND_COLLECTIONS, load_cluster
+from kschedctl.inputs.cluster import ClusterState, load_cluster
+from kschedctl.inputs.kinds import KIND_BY_NAME
 from kschedctl.inputs.kube import KINDS, read_cluster, read_objects, strip_object
 from tests.live.conftest import kubeconfig, local_only_environment, server  # noqa: F401 (fixtures)
 from tests.live.server import TOKEN, FakeApiServer, fixture_objects
@@ -37,11 +39,14 @@ def read(kubeconfig: str, **kwargs):  # noqa: F811
 # -- kinds ---------------------------------------------------------------------------------------
 
 
-def test_kinds_are_exactly_the_kinds_the_cluster_state_understands() -> None:
-    assert {k.kind for k in KINDS} == set(KIND_COLLECTIONS)
+def test_every_kind_has_its_collection_and_its_defaults_apply_to_known_kinds() -> None:
+    # one table (kinds.KINDS) for the live reader and the file loader: each kind is kept somewhere
+    state = ClusterState()
     for k in KINDS:
-        assert k.group in KIND_COLLECTIONS[k.kind][2]
-        assert k.namespaced == KIND_COLLECTIONS[k.kind][1]
+        assert isinstance(getattr(state, k.collection), list if k.kind in ("Node", "Pod") else dict), k.kind
+    assert len({k.collection for k in KINDS}) == len(KINDS)
+    assert set(cluster_module._DEFAULTERS) <= set(KIND_BY_NAME)
+    assert {k.kind for k in KINDS if k.required} == {"Node", "Pod"}
 
 
 @pytest.mark.parametrize("kind,namespace,path", [

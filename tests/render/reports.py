@@ -72,8 +72,7 @@ def hostile_results() -> dict[str, object]:
     unschedulable = ExplainResult(h + "-2", h, "Unschedulable", None, h, 1, 0, nodes=[rejected], filter_plugins=[h],
                                   preemption=Preemption(h, [h], [{"node": h, "victims": [h], "chosen": True,
                                                                   "decidedBy": h}]),
-                                  hints=[NodeHints(h, [h], h, False, rank=1)], pod_hints=[Hint(h, h)],
-                                  not_implemented={h: [h]})
+                                  hints=[NodeHints(h, [h], h, False, rank=1)], pod_hints=[Hint(h, h)])
     usage = {"cpu": 1000, "memory": 1 << 30, "pods": 10}
     simulation = SimulationResult(
         placements=[Placement(h, "Scheduled", h, h, h, 1, order=1), Placement(h + "2", "Scheduled", h, order=2),
@@ -82,7 +81,7 @@ def hostile_results() -> dict[str, object]:
         nodes=[NodeUsage(dict(usage), {"cpu": 500, "memory": 1 << 29, "pods": 2}, name=h, zone=h, placed=2)],
         zones=[ZoneUsage(dict(usage), {"cpu": 500}, name=h, nodes=1, placed=2)],
         nodes_before=[NodeUsage(dict(usage), {"cpu": 100}, name=h, zone=h)],
-        warnings=[h], not_implemented={h: [h]}, cycles=3)
+        warnings=[h], cycles=3)
     moved = PodDiff(h, Placed("Scheduled", h + "-a"), Placed("Scheduled", h + "-b"),
                     ScoreDiff(h + "-a", h + "-b", [PluginScoreChange(h, 1, 2, 3, 9, 1, 2)], notes=[h]), reason=h)
     failed = PodDiff(h + "2", Placed("Scheduled", h), Placed("Unschedulable", None, h, nominated_node=h), reason=h)

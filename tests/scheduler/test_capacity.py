@@ -102,8 +102,6 @@ def test_nothing_fits(config) -> None:
 def test_default_profile_counts_the_same() -> None:
     c = cluster([make_node("a"), make_node("b"), make_node("c")], [busy("x", "a", "2"), busy("y", "b", "1")])
     r = capacity(web(), c, None, seed=1)
-    if r.not_implemented:
-        pytest.skip(f"default profile needs plugins not implemented yet: {sorted(r.not_implemented)}")
     assert r.count == 9 and r.per_node == {"a": 2, "b": 3, "c": 4}
     assert r.stop_reason.startswith("0/3 nodes are available: 3 Insufficient cpu.")
 

@@ -13,7 +13,6 @@ import yaml
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.runtime import FitError, NodePluginScores
 from kschedctl.framework.status import Code, Status
-from kschedctl.plugins.registry import NotImplementedPlugin
 from kschedctl.plugins.scheduling_gates import SchedulingGates
 from kschedctl.scheduler.schedule_one import (
     NoNodesAvailable,
@@ -347,14 +346,6 @@ class NumericMapByIndex:
 
     def score(self, state, pod_info, node_info):
         return int(node_info.name[-1]), None
-
-
-def test_cycle_with_a_plugin_not_implemented_is_an_error() -> None:
-    missing = NotImplementedPlugin("NodeVolumeLimits", ("preFilter", "filter"))
-    out = _cycle({"preFilter": [missing], "filter": [TrueFilter(), missing], "score": [NumericMapByIndex()]})
-    assert out.outcome == "Error" and out.selected_node is None
-    assert out.provisional_node == "node3"
-    assert out.message.startswith("plugin(s) not implemented by kschedctl yet: NodeVolumeLimits (PreFilter, Filter)")
 
 
 def test_cycle_prefers_the_nominated_node() -> None:

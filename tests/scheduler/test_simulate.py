@@ -14,7 +14,7 @@ import pytest
 from kschedctl.config import load_config
 from kschedctl.errors import UsageError
 from kschedctl.framework.status import Code, PostFilterResult, Status
-from kschedctl.plugins.registry import Registry, default_registry
+from kschedctl.plugins.registry import Registry
 from kschedctl.scheduler.replicas import expand_replicas
 from kschedctl.scheduler.setup import load_default_config
 from kschedctl.scheduler.simulate import Simulator, simulate
@@ -49,10 +49,6 @@ def pod(name: str, cpu: str = "1", pc: str | None = None, labels: dict | None = 
 def running(name: str, node: str, cpu: str, priority: int = 0, **kw) -> dict:
     return make_pod(name, node=node, priority=priority,
                     containers=[{"name": "c", "resources": {"requests": {"cpu": cpu}}}], **kw)
-
-
-def implemented(plugin: str) -> bool:
-    return default_registry().is_implemented(plugin)
 
 
 # -- queue-sort order -------------------------------------------------------------------------
@@ -104,7 +100,6 @@ def test_host_ports_assumed_pod_by_pod(config) -> None:
     assert last.message == "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports."
 
 
-@pytest.mark.skipif(not implemented("InterPodAffinity"), reason="InterPodAffinity is not implemented yet")
 def test_required_anti_affinity_sees_assumed_pods() -> None:
     anti = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}}
@@ -115,7 +110,6 @@ def test_required_anti_affinity_sees_assumed_pods() -> None:
     assert "didn't match pod anti-affinity rules" in r.placements[-1].message
 
 
-@pytest.mark.skipif(not implemented("PodTopologySpread"), reason="PodTopologySpread is not implemented yet")
 def test_topology_spread_sees_assumed_pods() -> None:
     spread = {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
                                              "whenUnsatisfiable": "DoNotSchedule",
@@ -338,7 +332,6 @@ def test_job_parallelism_capped_by_completions() -> None:
     assert all(p["metadata"]["name"].startswith(f"calc-{i}-") for i, p in enumerate(pods))
 
 
-@pytest.mark.skipif(not implemented("DefaultPreemption"), reason="DefaultPreemption is not implemented yet")
 def test_default_preemption_in_a_batch() -> None:
     # default profile: two nodes each running a low-priority 3-CPU pod; two critical 2-CPU pods
     c = cluster([make_node("a"), make_node("b")],
@@ -357,7 +350,6 @@ def test_default_preemption_in_a_batch() -> None:
     assert sum(n.requested["cpu"] for n in r.nodes) == 2000 + 2000 + 3000 + 500
 
 
-@pytest.mark.skipif(not implemented("DefaultPreemption"), reason="DefaultPreemption is not implemented yet")
 def test_default_preemption_never_policy_stays_unschedulable() -> None:
     classes = dict(CLASSES, never={"metadata": {"name": "never"}, "value": 1000, "preemptionPolicy": "Never"})
     c = SimpleNamespace(nodes=[make_node("a")], pods=[running("low-a", "a", "3", priority=10)],

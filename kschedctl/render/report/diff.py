@@ -18,6 +18,7 @@ from kschedctl.render.report.page import (
 )
 from kschedctl.render.report.svg import grouped_bar_chart, legend
 from kschedctl.scheduler.diff import DiffResult, PodDiff
+from kschedctl.scheduler.outcome import Outcome
 
 #: Nodes the A/B chart draws (those whose pod count changed first).
 CHART_NODES = 60
@@ -60,7 +61,7 @@ def _side(side: Any, label: bool = True) -> str:
 def _where(placed: Any) -> str:
     if placed is None:
         return "-"
-    if placed.outcome == "Scheduled":
+    if placed.outcome == Outcome.SCHEDULED:
         return placed.node or ""
     return placed.outcome + (f" (nominated {placed.nominated_node})" if placed.nominated_node else "")
 
@@ -68,7 +69,7 @@ def _where(placed: Any) -> str:
 def _placed_cell(placed: Any) -> str:
     if placed is None:
         return cell("-")
-    if placed.outcome == "Scheduled":
+    if placed.outcome == Outcome.SCHEDULED:
         return cell(placed.node or "", data_sort=placed.node or "")
     extra = f" nominated {esc(placed.nominated_node)}" if placed.nominated_node else ""
     return raw_cell(badge(placed.outcome) + extra, data_sort=placed.outcome)

@@ -50,9 +50,6 @@ def _pod_section(index: int, r: ExplainResult) -> str:
     ]))
     for warning in r.warnings:
         parts.append(f'<p class="verdict bad">warning: {esc(warning)}</p>')
-    if r.not_implemented:
-        lines = "; ".join(f"{name}: {', '.join(points)}" for name, points in r.not_implemented.items())
-        parts.append(f'<p class="verdict bad">kschedctl cannot run these plugins yet: {esc(lines)}</p>')
     parts.append(_matrix(index, r))
     chart = _score_chart(r)
     if chart:

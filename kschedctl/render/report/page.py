@@ -17,6 +17,7 @@ import html
 from typing import Any, Iterable, Sequence
 
 from kschedctl.printable import printable
+from kschedctl.scheduler.outcome import Outcome
 
 #: Rows a report lists in one table before it says how many it left out (the file stays small
 #: enough for a browser on a 5,000-node cluster or a 10,000-pod batch).
@@ -78,8 +79,8 @@ def facts(pairs: Iterable[tuple[str, str]]) -> str:
 
 def badge(outcome: str) -> str:
     """An outcome (Scheduled, Unschedulable, ...) as a coloured label."""
-    kind = {"Scheduled": "ok", "Unschedulable": "bad", "Rejected": "bad", "Error": "bad", "Gated": "warn",
-            "Preempted": "warn"}.get(outcome, "info")
+    kind = {Outcome.SCHEDULED: "ok", Outcome.UNSCHEDULABLE: "bad", Outcome.REJECTED: "bad", Outcome.ERROR: "bad",
+            Outcome.GATED: "warn", Outcome.PREEMPTED: "warn"}.get(outcome, "info")
     return f'<span class="badge {kind}">{esc(outcome)}</span>'
 
 

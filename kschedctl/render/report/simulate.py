@@ -20,18 +20,18 @@ from kschedctl.render.report.page import (
     table,
 )
 from kschedctl.render.report.svg import bar_chart, before_after_chart, legend, step_chart
-from kschedctl.scheduler.simulation_result import NOT_HANDLED, PREEMPTED, NodeUsage, SimulationResult
+from kschedctl.scheduler.outcome import BATCH_OUTCOMES, Outcome
+from kschedctl.scheduler.simulation_result import NodeUsage, SimulationResult
 
 #: Nodes a chart draws one bar each for; beyond, the busiest ones (the tables list more).
 CHART_NODES = 60
-_OUTCOMES = ("Scheduled", "Unschedulable", "Gated", "Rejected", PREEMPTED, "Error", NOT_HANDLED)
 
 
 def simulation_report(result: SimulationResult, title: str = "kschedctl simulate") -> str:
     """The whole page for one simulation."""
     counts = result.counts()
     summary = [("Pods", esc(len(result.placements)))]
-    summary += [(outcome, badge(outcome) + f" {counts[outcome]}") for outcome in _OUTCOMES if counts.get(outcome)]
+    summary += [(outcome, badge(outcome) + f" {counts[outcome]}") for outcome in BATCH_OUTCOMES if counts.get(outcome)]
     summary += [("Preemptions", esc(len(result.preemptions))),
                 ("Scheduling cycles", esc(f"{result.cycles} in {result.seconds:.2f}s")),
                 ("Nodes", esc(len(result.nodes)))]
@@ -41,15 +41,12 @@ def simulation_report(result: SimulationResult, title: str = "kschedctl simulate
         summary.append(("Seed", esc(result.seed)))
     body = ["<h2>Summary</h2>", facts(summary)]
     body.extend(f'<p class="verdict bad">warning: {esc(w)}</p>' for w in result.warnings)
-    if result.not_implemented:
-        lines = "; ".join(f"{name}: {', '.join(points)}" for name, points in result.not_implemented.items())
-        body.append(f'<p class="verdict bad">kschedctl cannot run these plugins yet: {esc(lines)}</p>')
     body.append(_placements_charts(result))
     body.append(_utilisation(result))
     body.append(_preemptions(result))
     body.append(_not_placed(result))
     body.append(_placements_table(result))
-    scheduled = counts.get("Scheduled", 0)
+    scheduled = counts.get(Outcome.SCHEDULED, 0)
     return document("simulate", title, "\n".join(b for b in body if b),
                     subtitle=f"{scheduled} of {len(result.placements)} pod(s) scheduled on {len(result.nodes)} node(s)")
 
@@ -93,7 +90,7 @@ def _placements_charts(result: SimulationResult) -> str:
 def _over_the_run(result: SimulationResult) -> str:
     """How many pods each zone (or, without zones, the whole cluster) held after each cycle."""
     zone_of = {n.name: (n.zone or "(no zone)") for n in result.nodes}
-    placed = sorted((p for p in result.placements if p.outcome == "Scheduled" and p.node and p.order),
+    placed = sorted((p for p in result.placements if p.outcome == Outcome.SCHEDULED and p.node and p.order),
                     key=lambda p: p.order or 0)
     if len(placed) < 2:
         return ""
@@ -162,7 +159,7 @@ def _preemptions(result: SimulationResult) -> str:
 
 
 def _not_placed(result: SimulationResult) -> str:
-    failed = [p for p in result.placements if p.outcome not in ("Scheduled", PREEMPTED)]
+    failed = [p for p in result.placements if p.outcome not in (Outcome.SCHEDULED, Outcome.PREEMPTED)]
     if not failed:
         return ""
     by_message: dict[tuple[str, str], list[str]] = {}

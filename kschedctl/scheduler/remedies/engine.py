@@ -12,6 +12,7 @@ from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins.registry import facts_of
 from kschedctl.plugins.remedy import Step, dedupe
 from kschedctl.scheduler.remedies.prefilter import prefilter_hint
+from kschedctl.scheduler.outcome import Outcome
 from kschedctl.scheduler.remedies.scenario import SIMULATED_KINDS, Scenario
 from kschedctl.scheduler.result import Hint, NodeHints
 
@@ -38,7 +39,7 @@ def attach_hints(result: ExplainResult, fwk: Framework, snapshot: Any, pod_info:
     (``--node``) whatever the outcome, so that the result holds them as plain data."""
     handle = fwk.handle
     engine = HintEngine(fwk, snapshot, pod_info, cluster=handle.cluster(), nominator=handle.nominator)
-    if result.outcome == "Unschedulable":
+    if result.outcome == Outcome.UNSCHEDULABLE:
         result.pod_hints = engine.pod_hints()
         if not result.pod_hints:  # else every node got the same PreFilter rejection: the change is to the pod
             summaries: list[NodeHints] = []
@@ -126,7 +127,7 @@ class HintEngine:
         skip = state.skip_filter_plugins
         for pl in self.fwk.plugins.get("filter", ()):
             fn = getattr(pl, "filter", None)
-            if getattr(pl, "not_implemented", False) is True or not callable(fn) or pl.name in skip:
+            if not callable(fn) or pl.name in skip:
                 continue
             self.filters.append((pl.name, fn, pl))
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.runtime import Framework, FrameworkHandle, NodeToStatus
 from kschedctl.framework.snapshot import Snapshot
@@ -42,8 +40,6 @@ def _prefilter(pre, state, pod, snapshot) -> None:
 
 
 def test_resolve_pod_anti_affinity_constraint() -> None:
-    if not Registry().is_implemented("InterPodAffinity"):
-        pytest.skip("InterPodAffinity is not implemented by kschedctl yet")
     nodes = [{"metadata": {"name": "node-a", "labels": {"zone": "zone1", "node": "node-a"}},
               "status": {"allocatable": {"pods": "110"}}},
              {"metadata": {"name": "node-b", "labels": {"zone": "zone1", "node": "node-b"}},
