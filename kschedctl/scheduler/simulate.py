@@ -49,6 +49,7 @@ from kschedctl.framework.types import PodInfo
 from kschedctl.plugins.dynamic_resources import DEALLOCATION_COMPLETED as DRA_DEALLOCATION_COMPLETED
 from kschedctl.plugins.dynamic_resources import NAME as DRA_NAME
 from kschedctl.plugins.dynamic_resources import SHARED_KEY as DRA_SHARED_KEY
+from kschedctl.scheduler.columns import COLUMN_SCORES, NodeColumns, column_scores
 from kschedctl.scheduler.queue import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
@@ -143,6 +144,7 @@ class _LeanFramework(Framework):
         self.memo_key: str | None = None
         self._memo: dict[str, tuple[int, dict]] = {}
         self._memo_plan: Any = None
+        self._columns: NodeColumns | None = None
         local = {name for name, fn in self._filters
                  if name in NODE_LOCAL_FILTERS and _builtin(getattr(fn, "__self__", None))}
         self._local_filters = frozenset(local)
@@ -305,9 +307,18 @@ class _LeanFramework(Framework):
         key = self.memo_key
         if key is None:
             return None
-        local = [pl for pl in plugins if pl.name in self._local_scores]
+        known: dict[str, list[int]] = {}
+        columnar = [pl for pl in plugins if pl.name in COLUMN_SCORES]
+        if columnar:
+            at = self._column_positions(nodes)
+            if at is not None:
+                for pl in columnar:
+                    values = column_scores(self._columns, pl, state, at)  # type: ignore[arg-type]
+                    if values is not None:
+                        known[pl.name] = values
+        local = [pl for pl in plugins if pl.name in self._local_scores and pl.name not in known]
         if not local:
-            return None
+            return known
         calls = [pl.score for pl in local]
         skey = ("scores", key, tuple(pl.name for pl in local))
         memos = self._memo
@@ -333,8 +344,20 @@ class _LeanFramework(Framework):
                     row = entry[1][skey] = tuple(values)
                 append(row)
         except Exception:
-            return None
-        return dict(zip((pl.name for pl in local), (list(c) for c in zip(*rows))))
+            return known
+        known.update(zip((pl.name for pl in local), (list(c) for c in zip(*rows))))
+        return known
+
+    def _column_positions(self, nodes: list) -> Any:
+        """Where ``nodes`` sit in the run's node columns (brought up to date first); None when
+        the columns do not cover them."""
+        snapshot = self.handle.snapshot()
+        columns = self._columns
+        if columns is None or columns.snapshot is not snapshot or not columns.refresh():
+            if snapshot is None or not hasattr(snapshot, "node_infos"):
+                return None
+            columns = self._columns = NodeColumns(snapshot)
+        return columns.positions(nodes)
 
 
 # ---------------------------------------------------------------------------------------------

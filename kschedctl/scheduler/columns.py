@@ -1,0 +1,316 @@
+"""The nodes of a simulate run as numpy columns, for the node-local plugins' scores.
+
+A batch scores the same few hundred feasible nodes cycle after cycle, and only the node the last
+pod went to has changed. ``NodeColumns`` keeps what the resource scorers read of every node
+(allocatable, requested and non-zero requested cpu/memory, ephemeral storage, scalar resources,
+pod counts) as int64 arrays in the snapshot's node order, brought up to date from the process-wide
+NodeInfo change log (``NODE_CHANGES``) before each use, and computes NodeResourcesFit's strategies
+(LeastAllocated, MostAllocated, RequestedToCapacityRatio) and NodeResourcesBalancedAllocation over
+the scored nodes at once.
+
+The answers are bit-for-bit the per-node plugins' (``kschedctl.plugins.resource_allocation``):
+
+- the per-node code works on Python integers, which never overflow; every amount here is checked
+  to stay in [0, ``SAFE_AMOUNT``) (2**54: ``(a - (b + c)) * 100`` of three fits in an int64), and a node
+  set or pod beyond it is not covered (the per-node code answers);
+- integer divisions are Python's (floor), which numpy's ``//`` is too;
+- float fractions are ``float(a) / float(b)`` of the same integers, summed in the same order with
+  the same IEEE operations, element by element (no reductions whose order numpy picks);
+- the shape function of RequestedToCapacityRatio is the plugin's own, called once per distinct
+  utilization, and rounding is ``go_round``'s, half away from zero.
+
+Anything these columns do not cover (a custom scorer, no resources, a scratch copy of a node, a
+PreScore state missing) is answered by the plugin node by node, as without them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from kschedctl.framework.cycle_state import StateNotFound
+from kschedctl.framework.types import NODE_CHANGES
+from kschedctl.plugins import node_resources_balanced_allocation as balanced_allocation
+from kschedctl.plugins import node_resources_fit
+from kschedctl.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
+from kschedctl.plugins.node_resources_fit import NodeResourcesFit
+from kschedctl.plugins.resource_allocation import (
+    _KIND_CPU,
+    _KIND_EPHEMERAL,
+    _KIND_MEMORY,
+    MAX_UTILIZATION,
+    ResourceAllocationScorer,
+    balanced_resource_scorer,
+    least_allocated_scorer,
+    most_allocated_scorer,
+)
+
+#: Amounts (and pod requests) at or above this, or negative, are left to the per-node code: below
+#: it, ``(a - (b + c)) * 100`` of three amounts fits in an int64.
+SAFE_AMOUNT = 2**54
+
+_MAX_NODE_SCORE = 100
+
+# the int64 columns of every node, by position
+_ALLOC_CPU, _ALLOC_MEMORY, _ALLOC_EPHEMERAL, _ALLOC_PODS = 0, 1, 2, 3
+_REQ_CPU, _REQ_MEMORY, _REQ_EPHEMERAL, _NZ_CPU, _NZ_MEMORY, _POD_COUNT = 4, 5, 6, 7, 8, 9
+_NUM_FIXED = 10
+
+
+def _fixed_row(node_info: Any) -> tuple[int, ...]:
+    alloc = node_info.allocatable
+    req = node_info.requested
+    nz = node_info.non_zero_requested
+    return (alloc.milli_cpu, alloc.memory, alloc.ephemeral_storage, alloc.allowed_pod_number,
+            req.milli_cpu, req.memory, req.ephemeral_storage, nz.milli_cpu, nz.memory, len(node_info.pods))
+
+
+def _safe(values: Sequence[int]) -> bool:
+    return all(0 <= v < SAFE_AMOUNT for v in values)
+
+
+class _Scalar:
+    """One scalar resource's columns: allocatable (and whether the node has it) and requested."""
+
+    __slots__ = ("allocatable", "present", "requested")
+
+    def __init__(self, size: int) -> None:
+        self.allocatable = np.zeros(size, dtype=np.int64)
+        self.present = np.zeros(size, dtype=bool)
+        self.requested = np.zeros(size, dtype=np.int64)
+
+
+class NodeColumns:
+    """What the resource scorers read of every node of ``snapshot``, kept current."""
+
+    def __init__(self, snapshot: Any) -> None:
+        self.snapshot = snapshot
+        self._nodes: list[Any] = snapshot.node_infos()
+        self._count = len(self._nodes)
+        self.index: dict[str, int] = {n.name: i for i, n in enumerate(self._nodes)}
+        # the NodeInfos stay alive in ``_nodes``, so their ids stay theirs
+        self._position_of_id: dict[int, int] = {id(n): i for i, n in enumerate(self._nodes)}
+        self.fixed = np.zeros((_NUM_FIXED, self._count), dtype=np.int64)
+        self.scalars: dict[str, _Scalar] = {}
+        self._unsafe: set[int] = set()
+        self._seen = NODE_CHANGES.count
+        self._load_all()
+
+    # -- keeping current ----------------------------------------------------------------------
+    def _load_all(self) -> None:
+        self._unsafe.clear()
+        for i, node_info in enumerate(self._nodes):
+            self._load(i, node_info)
+        for name in list(self.scalars):
+            self._fill_scalar(name)
+
+    def _load(self, i: int, node_info: Any) -> None:
+        row = _fixed_row(node_info)
+        ok = _safe(row)
+        if ok:
+            self.fixed[:, i] = row
+        scalars = self.scalars
+        if scalars:
+            alloc = node_info.allocatable.scalar_resources
+            used = node_info.requested.scalar_resources
+            for name, column in scalars.items():
+                a = alloc.get(name)
+                u = used.get(name, 0)
+                column.present[i] = a is not None
+                a = 0 if a is None else a
+                if 0 <= a < SAFE_AMOUNT and 0 <= u < SAFE_AMOUNT:
+                    column.allocatable[i] = a
+                    column.requested[i] = u
+                else:
+                    ok = False
+        if ok:
+            self._unsafe.discard(i)
+        else:
+            self._unsafe.add(i)
+
+    def _fill_scalar(self, name: str) -> _Scalar:
+        column = self.scalars[name] = _Scalar(self._count)
+        for i, node_info in enumerate(self._nodes):
+            a = node_info.allocatable.scalar_resources.get(name)
+            u = node_info.requested.scalar_resources.get(name, 0)
+            column.present[i] = a is not None
+            a = 0 if a is None else a
+            if 0 <= a < SAFE_AMOUNT and 0 <= u < SAFE_AMOUNT:
+                column.allocatable[i] = a
+                column.requested[i] = u
+            else:
+                self._unsafe.add(i)
+        return column
+
+    def refresh(self) -> bool:
+        """Bring the columns up to date with the snapshot's NodeInfos; False when the snapshot's
+        node list itself changed (the columns then no longer apply)."""
+        nodes = self.snapshot.node_infos()
+        if nodes is not self._nodes or len(nodes) != self._count:
+            return False
+        changed = NODE_CHANGES.since(self._seen)
+        self._seen = NODE_CHANGES.count
+        if changed is None:
+            self._load_all()
+            return True
+        index = self.index
+        for node_info in changed:
+            i = index.get(node_info.name)
+            # scratch copies (preemption's dry runs, nominated pods added) are logged too
+            if i is not None and nodes[i] is node_info:
+                self._load(i, node_info)
+        return True
+
+    def positions(self, nodes: Sequence[Any]) -> np.ndarray | None:
+        """The positions of ``nodes`` (snapshot NodeInfos) in the columns; None when one of them
+        is not a snapshot node or holds an amount beyond ``SAFE_AMOUNT``."""
+        # by identity: a scratch copy of a node (same name) is not the snapshot's NodeInfo
+        where = list(map(self._position_of_id.get, map(id, nodes)))
+        if None in where:
+            return None
+        if self._unsafe and not self._unsafe.isdisjoint(where):
+            return None
+        return np.array(where, dtype=np.intp)
+
+    def scalar(self, name: str) -> _Scalar:
+        column = self.scalars.get(name)
+        return column if column is not None else self._fill_scalar(name)
+
+    # -- the resource scorers -----------------------------------------------------------------
+    def resource_scores(self, scorer: ResourceAllocationScorer, plan: Any, at: np.ndarray) -> list[int] | None:
+        """``scorer.score(node, plan)`` for the nodes at positions ``at``; None when not covered."""
+        if not scorer.resources:
+            return None  # the plugin's Error status
+        requested_list: list[np.ndarray] = []
+        allocatable_list: list[np.ndarray] = []
+        valid_list: list[np.ndarray] = []
+        weights: list[int] = []
+        fixed = self.fixed
+        use_requested = scorer.use_requested
+        for kind, res, weight, request in plan.entries:
+            if not 0 <= request < SAFE_AMOUNT:
+                return None
+            if kind == _KIND_CPU:
+                alloc = fixed[_ALLOC_CPU, at]
+                used = fixed[_REQ_CPU if use_requested else _NZ_CPU, at]
+                present = None
+            elif kind == _KIND_MEMORY:
+                alloc = fixed[_ALLOC_MEMORY, at]
+                used = fixed[_REQ_MEMORY if use_requested else _NZ_MEMORY, at]
+                present = None
+            elif kind == _KIND_EPHEMERAL:
+                alloc = fixed[_ALLOC_EPHEMERAL, at]
+                used = fixed[_REQ_EPHEMERAL, at]
+                present = None
+            else:
+                column = self.scalar(res)
+                alloc = column.allocatable[at]
+                used = column.requested[at]
+                present = column.present[at]
+            valid = alloc != 0
+            if present is not None:
+                valid &= present
+            requested_list.append(used + request)
+            allocatable_list.append(alloc)
+            valid_list.append(valid)
+            weights.append(weight)
+        fn = scorer.scorer
+        size = len(at)
+        if fn is least_allocated_scorer or fn is most_allocated_scorer:
+            return _mean_share(requested_list, allocatable_list, valid_list, weights, size,
+                               least=fn is least_allocated_scorer)
+        if fn is balanced_resource_scorer:
+            return _balanced(requested_list, allocatable_list, valid_list, size)
+        shape = getattr(fn, "shape_function", None)
+        if shape is not None:
+            return _requested_to_capacity_ratio(shape, fn.score_at_max, requested_list, allocatable_list,
+                                                valid_list, weights, size)
+        return None
+
+
+def _mean_share(requested: list[np.ndarray], allocatable: list[np.ndarray], valid: list[np.ndarray],
+                weights: list[int], size: int, least: bool) -> list[int]:
+    """least_allocated_scorer / most_allocated_scorer, element by element."""
+    node_score = np.zeros(size, dtype=np.int64)
+    weight_sum = np.zeros(size, dtype=np.int64)
+    for req, alloc, ok, weight in zip(requested, allocatable, valid, weights):
+        divisor = np.where(ok, alloc, 1)
+        if least:
+            share = np.where(req > alloc, 0, (alloc - req) * _MAX_NODE_SCORE // divisor)
+        else:
+            share = np.minimum(req, alloc) * _MAX_NODE_SCORE // divisor
+        node_score += np.where(ok, share * weight, 0)
+        weight_sum += np.where(ok, weight, 0)
+    out = np.where(weight_sum != 0, node_score // np.where(weight_sum != 0, weight_sum, 1), 0)
+    return out.tolist()
+
+
+def _requested_to_capacity_ratio(shape: Any, at_max: int, requested: list[np.ndarray], allocatable: list[np.ndarray],
+                                 valid: list[np.ndarray], weights: list[int], size: int) -> list[int]:
+    """requested_to_capacity_ratio_scorer, element by element: the shape function is called once
+    per distinct utilization."""
+    node_score = np.zeros(size, dtype=np.int64)
+    weight_sum = np.zeros(size, dtype=np.int64)
+    for req, alloc, ok, weight in zip(requested, allocatable, valid, weights):
+        divisor = np.where(ok, alloc, 1)
+        utilization = req * MAX_UTILIZATION // divisor
+        distinct, inverse = np.unique(utilization, return_inverse=True)
+        mapped = np.array([shape(int(u)) for u in distinct.tolist()], dtype=np.int64)[inverse.reshape(-1)]
+        score = np.where(req > alloc, at_max, mapped)
+        counted = ok & (score > 0)
+        node_score += np.where(counted, score * weight, 0)
+        weight_sum += np.where(counted, weight, 0)
+    mean = node_score.astype(np.float64) / np.where(weight_sum != 0, weight_sum, 1).astype(np.float64)
+    whole = np.trunc(mean)
+    rounded = whole + np.where(np.abs(mean - whole) >= 0.5, np.where(mean > 0, 1.0, -1.0), 0.0)
+    return np.where(weight_sum != 0, rounded, 0.0).astype(np.int64).tolist()
+
+
+def _balanced(requested: list[np.ndarray], allocatable: list[np.ndarray], valid: list[np.ndarray],
+              size: int) -> list[int]:
+    """balanced_resource_scorer, element by element (fractions summed in the same order)."""
+    fractions: list[np.ndarray] = []
+    total = np.zeros(size, dtype=np.float64)
+    count = np.zeros(size, dtype=np.int64)
+    first = np.zeros(size, dtype=np.float64)
+    second = np.zeros(size, dtype=np.float64)
+    for req, alloc, ok in zip(requested, allocatable, valid):
+        fraction = req.astype(np.float64) / np.where(ok, alloc, 1).astype(np.float64)
+        fraction = np.where(fraction > 1, 1.0, fraction)
+        total = np.where(ok, total + fraction, total)
+        first = np.where(ok & (count == 0), fraction, first)
+        second = np.where(ok & (count == 1), fraction, second)
+        count += ok
+        fractions.append(fraction)
+    std = np.zeros(size, dtype=np.float64)
+    std = np.where(count == 2, np.abs((first - second) / 2), std)
+    many = count > 2
+    if many.any():
+        n = np.where(many, count, 1).astype(np.float64)
+        mean = total / n
+        acc = np.zeros(size, dtype=np.float64)
+        for fraction, ok in zip(fractions, valid):
+            acc = np.where(ok, acc + (fraction - mean) * (fraction - mean), acc)
+        std = np.where(many, np.sqrt(acc / n), std)
+    return np.trunc((1 - std) * float(_MAX_NODE_SCORE)).astype(np.int64).tolist()
+
+
+#: The built-in plugins whose Score the columns answer, with their PreScore state's key.
+COLUMN_SCORES = {
+    node_resources_fit.NAME: (NodeResourcesFit, node_resources_fit.PRE_SCORE_STATE_KEY),
+    balanced_allocation.NAME: (NodeResourcesBalancedAllocation, balanced_allocation.PRE_SCORE_STATE_KEY),
+}
+
+
+def column_scores(columns: NodeColumns, plugin: Any, state: Any, at: np.ndarray) -> list[int] | None:
+    """``plugin``'s raw scores for the nodes at ``at``, from the columns; None when the columns do
+    not cover this plugin or this cycle (the plugin is then asked node by node)."""
+    entry = COLUMN_SCORES.get(plugin.name)
+    if entry is None or type(plugin) is not entry[0]:
+        return None
+    try:
+        plan = state.read(entry[1])
+    except StateNotFound:
+        return None
+    return columns.resource_scores(plugin.scorer, plan, at)
