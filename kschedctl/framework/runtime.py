@@ -636,6 +636,10 @@ class Framework:
                 trace.raw_scores[name] = list(values)
         normalized_per_plugin: list[list[int]] = []
         for pl, values in zip(plugins, per_plugin):
+            normalized = self.known_normalized(pl, values) if known else None
+            if normalized is not None:
+                normalized_per_plugin.append(normalized)
+                continue
             normalized, s = self._normalized(pl, state, pod_info, names, values)
             if s is not None:
                 return None, self._score_failed(
@@ -666,6 +670,11 @@ class Framework:
         """Raw scores of some of ``plugins`` for ``nodes`` already known without asking them (a
         hook: the runtime knows none). A plugin left out is scored as usual, so an error is always
         reported by the plugin's own loop, in plugin order."""
+        return None
+
+    def known_normalized(self, plugin: Any, values: list[int]) -> list[int] | None:
+        """``plugin``'s NormalizeScore of ``values``, when ``known_scores`` supplied them and
+        knows it too (a hook: the runtime knows none)."""
         return None
 
     @staticmethod

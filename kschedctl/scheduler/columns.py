@@ -1,26 +1,36 @@
 """The nodes of a simulate run as numpy columns, for the node-local plugins' scores.
 
 A batch scores the same few hundred feasible nodes cycle after cycle, and only the node the last
-pod went to has changed. ``NodeColumns`` keeps what the resource scorers read of every node
-(allocatable, requested and non-zero requested cpu/memory, ephemeral storage, scalar resources,
-pod counts) as int64 arrays in the snapshot's node order, brought up to date from the process-wide
-NodeInfo change log (``NODE_CHANGES``) before each use, and computes NodeResourcesFit's strategies
-(LeastAllocated, MostAllocated, RequestedToCapacityRatio) and NodeResourcesBalancedAllocation over
-the scored nodes at once.
+pod went to has changed. ``NodeColumns`` keeps what the scorers read of every node as arrays in
+the snapshot's node order, brought up to date from the process-wide NodeInfo change log
+(``NODE_CHANGES``) before each use, and answers for all the scored nodes at once:
 
-The answers are bit-for-bit the per-node plugins' (``kschedctl.plugins.resource_allocation``):
+- NodeResourcesFit's strategies (LeastAllocated, MostAllocated, RequestedToCapacityRatio) and
+  NodeResourcesBalancedAllocation, from int64 columns of allocatable, requested and non-zero
+  requested cpu/memory, ephemeral storage, scalar resources and pod counts;
+- TaintToleration, NodeAffinity and ImageLocality, whose Score reads the pod and the node object
+  only: each node's answer is the plugin's own, asked once per pod signature and kept until that
+  node object is replaced;
+- PodTopologySpread's Score and NormalizeScore, from each node's topology values (codes into the
+  domain counts of the cycle's PreScore state) and, for hostname constraints, each node's matching
+  pods, counted again only on the nodes whose pods changed.
+
+The answers are bit for bit the per-node plugins':
 
 - the per-node code works on Python integers, which never overflow; every amount here is checked
-  to stay in [0, ``SAFE_AMOUNT``) (2**54: ``(a - (b + c)) * 100`` of three fits in an int64), and a node
-  set or pod beyond it is not covered (the per-node code answers);
-- integer divisions are Python's (floor), which numpy's ``//`` is too;
-- float fractions are ``float(a) / float(b)`` of the same integers, summed in the same order with
-  the same IEEE operations, element by element (no reductions whose order numpy picks);
+  to stay in [0, ``SAFE_AMOUNT``) (2**54: ``(a - (b + c)) * 100`` of three fits in an int64), and a
+  node set or pod beyond it is not covered (the per-node code answers);
+- integer divisions are Python's (floor), which numpy's ``//`` is too, or Go's truncation spelled
+  out where the plugin uses ``go_div``;
+- float sums take the same IEEE operations in the same order, element by element (no reductions
+  whose order numpy picks), and rounding is the plugin's (``go_round``, half away from zero, or
+  PodTopologySpread's half up of a score never negative);
 - the shape function of RequestedToCapacityRatio is the plugin's own, called once per distinct
-  utilization, and rounding is ``go_round``'s, half away from zero.
+  utilization.
 
-Anything these columns do not cover (a custom scorer, no resources, a scratch copy of a node, a
-PreScore state missing) is answered by the plugin node by node, as without them.
+Anything these columns do not cover (a custom plugin or scorer, no resources, a scratch copy of a
+node, a PreScore state missing, a plugin failing) is answered by the plugin node by node, as
+without them; so are Filter verdicts and every failure message.
 """
 
 from __future__ import annotations
@@ -31,10 +41,14 @@ import numpy as np
 
 from kschedctl.framework.cycle_state import StateNotFound
 from kschedctl.framework.types import NODE_CHANGES
+from kschedctl.plugins import image_locality, node_affinity, node_resources_fit, pod_topology_spread, taint_toleration
 from kschedctl.plugins import node_resources_balanced_allocation as balanced_allocation
-from kschedctl.plugins import node_resources_fit
+from kschedctl.plugins.image_locality import ImageLocality
+from kschedctl.plugins.node_affinity import NodeAffinity
 from kschedctl.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kschedctl.plugins.node_resources_fit import NodeResourcesFit
+from kschedctl.plugins.pod_topology_spread import PodTopologySpread
+from kschedctl.plugins.pod_topology_spread_common import count_node_pods_match_selector
 from kschedctl.plugins.resource_allocation import (
     _KIND_CPU,
     _KIND_EPHEMERAL,
@@ -45,12 +59,16 @@ from kschedctl.plugins.resource_allocation import (
     least_allocated_scorer,
     most_allocated_scorer,
 )
+from kschedctl.plugins.taint_toleration import TaintToleration
 
 #: Amounts (and pod requests) at or above this, or negative, are left to the per-node code: below
 #: it, ``(a - (b + c)) * 100`` of three amounts fits in an int64.
 SAFE_AMOUNT = 2**54
 
 _MAX_NODE_SCORE = 100
+
+#: Pod signatures whose node-object scores are kept at once (per plugin, one int64 per node each).
+_OBJECT_SCORE_SIGNATURES = 64
 
 # the int64 columns of every node, by position
 _ALLOC_CPU, _ALLOC_MEMORY, _ALLOC_EPHEMERAL, _ALLOC_PODS = 0, 1, 2, 3
@@ -94,6 +112,14 @@ class NodeColumns:
         self.fixed = np.zeros((_NUM_FIXED, self._count), dtype=np.int64)
         self.scalars: dict[str, _Scalar] = {}
         self._unsafe: set[int] = set()
+        # what each node's object was when its node-object scores were taken (see object_scores)
+        self._objects: list[Any] = [n.node for n in self._nodes]
+        self._object_scores: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        # per topology key: each node's value as a code into the list of values (-1: no label)
+        self._label_codes: dict[str, tuple[np.ndarray, list[str]]] = {}
+        # per (selector key, namespace): each node's matching pods, and the generation counted at
+        self._host_counts: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self.generations = np.array([n.generation for n in self._nodes], dtype=np.int64)
         self._seen = NODE_CHANGES.count
         self._load_all()
 
@@ -153,6 +179,10 @@ class NodeColumns:
         self._seen = NODE_CHANGES.count
         if changed is None:
             self._load_all()
+            self._objects = [n.node for n in self._nodes]
+            self._object_scores.clear()
+            self._label_codes.clear()
+            self.generations[:] = [n.generation for n in self._nodes]
             return True
         index = self.index
         for node_info in changed:
@@ -160,6 +190,12 @@ class NodeColumns:
             # scratch copies (preemption's dry runs, nominated pods added) are logged too
             if i is not None and nodes[i] is node_info:
                 self._load(i, node_info)
+                self.generations[i] = node_info.generation
+                if node_info.node is not self._objects[i]:
+                    # a node object replaced (labels, taints, images: and so the image spread)
+                    self._objects[i] = node_info.node
+                    self._object_scores.clear()
+                    self._label_codes.clear()
         return True
 
     def positions(self, nodes: Sequence[Any]) -> np.ndarray | None:
@@ -176,6 +212,132 @@ class NodeColumns:
     def scalar(self, name: str) -> _Scalar:
         column = self.scalars.get(name)
         return column if column is not None else self._fill_scalar(name)
+
+    # -- scores of the node object alone ------------------------------------------------------
+    def object_scores(self, plugin: Any, signature: str, state: Any, pod_info: Any,
+                      at: np.ndarray) -> list[int] | None:
+        """``plugin.score`` for the nodes at ``at``, for a plugin whose score reads only the pod
+        and the node object (labels, taints, images; see ``OBJECT_SCORES``): each node's answer
+        is the plugin's own, asked once per pod signature until the node object changes. None
+        when the plugin fails on some node (it is then asked node by node, and says why)."""
+        key = (plugin.name, signature)
+        cache = self._object_scores.get(key)
+        if cache is None:
+            if len(self._object_scores) >= _OBJECT_SCORE_SIGNATURES:
+                del self._object_scores[next(iter(self._object_scores))]
+            cache = self._object_scores[key] = (np.zeros(self._count, dtype=np.int64),
+                                                np.zeros(self._count, dtype=bool))
+        values, known = cache
+        missing = at[~known[at]]
+        if len(missing):
+            nodes = self._nodes
+            score = plugin.score
+            try:
+                for i in set(missing.tolist()):
+                    out = score(state, pod_info, nodes[i])
+                    if type(out) is tuple:
+                        value, status = out
+                        if status is not None and not status.is_success():
+                            return None
+                    else:
+                        value = out
+                    values[i] = int(value)
+                    known[i] = True
+            except Exception:
+                return None
+        return values[at].tolist()
+
+    # -- PodTopologySpread's Score and NormalizeScore --------------------------------------------
+    def label_codes(self, key: str) -> tuple[np.ndarray, list[str]]:
+        """Each node's value of label ``key`` as a position in the returned list of values (-1
+        when the node has no such label)."""
+        cached = self._label_codes.get(key)
+        if cached is None:
+            values: list[str] = []
+            where: dict[str, int] = {}
+            codes = np.empty(self._count, dtype=np.int64)
+            for i, node_info in enumerate(self._nodes):
+                value = node_info.labels.get(key)
+                if value is None:
+                    codes[i] = -1
+                    continue
+                code = where.get(value)
+                if code is None:
+                    code = where[value] = len(values)
+                    values.append(value)
+                codes[i] = code
+            cached = self._label_codes[key] = (codes, values)
+        return cached
+
+    def host_counts(self, constraint: Any, namespace: str, at: np.ndarray) -> np.ndarray:
+        """``count_node_pods_match_selector`` of the nodes at ``at``, counted again only for the
+        nodes whose pods changed since."""
+        if constraint.selector_key is None:  # a custom selector: counted every time, as the plugin does
+            nodes = self._nodes
+            return np.array([count_node_pods_match_selector(nodes[i], constraint, namespace) for i in at.tolist()],
+                            dtype=np.int64)
+        key = (constraint.selector_key, namespace)
+        cached = self._host_counts.get(key)
+        if cached is None:
+            if len(self._host_counts) >= _OBJECT_SCORE_SIGNATURES:
+                del self._host_counts[next(iter(self._host_counts))]
+            cached = self._host_counts[key] = (np.zeros(self._count, dtype=np.int64),
+                                               np.full(self._count, -1, dtype=np.int64))
+        counts, counted_at = cached
+        stale = at[counted_at[at] != self.generations[at]]
+        if len(stale):
+            nodes = self._nodes
+            for i in set(stale.tolist()):
+                node_info = nodes[i]
+                counts[i] = count_node_pods_match_selector(node_info, constraint, namespace)
+                counted_at[i] = node_info.generation
+        return counts[at]
+
+    def ignored(self, names: Any, at: np.ndarray) -> np.ndarray | None:
+        """Whether each node at ``at`` is one of ``names``; None when none is."""
+        if not names:
+            return None
+        index = self.index
+        mask = np.zeros(self._count, dtype=bool)
+        mask[[index[n] for n in names if n in index]] = True
+        return mask[at]
+
+    def spread_scores(self, s: Any, namespace: str, at: np.ndarray) -> np.ndarray:
+        """PodTopologySpread's ``score_nodes`` for the nodes at ``at``: per constraint, in order,
+        ``float(count) * weight + float(maxSkew - 1)`` added where the node has the topology label,
+        then rounded half up as the plugin does (the score is never negative)."""
+        size = len(at)
+        score = np.zeros(size, dtype=np.float64)
+        for i, c in enumerate(s.constraints):
+            codes, values = self.label_codes(c.topology_key)
+            node_codes = codes[at]
+            present = node_codes >= 0
+            if c.is_hostname:
+                count = self.host_counts(c, namespace, at)
+            else:
+                domain_counts = s.topology_value_to_pod_counts[i]
+                by_code = np.array([domain_counts.get(v, 0) for v in values] + [0], dtype=np.int64)
+                count = by_code[node_codes]  # -1 picks the trailing 0, masked out below anyway
+            term = count.astype(np.float64) * s.topology_normalizing_weight[i] + float(c.max_skew - 1)
+            score = np.where(present, score + term, score)
+        rounded = np.trunc(score)
+        out = (rounded + np.where(score - rounded >= 0.5, 1.0, 0.0)).astype(np.int64)
+        ignored = self.ignored(s.ignored_nodes, at)
+        return out if ignored is None else np.where(ignored, 0, out)
+
+    def spread_normalized(self, s: Any, at: np.ndarray, values: np.ndarray) -> list[int]:
+        """PodTopologySpread's ``normalize_values`` of the raw ``values`` of the nodes at ``at``."""
+        ignored = self.ignored(s.ignored_nodes, at)
+        counted = values if ignored is None else values[~ignored]
+        low = int(counted.min()) if len(counted) else 0
+        high = max(int(counted.max()), 0) if len(counted) else 0
+        if high == 0:
+            out = np.full(len(values), _MAX_NODE_SCORE, dtype=np.int64)
+        else:
+            numerator = _MAX_NODE_SCORE * (high + low - values)
+            quotient = np.abs(numerator) // high  # go_div: truncated toward zero (high > 0)
+            out = np.where(numerator >= 0, quotient, -quotient)
+        return (out if ignored is None else np.where(ignored, 0, out)).tolist()
 
     # -- the resource scorers -----------------------------------------------------------------
     def resource_scores(self, scorer: ResourceAllocationScorer, plan: Any, at: np.ndarray) -> list[int] | None:
@@ -303,9 +465,25 @@ COLUMN_SCORES = {
 }
 
 
-def column_scores(columns: NodeColumns, plugin: Any, state: Any, at: np.ndarray) -> list[int] | None:
+#: The built-in plugins whose Score reads the pod and the node object only, never the node's pods:
+#: PreferNoSchedule taints, preferred node affinity, images present (and on how many nodes).
+OBJECT_SCORES = {
+    taint_toleration.NAME: TaintToleration,
+    node_affinity.NAME: NodeAffinity,
+    image_locality.NAME: ImageLocality,
+}
+
+
+def column_scores(columns: NodeColumns, plugin: Any, state: Any, at: np.ndarray, signature: str | None = None,
+                  pod_info: Any = None) -> list[int] | None:
     """``plugin``'s raw scores for the nodes at ``at``, from the columns; None when the columns do
-    not cover this plugin or this cycle (the plugin is then asked node by node)."""
+    not cover this plugin or this cycle (the plugin is then asked node by node). Plugins of
+    ``OBJECT_SCORES`` need the pod's ``signature`` (see simulate's ``pod_signature``)."""
+    object_plugin = OBJECT_SCORES.get(plugin.name)
+    if object_plugin is not None:
+        if signature is None or type(plugin) is not object_plugin:
+            return None
+        return columns.object_scores(plugin, signature, state, pod_info, at)
     entry = COLUMN_SCORES.get(plugin.name)
     if entry is None or type(plugin) is not entry[0]:
         return None
@@ -314,3 +492,28 @@ def column_scores(columns: NodeColumns, plugin: Any, state: Any, at: np.ndarray)
     except StateNotFound:
         return None
     return columns.resource_scores(plugin.scorer, plan, at)
+
+
+class SpreadScores:
+    """PodTopologySpread's raw scores of one cycle from the columns, kept for its NormalizeScore."""
+
+    __slots__ = ("values", "state", "at", "raw")
+
+    def __init__(self, values: list[int], state: Any, at: np.ndarray, raw: np.ndarray) -> None:
+        self.values = values
+        self.state = state
+        self.at = at
+        self.raw = raw
+
+
+def spread_scores(columns: NodeColumns, plugin: Any, state: Any, pod_info: Any, at: np.ndarray) -> SpreadScores | None:
+    """PodTopologySpread's raw scores for the nodes at ``at`` (None: not the built-in plugin, or
+    no PreScore state, which the plugin itself reports)."""
+    if plugin.name != pod_topology_spread.NAME or type(plugin) is not PodTopologySpread:
+        return None
+    try:
+        s = state.read(pod_topology_spread.PRE_SCORE_STATE_KEY)
+    except KeyError:
+        return None
+    raw = columns.spread_scores(s, pod_info.namespace, at)
+    return SpreadScores(raw.tolist(), s, at, raw)

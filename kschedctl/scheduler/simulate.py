@@ -49,7 +49,15 @@ from kschedctl.framework.types import PodInfo
 from kschedctl.plugins.dynamic_resources import DEALLOCATION_COMPLETED as DRA_DEALLOCATION_COMPLETED
 from kschedctl.plugins.dynamic_resources import NAME as DRA_NAME
 from kschedctl.plugins.dynamic_resources import SHARED_KEY as DRA_SHARED_KEY
-from kschedctl.scheduler.columns import COLUMN_SCORES, NodeColumns, column_scores
+from kschedctl.plugins.pod_topology_spread import NAME as PTS_NAME
+from kschedctl.scheduler.columns import (
+    COLUMN_SCORES,
+    OBJECT_SCORES,
+    NodeColumns,
+    SpreadScores,
+    column_scores,
+    spread_scores,
+)
 from kschedctl.scheduler.queue import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
@@ -145,6 +153,7 @@ class _LeanFramework(Framework):
         self._memo: dict[str, tuple[int, dict]] = {}
         self._memo_plan: Any = None
         self._columns: NodeColumns | None = None
+        self._spread: SpreadScores | None = None
         local = {name for name, fn in self._filters
                  if name in NODE_LOCAL_FILTERS and _builtin(getattr(fn, "__self__", None))}
         self._local_filters = frozenset(local)
@@ -308,12 +317,20 @@ class _LeanFramework(Framework):
         if key is None:
             return None
         known: dict[str, list[int]] = {}
-        columnar = [pl for pl in plugins if pl.name in COLUMN_SCORES]
+        self._spread = None
+        columnar = [pl for pl in plugins if pl.name in COLUMN_SCORES or pl.name in OBJECT_SCORES
+                    or pl.name == PTS_NAME]
         if columnar:
             at = self._column_positions(nodes)
             if at is not None:
                 for pl in columnar:
-                    values = column_scores(self._columns, pl, state, at)  # type: ignore[arg-type]
+                    if pl.name == PTS_NAME:
+                        spread = spread_scores(self._columns, pl, state, pod_info, at)  # type: ignore[arg-type]
+                        if spread is not None:
+                            known[pl.name] = spread.values
+                            self._spread = spread
+                        continue
+                    values = column_scores(self._columns, pl, state, at, key, pod_info)  # type: ignore[arg-type]
                     if values is not None:
                         known[pl.name] = values
         local = [pl for pl in plugins if pl.name in self._local_scores and pl.name not in known]
@@ -347,6 +364,13 @@ class _LeanFramework(Framework):
             return known
         known.update(zip((pl.name for pl in local), (list(c) for c in zip(*rows))))
         return known
+
+    def known_normalized(self, plugin: Any, values: list[int]) -> list[int] | None:
+        """PodTopologySpread's NormalizeScore of the scores ``known_scores`` took from the columns."""
+        spread = self._spread
+        if spread is None or values is not spread.values:
+            return None
+        return self._columns.spread_normalized(spread.state, spread.at, spread.raw)  # type: ignore[union-attr]
 
     def _column_positions(self, nodes: list) -> Any:
         """Where ``nodes`` sit in the run's node columns (brought up to date first); None when

@@ -1,22 +1,29 @@
 """The node columns (kschedctl.scheduler.columns) give the per-node plugins' scores bit for bit:
 random clusters, pods and scoring configurations, before and after pods are assumed and removed,
 with huge amounts (left to the per-node code), zero and missing allocatable, extended resources;
-and a batch run with the columns places every pod as the plain per-node run does."""
+node-object scores (taints, node affinity, images) asked again when a node object is replaced;
+PodTopologySpread's scores and normalized scores; and a batch run with the columns scores every
+node with every plugin, every cycle, and places every pod, as the plain per-node run does."""
 
 from __future__ import annotations
 
 import copy
 import random
+from types import SimpleNamespace
 
 import pytest
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.snapshot import Snapshot
+from kschedctl.plugins.image_locality import ImageLocality
+from kschedctl.plugins.node_affinity import NodeAffinity
 from kschedctl.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kschedctl.plugins.node_resources_fit import NodeResourcesFit
+from kschedctl.plugins.taint_toleration import TaintToleration
 from kschedctl.scheduler.columns import SAFE_AMOUNT, NodeColumns, column_scores
 from kschedctl.scheduler.setup import load_default_config
-from kschedctl.scheduler.simulate import Simulator
+from kschedctl.framework.runtime import Framework
+from kschedctl.scheduler.simulate import Simulator, _LeanFramework, pod_signature
 from tests.framework.fakes import make_node, make_pod, pod_info
 from tests.scheduler.test_simulate import cluster
 
@@ -62,7 +69,38 @@ def random_node(rnd: random.Random, i: int, huge: bool) -> dict:
         alloc[GPU] = str(rnd.choice([0, 1, 2, 8]))
     if rnd.random() < 0.3:
         alloc[HUGEPAGES] = _amount(rnd, 2**21, False)
+    # what the node-object scores read: PreferNoSchedule taints, labels, images
+    node["metadata"]["labels"]["tier"] = rnd.choice(["a", "b", "c"])
+    if rnd.random() < 0.4:
+        node["spec"] = {"taints": [{"key": rnd.choice(["spot", "slow"]), "value": "x", "effect": "PreferNoSchedule"}]}
+    if rnd.random() < 0.5:
+        node["status"]["images"] = [{"names": [rnd.choice(IMAGES)], "sizeBytes": rnd.choice([10, 300, 900]) * 2**20}]
     return node
+
+
+IMAGES = ["nginx:1.25", "redis:7", "busybox:latest"]
+
+
+def dress(rnd: random.Random, pod: dict) -> dict:
+    """Tolerations, preferred node affinity and images, some of the time."""
+    spec = pod["spec"]
+    for c in spec["containers"]:
+        c["image"] = rnd.choice(IMAGES)
+    if rnd.random() < 0.5:
+        spec["tolerations"] = [{"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"}]
+    if rnd.random() < 0.5:
+        spec["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": rnd.choice([1, 20, 100]), "preference": {"matchExpressions": [
+                {"key": "tier", "operator": "In", "values": [rnd.choice(["a", "b"])]}]}}]}}
+    if rnd.random() < 0.6:
+        pod["metadata"]["labels"] = {"app": rnd.choice(["web", "db"])}
+        spec["topologySpreadConstraints"] = [
+            {"maxSkew": rnd.choice([1, 2, 5]), "topologyKey": key, "whenUnsatisfiable": "ScheduleAnyway",
+             "labelSelector": {"matchLabels": {"app": rnd.choice(["web", "db"])}},
+             **({"nodeTaintsPolicy": "Honor"} if rnd.random() < 0.3 else {})}
+            for key in rnd.sample(["kubernetes.io/hostname", "topology.kubernetes.io/zone", "tier"],
+                                  rnd.randint(1, 3))]
+    return pod
 
 
 def random_pod(rnd: random.Random, name: str, node: str = "") -> dict:
@@ -151,6 +189,44 @@ def test_scratch_copies_are_not_in_the_columns() -> None:
     assert columns.positions([a.clone()]) is None
 
 
+OBJECT_PLUGINS = [TaintToleration, NodeAffinity, ImageLocality]
+
+
+@pytest.mark.parametrize("plugin_class", OBJECT_PLUGINS, ids=lambda c: c.__name__)
+def test_node_object_scores_are_the_plugins_and_follow_node_changes(plugin_class) -> None:
+    covered = 0
+    for seed in range(25):
+        rnd = random.Random(seed)
+        nodes = [random_node(rnd, i, False) for i in range(rnd.choice([1, 4, 15]))]
+        snapshot = Snapshot(nodes)
+        handle = SimpleNamespace(snapshot=lambda: snapshot)
+        plugin = plugin_class(None, handle) if plugin_class is ImageLocality else plugin_class()
+        columns = NodeColumns(snapshot)
+        node_infos = snapshot.node_infos()
+        signatures = [dress(rnd, random_pod(rnd, f"t{k}")) for k in range(3)]
+        for round_ in range(8):
+            incoming = rnd.choice(signatures)
+            pi = pod_info(incoming)
+            state = CycleState()
+            scored = rnd.sample(node_infos, rnd.randint(1, len(node_infos)))
+            if getattr(plugin, "pre_score", None) is not None and plugin.pre_score(state, pi, scored) is not None:
+                continue
+            want = [plugin.score(state, pi, n)[0] for n in scored]
+            assert columns.refresh()
+            got = column_scores(columns, plugin, state, columns.positions(scored), pod_signature(incoming), pi)
+            assert got == want
+            covered += 1
+            # pods placed change nothing; a replaced node object is asked again
+            snapshot.assume_pod(pod_info(random_pod(rnd, f"x{round_}")), rnd.choice(node_infos).name)
+            if rnd.random() < 0.4:
+                node_info = rnd.choice(node_infos)
+                replaced = copy.deepcopy(node_info.node)
+                replaced["metadata"]["labels"]["tier"] = rnd.choice(["a", "b", "c"])
+                replaced["spec"] = {"taints": [{"key": "slow", "value": "x", "effect": "PreferNoSchedule"}]}
+                node_info.set_node(replaced)
+    assert covered > 60
+
+
 MOST_ALLOCATED_CONFIG = {
     "apiVersion": "kubescheduler.config.k8s.io/v1",
     "kind": "KubeSchedulerConfiguration",
@@ -162,7 +238,8 @@ MOST_ALLOCATED_CONFIG = {
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("config_doc", [None, MOST_ALLOCATED_CONFIG], ids=["default", "most-allocated"])
-def test_batch_with_columns_places_every_pod_as_the_plain_run(seed: int, config_doc, tmp_path) -> None:
+def test_batch_with_columns_places_every_pod_as_the_plain_run(seed: int, config_doc, tmp_path,
+                                                               monkeypatch) -> None:
     if config_doc is None:
         config = load_default_config()
     else:
@@ -179,11 +256,15 @@ def test_batch_with_columns_places_every_pod_as_the_plain_run(seed: int, config_
     for n in nodes:
         n["status"]["allocatable"]["pods"] = "110"
         n["status"]["allocatable"].setdefault(GPU, "4")
+    for i, n in enumerate(nodes):
+        if i % 5:  # some nodes without a zone: ignored by the zone constraints' scores
+            n["metadata"]["labels"]["topology.kubernetes.io/zone"] = f"z{i % 3}"
     names = [n["metadata"]["name"] for n in nodes]
-    running_pods = [random_pod(rnd, f"r{i}", rnd.choice(names)) for i in range(20)]
-    template = random_pod(rnd, "template")
+    running_pods = [dress(rnd, random_pod(rnd, f"r{i}", rnd.choice(names))) for i in range(30)]
+    template = dress(rnd, random_pod(rnd, "template"))
     batch = [dict(copy.deepcopy(template), metadata={"name": f"rep-{i:03d}", "namespace": "default"})
-             for i in range(60)] + [random_pod(rnd, f"p{i:03d}") for i in range(40)]
+             for i in range(60)] + [dress(rnd, random_pod(rnd, f"p{i:03d}")) for i in range(40)]
+    checked = _check_every_cycle(monkeypatch)
     results = []
     for memoize in (True, False):
         sim = Simulator(cluster(copy.deepcopy(nodes), copy.deepcopy(running_pods)), config, seed=seed,
@@ -194,3 +275,39 @@ def test_batch_with_columns_places_every_pod_as_the_plain_run(seed: int, config_
         d["summary"].pop("seconds")
     assert a == b
     assert a["summary"]["scheduled"] > 0
+    assert {"NodeResourcesFit", "TaintToleration", "PodTopologySpread"} <= checked["raw"]
+    assert "PodTopologySpread" in checked["normalized"]
+
+
+def _check_every_cycle(monkeypatch) -> dict[str, set[str]]:
+    """Makes every cycle of a batch compare what the columns answer, raw and normalized, with
+    what each plugin answers node by node."""
+    checked: dict[str, set[str]] = {"raw": set(), "normalized": set()}
+    expected_normalized: dict[str, list[int]] = {}
+    known_scores = _LeanFramework.known_scores
+    known_normalized = _LeanFramework.known_normalized
+
+    def checking_known_scores(self, state, pod_info, nodes, plugins):
+        known = known_scores(self, state, pod_info, nodes, plugins)
+        names = [n.name for n in nodes]
+        for pl in plugins:
+            if known and pl.name in known:
+                want, failure = Framework._plugin_scores(pl, state, pod_info, nodes)
+                assert failure is None
+                assert known[pl.name] == want, pl.name
+                checked["raw"].add(pl.name)
+                normalized, failure = Framework._normalized(pl, state, pod_info, names, list(want))
+                assert failure is None
+                expected_normalized[pl.name] = normalized
+        return known
+
+    def checking_known_normalized(self, plugin, values):
+        got = known_normalized(self, plugin, values)
+        if got is not None:
+            assert got == expected_normalized[plugin.name], plugin.name
+            checked["normalized"].add(plugin.name)
+        return got
+
+    monkeypatch.setattr(_LeanFramework, "known_scores", checking_known_scores)
+    monkeypatch.setattr(_LeanFramework, "known_normalized", checking_known_normalized)
+    return checked
