@@ -13,7 +13,11 @@ the snapshot's node order, brought up to date from the process-wide NodeInfo cha
   node object is replaced;
 - PodTopologySpread's Score and NormalizeScore, from each node's topology values (codes into the
   domain counts of the cycle's PreScore state) and, for hostname constraints, each node's matching
-  pods, counted again only on the nodes whose pods changed.
+  pods, counted again only on the nodes whose pods changed;
+- the Filter verdict of a chain made of NodeResourcesFit (from the int64 columns) and
+  NodeUnschedulable, NodeName, TaintToleration, NodeAffinity (each node's verdict the plugin's
+  own, kept per pod signature and node object), so that a cycle's scan finds its feasible nodes
+  without a call per node; a rejected node's status still comes from the plugins.
 
 The answers are bit for bit the per-node plugins':
 
@@ -29,8 +33,9 @@ The answers are bit for bit the per-node plugins':
   utilization.
 
 Anything these columns do not cover (a custom plugin or scorer, no resources, a scratch copy of a
-node, a PreScore state missing, a plugin failing) is answered by the plugin node by node, as
-without them; so are Filter verdicts and every failure message.
+node, a PreScore state missing, a plugin failing, a filter reading the node's pods other than
+NodeResourcesFit, a nominated pod) is answered by the plugin node by node, as without them; so is
+every failure message.
 """
 
 from __future__ import annotations
@@ -41,12 +46,22 @@ import numpy as np
 
 from kschedctl.framework.cycle_state import StateNotFound
 from kschedctl.framework.types import NODE_CHANGES
-from kschedctl.plugins import image_locality, node_affinity, node_resources_fit, pod_topology_spread, taint_toleration
+from kschedctl.plugins import (
+    image_locality,
+    node_affinity,
+    node_name,
+    node_resources_fit,
+    node_unschedulable,
+    pod_topology_spread,
+    taint_toleration,
+)
 from kschedctl.plugins import node_resources_balanced_allocation as balanced_allocation
 from kschedctl.plugins.image_locality import ImageLocality
 from kschedctl.plugins.node_affinity import NodeAffinity
+from kschedctl.plugins.node_name import NodeName
 from kschedctl.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kschedctl.plugins.node_resources_fit import NodeResourcesFit
+from kschedctl.plugins.node_unschedulable import NodeUnschedulable
 from kschedctl.plugins.pod_topology_spread import PodTopologySpread
 from kschedctl.plugins.pod_topology_spread_common import count_node_pods_match_selector
 from kschedctl.plugins.resource_allocation import (
@@ -109,6 +124,7 @@ class NodeColumns:
         self.index: dict[str, int] = {n.name: i for i, n in enumerate(self._nodes)}
         # the NodeInfos stay alive in ``_nodes``, so their ids stay theirs
         self._position_of_id: dict[int, int] = {id(n): i for i, n in enumerate(self._nodes)}
+        self._every_position = np.arange(self._count, dtype=np.intp)
         self.fixed = np.zeros((_NUM_FIXED, self._count), dtype=np.int64)
         self.scalars: dict[str, _Scalar] = {}
         self._unsafe: set[int] = set()
@@ -201,6 +217,8 @@ class NodeColumns:
     def positions(self, nodes: Sequence[Any]) -> np.ndarray | None:
         """The positions of ``nodes`` (snapshot NodeInfos) in the columns; None when one of them
         is not a snapshot node or holds an amount beyond ``SAFE_AMOUNT``."""
+        if nodes is self._nodes and not self._unsafe:
+            return self._every_position
         # by identity: a scratch copy of a node (same name) is not the snapshot's NodeInfo
         where = list(map(self._position_of_id.get, map(id, nodes)))
         if None in where:
@@ -246,6 +264,50 @@ class NodeColumns:
             except Exception:
                 return None
         return values[at].tolist()
+
+    # -- Filter verdicts ----------------------------------------------------------------------
+    def object_verdicts(self, plugin: Any, signature: str, state: Any, pod_info: Any, at: np.ndarray) -> np.ndarray:
+        """Whether ``plugin.filter`` lets the pod onto each node at ``at``, for a filter that
+        reads the pod and the node object only (``OBJECT_FILTERS``): the plugin's own verdict,
+        asked once per pod signature until the node object changes. A plugin that raises counts
+        as a "no" (the per-node path then reports the error)."""
+        key = ("filter", plugin.name, signature)
+        cache = self._object_scores.get(key)
+        if cache is None:
+            if len(self._object_scores) >= _OBJECT_SCORE_SIGNATURES:
+                del self._object_scores[next(iter(self._object_scores))]
+            cache = self._object_scores[key] = (np.zeros(self._count, dtype=np.int64),
+                                                np.zeros(self._count, dtype=bool))
+        verdicts, known = cache
+        missing = at[~known[at]]
+        if len(missing):
+            nodes = self._nodes
+            run = plugin.filter
+            for i in set(missing.tolist()):
+                try:
+                    status = run(state, pod_info, nodes[i])
+                    verdicts[i] = status is None or status.is_success()
+                except Exception:
+                    verdicts[i] = False
+                known[i] = True
+        return verdicts[at] != 0
+
+    def fit_verdicts(self, request: Any, at: np.ndarray) -> np.ndarray:
+        """NodeResourcesFit's Filter (``_fits_request`` is empty) for the nodes at ``at``, from
+        the pod's PreFilter request (its amounts within ``SAFE_AMOUNT``)."""
+        cpu, memory, storage = request.milli_cpu, request.memory, request.ephemeral_storage
+        fixed = self.fixed
+        fits = fixed[_POD_COUNT, at] + 1 <= fixed[_ALLOC_PODS, at]
+        if cpu > 0:
+            fits &= cpu <= fixed[_ALLOC_CPU, at] - fixed[_REQ_CPU, at]
+        if memory > 0:
+            fits &= memory <= fixed[_ALLOC_MEMORY, at] - fixed[_REQ_MEMORY, at]
+        if storage > 0:
+            fits &= storage <= fixed[_ALLOC_EPHEMERAL, at] - fixed[_REQ_EPHEMERAL, at]
+        for name, quantity in request.scalars:
+            column = self.scalar(name)
+            fits &= quantity <= column.allocatable[at] - column.requested[at]
+        return fits
 
     # -- PodTopologySpread's Score and NormalizeScore --------------------------------------------
     def label_codes(self, key: str) -> tuple[np.ndarray, list[str]]:
@@ -472,6 +534,50 @@ OBJECT_SCORES = {
     node_affinity.NAME: NodeAffinity,
     image_locality.NAME: ImageLocality,
 }
+
+
+#: The built-in filters whose verdict reads the pod and the node object only.
+OBJECT_FILTERS = {
+    node_unschedulable.NAME: NodeUnschedulable,
+    node_name.NAME: NodeName,
+    taint_toleration.NAME: TaintToleration,
+    node_affinity.NAME: NodeAffinity,
+}
+
+
+def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signature: str, state: Any,
+                     pod_info: Any) -> Any:
+    """For a chain of ``(name, bound filter)`` the columns cover entirely, a function of column
+    positions giving whether each node passes every filter of the chain; None when some filter is
+    not covered (a NodePorts with host ports, a custom one, a PreFilter state missing)."""
+    object_filters = []
+    request = None
+    for name, fn in filters:
+        plugin = getattr(fn, "__self__", None)
+        object_plugin = OBJECT_FILTERS.get(name)
+        if object_plugin is not None and type(plugin) is object_plugin:
+            object_filters.append(plugin)
+        elif name == node_resources_fit.NAME and type(plugin) is NodeResourcesFit:
+            try:
+                request = state.read(node_resources_fit.PRE_FILTER_STATE_KEY)
+            except KeyError:
+                return None
+            amounts = [request.milli_cpu, request.memory, request.ephemeral_storage]
+            amounts.extend(quantity for _, quantity in request.scalars)
+            if not _safe(amounts):
+                return None
+        else:
+            return None
+
+    def verdicts(at: np.ndarray) -> np.ndarray:
+        ok = np.ones(len(at), dtype=bool)
+        if request is not None:
+            ok &= columns.fit_verdicts(request, at)
+        for plugin in object_filters:
+            ok &= columns.object_verdicts(plugin, signature, state, pod_info, at)
+        return ok
+
+    return verdicts
 
 
 def column_scores(columns: NodeColumns, plugin: Any, state: Any, at: np.ndarray, signature: str | None = None,

@@ -57,6 +57,7 @@ from kschedctl.scheduler.columns import (
     SpreadScores,
     column_scores,
     spread_scores,
+    verdict_function,
 )
 from kschedctl.scheduler.queue import (
     ASSIGNED_POD_ADD,
@@ -273,6 +274,28 @@ class _LeanFramework(Framework):
             return slow(state, pod_info, node_info, None)
 
         return scan
+
+    def filter_verdicts(self, state: Any, pod_info: Any, nodes: list) -> Callable[[Any], Any] | None:
+        """For one cycle's scan: a function of positions in ``nodes`` (a numpy array) giving
+        whether each node passes the whole filter chain, from the node columns; None unless every
+        active filter is covered by them and nobody is nominated (the scan then asks node by
+        node). The scanner still gives each rejected node's status (see ``filter_scanner``)."""
+        key = self.memo_key
+        if key is None or self.all_filters:
+            return None
+        nominator = getattr(self.handle, "nominator", None)
+        if nominator is not None and any(nominator.by_node.values()):
+            return None
+        _, local, rest = self._filter_plan(state, key)
+        if rest or not local:
+            return None
+        at = self._column_positions(nodes)
+        if at is None:
+            return None
+        verdicts = verdict_function(self._columns, local, key, state, pod_info)  # type: ignore[arg-type]
+        if verdicts is None:
+            return None
+        return lambda positions: verdicts(at[positions])
 
     def run_filter_plugins_with_nominated_pods(
         self, state: Any, pod_info: Any, node_info: Any, record: list | None = None

@@ -11,8 +11,11 @@ import copy
 import random
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
+import yaml
 
+from kschedctl.config import load_config
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.snapshot import Snapshot
 from kschedctl.plugins.image_locality import ImageLocality
@@ -240,30 +243,40 @@ MOST_ALLOCATED_CONFIG = {
 @pytest.mark.parametrize("config_doc", [None, MOST_ALLOCATED_CONFIG], ids=["default", "most-allocated"])
 def test_batch_with_columns_places_every_pod_as_the_plain_run(seed: int, config_doc, tmp_path,
                                                                monkeypatch) -> None:
-    if config_doc is None:
-        config = load_default_config()
-    else:
-        import yaml
+    _compare_batches(seed, _config(config_doc, tmp_path), monkeypatch, node_count=24, pod_count=60)
 
-        from kschedctl.config import load_config
-        path = tmp_path / "config.yaml"
-        path.write_text(yaml.safe_dump(config_doc))
-        config = load_config(str(path))
+
+@pytest.mark.parametrize("seed", range(3))
+def test_batch_scanning_part_of_the_nodes_from_the_rotating_start(seed: int, tmp_path, monkeypatch) -> None:
+    # 300 nodes, 10 %: each cycle scans from where the last one stopped until 100 nodes fit
+    doc = copy.deepcopy(MOST_ALLOCATED_CONFIG)
+    doc["percentageOfNodesToScore"] = 10
+    _compare_batches(seed, _config(doc, tmp_path), monkeypatch, node_count=300, pod_count=40)
+
+
+def _config(doc: dict | None, tmp_path):
+    if doc is None:
+        return load_default_config()
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return load_config(str(path))
+
+
+def _compare_batches(seed: int, config, monkeypatch, node_count: int, pod_count: int) -> None:
     rnd = random.Random(seed)
     # identical nodes make ties, which the seeded tie-break must resolve alike
-    nodes = [make_node(f"n{i:02d}", {"kubernetes.io/hostname": f"n{i:02d}"}, cpu="4", memory="16Gi")
-             if i % 2 else random_node(rnd, i, False) for i in range(24)]
-    for n in nodes:
+    nodes = [make_node(f"n{i:03d}", {"kubernetes.io/hostname": f"n{i:03d}"}, cpu="4", memory="16Gi")
+             if i % 2 else random_node(rnd, i, False) for i in range(node_count)]
+    for i, n in enumerate(nodes):
         n["status"]["allocatable"]["pods"] = "110"
         n["status"]["allocatable"].setdefault(GPU, "4")
-    for i, n in enumerate(nodes):
         if i % 5:  # some nodes without a zone: ignored by the zone constraints' scores
             n["metadata"]["labels"]["topology.kubernetes.io/zone"] = f"z{i % 3}"
     names = [n["metadata"]["name"] for n in nodes]
     running_pods = [dress(rnd, random_pod(rnd, f"r{i}", rnd.choice(names))) for i in range(30)]
     template = dress(rnd, random_pod(rnd, "template"))
     batch = [dict(copy.deepcopy(template), metadata={"name": f"rep-{i:03d}", "namespace": "default"})
-             for i in range(60)] + [dress(rnd, random_pod(rnd, f"p{i:03d}")) for i in range(40)]
+             for i in range(pod_count)] + [dress(rnd, random_pod(rnd, f"p{i:03d}")) for i in range(40)]
     checked = _check_every_cycle(monkeypatch)
     results = []
     for memoize in (True, False):
@@ -277,12 +290,13 @@ def test_batch_with_columns_places_every_pod_as_the_plain_run(seed: int, config_
     assert a["summary"]["scheduled"] > 0
     assert {"NodeResourcesFit", "TaintToleration", "PodTopologySpread"} <= checked["raw"]
     assert "PodTopologySpread" in checked["normalized"]
+    assert checked["filters"]
 
 
-def _check_every_cycle(monkeypatch) -> dict[str, set[str]]:
-    """Makes every cycle of a batch compare what the columns answer, raw and normalized, with
-    what each plugin answers node by node."""
-    checked: dict[str, set[str]] = {"raw": set(), "normalized": set()}
+def _check_every_cycle(monkeypatch) -> dict[str, set]:
+    """Makes every cycle of a batch compare what the columns answer (scores raw and normalized,
+    filter verdicts) with what each plugin answers node by node."""
+    checked: dict[str, set] = {"raw": set(), "normalized": set(), "filters": set()}
     expected_normalized: dict[str, list[int]] = {}
     known_scores = _LeanFramework.known_scores
     known_normalized = _LeanFramework.known_normalized
@@ -308,6 +322,17 @@ def _check_every_cycle(monkeypatch) -> dict[str, set[str]]:
             checked["normalized"].add(plugin.name)
         return got
 
+    filter_verdicts = _LeanFramework.filter_verdicts
+
+    def checking_filter_verdicts(self, state, pod_info, nodes):
+        verdicts = filter_verdicts(self, state, pod_info, nodes)
+        if verdicts is not None:
+            want = [self.run_filter_plugins(state, pod_info, n) is None for n in nodes]
+            assert verdicts(np.arange(len(nodes))).tolist() == want
+            checked["filters"].add(len(nodes))
+        return verdicts
+
+    monkeypatch.setattr(_LeanFramework, "filter_verdicts", checking_filter_verdicts)
     monkeypatch.setattr(_LeanFramework, "known_scores", checking_known_scores)
     monkeypatch.setattr(_LeanFramework, "known_normalized", checking_known_normalized)
     return checked
