@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import random
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import (
@@ -211,6 +212,31 @@ def _raised(plugin: str, method: str, exc: BaseException) -> Status:
 
 def _err(message: str, plugin: str = "", cause: BaseException | None = None) -> Status:
     return Status(Code.Error, message, error=cause, plugin=plugin)
+
+
+class _ScoreFailure(NamedTuple):
+    """Why a plugin's Score or NormalizeScore failed: the message and its cause."""
+
+    text: str
+    error: BaseException | None
+
+    def message(self) -> str:
+        return self.text
+
+
+class _NodeScoreRow(NodePluginScores):
+    """A node's scores as the score loop builds them for every node of a cycle: the (plugin,
+    score) list, which selectHost does not read, is made on first use only."""
+
+    def __init__(self, name: str, plugins: list[str], row: tuple[int, ...], total: int) -> None:
+        self.name = name
+        self.total_score = total
+        self._plugins = plugins
+        self._row = row
+
+    @cached_property
+    def scores(self) -> list[tuple[str, int]]:  # type: ignore[override]
+        return list(zip(self._plugins, self._row))
 
 
 class Framework:
@@ -535,7 +561,10 @@ class Framework:
         self, state: CycleState, pod_info: "PodInfo", nodes: list["NodeInfo"]
     ) -> tuple[list[NodePluginScores] | None, Status | None]:
         """Score every node with every (non-skipped) plugin, normalize, weigh; record raw and
-        normalized scores in the trace."""
+        normalized scores in the trace.
+
+        ``known_scores`` may supply a plugin's raw scores (simulate's memo and columns); the others
+        are asked node by node, or through their batch form (``score_nodes``, same answers)."""
         trace = self.trace
         skip = state.skip_score_plugins
         plugins = [pl for pl in self.plugins["score"] if pl.name not in skip]
@@ -543,56 +572,116 @@ class Framework:
         if trace is not None:
             trace.scored_nodes = names
             trace.score_plugins = [pl.name for pl in plugins]
-        per_plugin: list[list[NodeScore]] = []
+        known = self.known_scores(state, pod_info, nodes, plugins) if plugins and nodes else None
+        per_plugin: list[list[int]] = []
         for pl in plugins:
-            name, fn = pl.name, pl.score
-            scores: list[NodeScore] = []
-            append = scores.append
-            try:
-                for node_info in nodes:
-                    out = fn(state, pod_info, node_info)
-                    if type(out) is tuple:
-                        value, s = out
-                        if s is not None and s.code != _SUCCESS:
-                            return None, self._score_failed(
-                                f'running Score plugins: plugin "{name}" failed with: {s.message()}', s.as_error())
-                    else:
-                        value = out
-                    append(NodeScore(node_info.name, int(value)))
-            except Exception as exc:
-                return None, self._score_failed(
-                    f'running Score plugins: plugin "{name}" failed with: {_raised(name, "Score", exc).message()}', exc)
-            per_plugin.append(scores)
-            if trace is not None:
-                trace.raw_scores[name] = [ns.score for ns in scores]
-        for pl, scores in zip(plugins, per_plugin):
-            normalize = getattr(pl, "normalize_score", None)
-            if not callable(normalize):
-                continue
-            try:
-                s = normalize(state, pod_info, scores)
-            except Exception as exc:
-                s = _raised(pl.name, "NormalizeScore", exc)
-            if s is not None and s.code != _SUCCESS:
-                return None, self._score_failed(
-                    f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {s.message()}', s.as_error())
-        result = [NodePluginScores(n, [], 0) for n in names]
-        for pl, scores in zip(plugins, per_plugin):
             name = pl.name
-            weight = self.weights.get(name, 1)
-            normalized = [ns.score for ns in scores]
+            values = known.get(name) if known else None
+            if values is None:
+                values, s = self._plugin_scores(pl, state, pod_info, nodes)
+                if s is not None:
+                    return None, self._score_failed(
+                        f'running Score plugins: plugin "{name}" failed with: {s.message()}', s.error)
+            per_plugin.append(values)
+            if trace is not None:
+                trace.raw_scores[name] = list(values)
+        normalized_per_plugin: list[list[int]] = []
+        for pl, values in zip(plugins, per_plugin):
+            normalized = self.known_normalized(pl, values) if known else None
+            if normalized is not None:
+                normalized_per_plugin.append(normalized)
+                continue
+            normalized, s = self._normalized(pl, state, pod_info, names, values)
+            if s is not None:
+                return None, self._score_failed(
+                    f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {s.message()}', s.error)
+            normalized_per_plugin.append(normalized)
+        weighted_columns: list[list[int]] = []
+        plugin_names: list[str] = []
+        for pl, normalized in zip(plugins, normalized_per_plugin):
+            name = pl.name
             if trace is not None:
                 trace.normalized_scores[name] = normalized
-            for i, score in enumerate(normalized):
-                if score > MAX_NODE_SCORE or score < MIN_NODE_SCORE:
-                    return None, self._score_failed(
-                        f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score '
-                        f"{score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
-                entry = result[i]
-                weighted = score * weight
-                entry.scores.append((name, weighted))
-                entry.total_score += weighted
-        return result, None
+            if normalized and (max(normalized) > MAX_NODE_SCORE or min(normalized) < MIN_NODE_SCORE):
+                bad = next(v for v in normalized if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
+                return None, self._score_failed(
+                    f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score '
+                    f"{bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+            weight = self.weights.get(name, 1)
+            weighted_columns.append([v * weight for v in normalized] if weight != 1 else normalized)
+            plugin_names.append(name)
+        if not weighted_columns:
+            return [NodePluginScores(n, [], 0) for n in names], None
+        per_node = list(zip(*weighted_columns))
+        return [_NodeScoreRow(n, plugin_names, row, total)
+                for n, row, total in zip(names, per_node, map(sum, per_node))], None
+
+    def known_scores(self, state: CycleState, pod_info: "PodInfo", nodes: list["NodeInfo"],
+                     plugins: list[Any]) -> dict[str, list[int]] | None:
+        """Raw scores of some of ``plugins`` for ``nodes`` already known without asking them (a
+        hook: the runtime knows none). A plugin left out is scored as usual, so an error is always
+        reported by the plugin's own loop, in plugin order."""
+        return None
+
+    def known_normalized(self, plugin: Any, values: list[int]) -> list[int] | None:
+        """``plugin``'s NormalizeScore of ``values``, when ``known_scores`` supplied them and
+        knows it too (a hook: the runtime knows none)."""
+        return None
+
+    @staticmethod
+    def _plugin_scores(pl: Any, state: CycleState, pod_info: "PodInfo",
+                       nodes: list["NodeInfo"]) -> tuple[list[int], _ScoreFailure | None]:
+        """One plugin's raw scores for ``nodes``; on failure the status (its message and cause)."""
+        name = pl.name
+        batch = getattr(pl, "score_nodes", None)
+        try:
+            if batch is not None:
+                # the plugin's batch form: the same answers, per-cycle lookups made once
+                values, s = batch(state, pod_info, nodes)
+                if s is not None and s.code != _SUCCESS:
+                    return [], _ScoreFailure(s.message(), s.as_error())
+                return values, None
+            fn = pl.score
+            values = []
+            append = values.append
+            for node_info in nodes:
+                out = fn(state, pod_info, node_info)
+                if type(out) is tuple:
+                    value, s = out
+                    if s is not None and s.code != _SUCCESS:
+                        return [], _ScoreFailure(s.message(), s.as_error())
+                else:
+                    value = out
+                append(int(value))
+            return values, None
+        except Exception as exc:
+            return [], _ScoreFailure(_raised(name, "Score", exc).message(), exc)
+
+    @staticmethod
+    def _normalized(pl: Any, state: CycleState, pod_info: "PodInfo", names: list[str],
+                    values: list[int]) -> tuple[list[int], _ScoreFailure | None]:
+        """One plugin's NormalizeScore over its raw ``values`` (unchanged without one)."""
+        normalize = getattr(pl, "normalize_score", None)
+        if not callable(normalize):
+            return values, None
+        batch = getattr(pl, "normalize_values", None)
+        if batch is not None:
+            # the plugin's batch form: the same scores, without a NodeScore per node
+            try:
+                out, s = batch(state, pod_info, names, values)
+            except Exception as exc:
+                out, s = None, _raised(pl.name, "NormalizeScore", exc)
+            if s is not None and s.code != _SUCCESS:
+                return [], _ScoreFailure(s.message(), s.as_error())
+            return out, None
+        scores = [NodeScore(n, v) for n, v in zip(names, values)]
+        try:
+            s = normalize(state, pod_info, scores)
+        except Exception as exc:
+            s = _raised(pl.name, "NormalizeScore", exc)
+        if s is not None and s.code != _SUCCESS:
+            return [], _ScoreFailure(s.message(), s.as_error())
+        return [ns.score for ns in scores], None
 
     def _score_failed(self, message: str, cause: BaseException | None = None) -> Status:
         s = _err(message, cause=cause)

@@ -243,6 +243,9 @@ def requested_to_capacity_ratio_scorer(shape: Sequence[tuple[int, int]]) -> Scor
             return 0
         return go_round(float(node_score) / float(weight_sum))
 
+    # for the columnar form (kschedctl.scheduler.columns), which calls the same shape function
+    scorer.shape_function = raw  # type: ignore[attr-defined]
+    scorer.score_at_max = at_max  # type: ignore[attr-defined]
     return scorer
 
 

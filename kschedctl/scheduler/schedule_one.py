@@ -326,7 +326,61 @@ class Scheduler:
                     filters[node_info.name] = record  # type: ignore[index]
                     return status
         forget = None if filters is None else (lambda node_info: filters.pop(node_info.name, None))
+        bulk = getattr(fwk, "filter_verdicts", None)
+        verdicts = bulk(state, pod_info, nodes) if bulk is not None and filters is None and nodes else None
+        if verdicts is not None:
+            return self._scan_verdicts(verdicts, scan, diagnosis, nodes, start, num_to_find, outcome, from_start)
         return self._scan_nodes(scan, diagnosis, nodes, start, num_to_find, outcome, from_start, forget)
+
+    def _scan_verdicts(self, verdicts: Any, scan: Any, diagnosis: Diagnosis, nodes: list["NodeInfo"], start: int,
+                       num_to_find: int, outcome: CycleOutcome | None, from_start: bool) -> list["NodeInfo"]:
+        """``_scan_nodes`` when the framework knows every node's verdict at once (simulate's node
+        columns): the same nodes visited, found feasible and rejected, in the same order; only
+        the rejected nodes are scanned one by one, for their statuses."""
+        import numpy as np  # only simulate's framework offers verdicts, and it has numpy loaded
+
+        set_status = diagnosis.node_to_status.set
+        add_plugin_status = diagnosis.add_plugin_status
+        seen: set = set()
+        count = len(nodes)
+        start = start % count
+        feasible: list["NodeInfo"] = []
+        visited: list[str] | None = [] if outcome is not None and from_start else None
+        error: Status | None = None
+        chunk = max(num_to_find, 256)
+        begin = 0
+        while begin < count:
+            end = min(count, begin + chunk)
+            positions = np.arange(begin + start, end + start) % count
+            passed = verdicts(positions)
+            passing = np.flatnonzero(passed)
+            need = num_to_find - len(feasible)
+            cut = int(passing[need]) if len(passing) > need else end - begin
+            stop = len(passing) > need
+            for k in np.flatnonzero(~passed[:cut]).tolist():
+                node_info = nodes[int(positions[k])]
+                status = scan(node_info)
+                if status.code == Code.Error:
+                    error, cut, stop = status, k + 1, True
+                    break
+                set_status(node_info.name, status)
+                tag = (status.plugin, status.code)
+                if tag not in seen:  # AddPluginStatus only depends on the plugin and the code
+                    seen.add(tag)
+                    add_plugin_status(status)
+            taken = positions[passing[passing < cut]].tolist()
+            feasible.extend(nodes[i] for i in taken)
+            if visited is not None:
+                visited.extend(nodes[i].name for i in positions[:cut].tolist())
+            if stop:
+                break
+            begin = end
+        self._last_feasible = feasible
+        if outcome is not None and from_start:
+            outcome.visit_order = visited  # type: ignore[assignment]
+        if error is not None:
+            raise SchedulingError(error)
+        return feasible
 
     def _scan_nodes(self, scan: Any, diagnosis: Diagnosis, nodes: list["NodeInfo"], start: int,
                     num_to_find: int, outcome: CycleOutcome | None, from_start: bool,

@@ -34,19 +34,15 @@ import gc
 import json
 import time
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Callable, Iterable
 
 from kschedctl.errors import UsageError
-from kschedctl.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
 from kschedctl.framework.runtime import (
     Framework,
     FrameworkHandle,
-    NodePluginScores,
     PodNominator,
     Trace,
     WaitingPods,
-    _raised,
 )
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import PodInfo
@@ -54,6 +50,16 @@ from kschedctl.plugins.dynamic_resources import DEALLOCATION_COMPLETED as DRA_DE
 from kschedctl.plugins.dynamic_resources import NAME as DRA_NAME
 from kschedctl.plugins.dynamic_resources import SHARED_KEY as DRA_SHARED_KEY
 from kschedctl.plugins.registry import node_local_plugins
+from kschedctl.plugins.pod_topology_spread import NAME as PTS_NAME
+from kschedctl.scheduler.columns import (
+    COLUMN_SCORES,
+    OBJECT_SCORES,
+    NodeColumns,
+    SpreadScores,
+    column_scores,
+    spread_scores,
+    verdict_function,
+)
 from kschedctl.scheduler.queue import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
@@ -136,7 +142,7 @@ class _LeanFramework(Framework):
       NodeInfo generation is unchanged, for pods with the same signature; the filters after them
       run every time. Scratch copies of nodes (nominated pods added, preemption's dry run) are
       never memoized. The answers are the plugins' own; only repeated calls are saved.
-      ``run_score_plugins`` is the runtime's, step for step, with that lookup added.
+      The runtime's score loop asks ``known_scores`` for them.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -144,6 +150,8 @@ class _LeanFramework(Framework):
         self.memo_key: str | None = None
         self._memo: dict[str, tuple[int, dict]] = {}
         self._memo_plan: Any = None
+        self._columns: NodeColumns | None = None
+        self._spread: SpreadScores | None = None
         local = {name for name, fn in self._filters
                  if name in NODE_LOCAL_FILTERS and _builtin(getattr(fn, "__self__", None))}
         self._local_filters = frozenset(local)
@@ -264,6 +272,28 @@ class _LeanFramework(Framework):
 
         return scan
 
+    def filter_verdicts(self, state: Any, pod_info: Any, nodes: list) -> Callable[[Any], Any] | None:
+        """For one cycle's scan: a function of positions in ``nodes`` (a numpy array) giving
+        whether each node passes the whole filter chain, from the node columns; None unless every
+        active filter is covered by them and nobody is nominated (the scan then asks node by
+        node). The scanner still gives each rejected node's status (see ``filter_scanner``)."""
+        key = self.memo_key
+        if key is None or self.all_filters:
+            return None
+        nominator = getattr(self.handle, "nominator", None)
+        if nominator is not None and any(nominator.by_node.values()):
+            return None
+        _, local, rest = self._filter_plan(state, key)
+        if rest or not local:
+            return None
+        at = self._column_positions(nodes)
+        if at is None:
+            return None
+        verdicts = verdict_function(self._columns, local, key, state, pod_info)  # type: ignore[arg-type]
+        if verdicts is None:
+            return None
+        return lambda positions: verdicts(at[positions])
+
     def run_filter_plugins_with_nominated_pods(
         self, state: Any, pod_info: Any, node_info: Any, record: list | None = None
     ) -> Any:
@@ -300,17 +330,32 @@ class _LeanFramework(Framework):
             return status
         return self.run_filter_plugins(state, pod_info, node_info, None)
 
-    def run_score_plugins(self, state: Any, pod_info: Any, nodes: list) -> Any:
+    def known_scores(self, state: Any, pod_info: Any, nodes: list, plugins: list) -> dict[str, list[int]] | None:
+        """The node-local plugins' raw scores, one memo lookup per node for all of them. On any
+        failure none is known: the runtime's loop then asks them, and reports the error."""
         key = self.memo_key
         if key is None:
-            return super().run_score_plugins(state, pod_info, nodes)
-        skip = state.skip_score_plugins
-        plugins = [pl for pl in self.plugins["score"] if pl.name not in skip]
-        local = [pl for pl in plugins if pl.name in self._local_scores]
+            return None
+        known: dict[str, list[int]] = {}
+        self._spread = None
+        columnar = [pl for pl in plugins if pl.name in COLUMN_SCORES or pl.name in OBJECT_SCORES
+                    or pl.name == PTS_NAME]
+        if columnar:
+            at = self._column_positions(nodes)
+            if at is not None:
+                for pl in columnar:
+                    if pl.name == PTS_NAME:
+                        spread = spread_scores(self._columns, pl, state, pod_info, at)  # type: ignore[arg-type]
+                        if spread is not None:
+                            known[pl.name] = spread.values
+                            self._spread = spread
+                        continue
+                    values = column_scores(self._columns, pl, state, at, key, pod_info)  # type: ignore[arg-type]
+                    if values is not None:
+                        known[pl.name] = values
+        local = [pl for pl in plugins if pl.name in self._local_scores and pl.name not in known]
         if not local:
-            return super().run_score_plugins(state, pod_info, nodes)
-        # Node-local plugins: one memo lookup per node for all of them. On any failure the
-        # runtime's own loop runs instead, so the error reported is exactly the runtime's.
+            return known
         calls = [pl.score for pl in local]
         skey = ("scores", key, tuple(pl.name for pl in local))
         memos = self._memo
@@ -329,124 +374,34 @@ class _LeanFramework(Framework):
                         if type(out) is tuple:
                             value, st = out
                             if st is not None and st.code != Code.Success:
-                                return super().run_score_plugins(state, pod_info, nodes)
+                                return None
                         else:
                             value = out
                         values.append(int(value))
                     row = entry[1][skey] = tuple(values)
                 append(row)
         except Exception:
-            return super().run_score_plugins(state, pod_info, nodes)
-        columns = dict(zip((pl.name for pl in local), (list(c) for c in zip(*rows)))) if rows else \
-            {pl.name: [] for pl in local}
+            return known
+        known.update(zip((pl.name for pl in local), (list(c) for c in zip(*rows))))
+        return known
 
-        trace = self.trace
-        names = [n.name for n in nodes]
-        if trace is not None:
-            trace.scored_nodes = names
-            trace.score_plugins = [pl.name for pl in plugins]
-        per_plugin: list[list[int]] = []
-        for pl in plugins:
-            name = pl.name
-            values = columns.get(name)
-            batch = getattr(pl, "score_nodes", None) if values is None else None
-            if batch is not None:
-                # the plugin's batch form (same answers, per-cycle lookups made once)
-                try:
-                    values, st = batch(state, pod_info, nodes)
-                except Exception as exc:
-                    return None, self._score_failed(
-                        f'running Score plugins: plugin "{name}" failed with: '
-                        f'{_raised(name, "Score", exc).message()}', exc)
-                if st is not None and st.code != Code.Success:
-                    return None, self._score_failed(
-                        f'running Score plugins: plugin "{name}" failed with: {st.message()}', st.as_error())
-            if values is None:
-                fn = pl.score
-                values = []
-                append_value = values.append
-                try:
-                    for node_info in nodes:
-                        out = fn(state, pod_info, node_info)
-                        if type(out) is tuple:
-                            value, st = out
-                            if st is not None and st.code != Code.Success:
-                                return None, self._score_failed(
-                                    f'running Score plugins: plugin "{name}" failed with: {st.message()}',
-                                    st.as_error())
-                        else:
-                            value = out
-                        append_value(int(value))
-                except Exception as exc:
-                    return None, self._score_failed(
-                        f'running Score plugins: plugin "{name}" failed with: '
-                        f'{_raised(name, "Score", exc).message()}', exc)
-            per_plugin.append(values)
-            if trace is not None:
-                trace.raw_scores[name] = list(values)
-        normalized_per_plugin: list[list[int]] = []
-        for pl, values in zip(plugins, per_plugin):
-            normalize = getattr(pl, "normalize_score", None)
-            if not callable(normalize):
-                normalized_per_plugin.append(values)
-                continue
-            batch_normalize = getattr(pl, "normalize_values", None)
-            if batch_normalize is not None:
-                # the plugin's batch form: the same scores, without a NodeScore per node
-                try:
-                    out, st = batch_normalize(state, pod_info, names, values)
-                except Exception as exc:
-                    out, st = None, _raised(pl.name, "NormalizeScore", exc)
-                if st is not None and st.code != Code.Success:
-                    return None, self._score_failed(
-                        f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {st.message()}',
-                        st.as_error())
-                normalized_per_plugin.append(out)  # type: ignore[arg-type]
-                continue
-            scores = [NodeScore(n, v) for n, v in zip(names, values)]
-            try:
-                st = normalize(state, pod_info, scores)
-            except Exception as exc:
-                st = _raised(pl.name, "NormalizeScore", exc)
-            if st is not None and st.code != Code.Success:
-                return None, self._score_failed(
-                    f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {st.message()}',
-                    st.as_error())
-            normalized_per_plugin.append([ns.score for ns in scores])
-        weighted_columns: list[list[int]] = []
-        plugin_names: list[str] = []
-        for pl, normalized in zip(plugins, normalized_per_plugin):
-            name = pl.name
-            if trace is not None:
-                trace.normalized_scores[name] = normalized
-            if normalized and (max(normalized) > MAX_NODE_SCORE or min(normalized) < MIN_NODE_SCORE):
-                bad = next(v for v in normalized if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
-                return None, self._score_failed(
-                    f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score '
-                    f"{bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
-            weight = self.weights.get(name, 1)
-            weighted_columns.append([v * weight for v in normalized] if weight != 1 else normalized)
-            plugin_names.append(name)
-        if not weighted_columns:
-            return [NodePluginScores(n, [], 0) for n in names], None
-        per_node = list(zip(*weighted_columns))
-        result = [_BulkScores(n, plugin_names, row, total) for n, row, total in zip(names, per_node, map(sum, per_node))]
-        return result, None
+    def known_normalized(self, plugin: Any, values: list[int]) -> list[int] | None:
+        """PodTopologySpread's NormalizeScore of the scores ``known_scores`` took from the columns."""
+        spread = self._spread
+        if spread is None or values is not spread.values:
+            return None
+        return self._columns.spread_normalized(spread.state, spread.at, spread.raw)  # type: ignore[union-attr]
 
-
-class _BulkScores(NodePluginScores):
-    """A node's scores as the lean runtime builds them for hundreds of nodes per cycle: the
-    (plugin, score) list, which selectHost does not read, is made on first use only."""
-
-    def __init__(self, name: str, plugins: list[str], row: tuple[int, ...], total: int) -> None:
-        self.name = name
-        self.total_score = total
-        self._plugins = plugins
-        self._row = row
-
-    @cached_property
-    def scores(self) -> list[tuple[str, int]]:  # type: ignore[override]
-        return list(zip(self._plugins, self._row))
+    def _column_positions(self, nodes: list) -> Any:
+        """Where ``nodes`` sit in the run's node columns (brought up to date first); None when
+        the columns do not cover them."""
+        snapshot = self.handle.snapshot()
+        columns = self._columns
+        if columns is None or columns.snapshot is not snapshot or not columns.refresh():
+            if snapshot is None or not hasattr(snapshot, "node_infos"):
+                return None
+            columns = self._columns = NodeColumns(snapshot)
+        return columns.positions(nodes)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,338 @@
+"""The node columns (kschedctl.scheduler.columns) give the per-node plugins' scores bit for bit:
+random clusters, pods and scoring configurations, before and after pods are assumed and removed,
+with huge amounts (left to the per-node code), zero and missing allocatable, extended resources;
+node-object scores (taints, node affinity, images) asked again when a node object is replaced;
+PodTopologySpread's scores and normalized scores; and a batch run with the columns scores every
+node with every plugin, every cycle, and places every pod, as the plain per-node run does."""
+
+from __future__ import annotations
+
+import copy
+import random
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import yaml
+
+from kschedctl.config import load_config
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.snapshot import Snapshot
+from kschedctl.plugins.image_locality import ImageLocality
+from kschedctl.plugins.node_affinity import NodeAffinity
+from kschedctl.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
+from kschedctl.plugins.node_resources_fit import NodeResourcesFit
+from kschedctl.plugins.taint_toleration import TaintToleration
+from kschedctl.scheduler.columns import SAFE_AMOUNT, NodeColumns, column_scores
+from kschedctl.scheduler.setup import load_default_config
+from kschedctl.framework.runtime import Framework
+from kschedctl.scheduler.simulate import Simulator, _LeanFramework, pod_signature
+from tests.framework.fakes import make_node, make_pod, pod_info
+from tests.scheduler.test_simulate import cluster
+
+GPU = "example.com/gpu"
+HUGEPAGES = "hugepages-2Mi"
+
+PLUGINS = [
+    ("least, default", lambda: NodeResourcesFit()),
+    ("most, cpu memory gpu", lambda: NodeResourcesFit({"scoringStrategy": {
+        "type": "MostAllocated",
+        "resources": [{"name": "cpu", "weight": 3}, {"name": "memory", "weight": 1}, {"name": GPU, "weight": 5}]}})),
+    ("least, every kind", lambda: NodeResourcesFit({"scoringStrategy": {
+        "type": "LeastAllocated",
+        "resources": [{"name": "cpu", "weight": 1}, {"name": "ephemeral-storage", "weight": 2},
+                      {"name": GPU, "weight": 4}, {"name": HUGEPAGES, "weight": 1}, {"name": "pods", "weight": 1}]}})),
+    ("requested to capacity ratio", lambda: NodeResourcesFit({"scoringStrategy": {
+        "type": "RequestedToCapacityRatio",
+        "resources": [{"name": "cpu", "weight": 2}, {"name": "memory", "weight": 3}, {"name": GPU, "weight": 1}],
+        "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0}, {"utilization": 30, "score": 7},
+                                               {"utilization": 100, "score": 3}]}}})),
+    ("requested to capacity ratio, one point", lambda: NodeResourcesFit({"scoringStrategy": {
+        "type": "RequestedToCapacityRatio",
+        "requestedToCapacityRatio": {"shape": [{"utilization": 50, "score": 5}]}}})),
+    ("balanced, default", lambda: NodeResourcesBalancedAllocation()),
+    ("balanced, four resources", lambda: NodeResourcesBalancedAllocation({"resources": [
+        {"name": "cpu"}, {"name": "memory"}, {"name": GPU}, {"name": "ephemeral-storage"}]})),
+]
+
+
+def _amount(rnd: random.Random, unit: int, huge: bool) -> str:
+    if huge and rnd.random() < 0.3:
+        return str(SAFE_AMOUNT + rnd.randrange(2**60))
+    return str(rnd.choice([0, 1, 2, 3, 7, 16, 64, 100]) * unit + rnd.choice([0, 0, 1, 999]))
+
+
+def random_node(rnd: random.Random, i: int, huge: bool) -> dict:
+    node = make_node(f"n{i:03d}", cpu=f"{rnd.choice([0, 1, 3, 4, 16, 64])}", memory=_amount(rnd, 2**30, huge),
+                     pods=str(rnd.choice([0, 1, 5, 110])))
+    alloc = node["status"]["allocatable"]
+    if rnd.random() < 0.6:
+        alloc["ephemeral-storage"] = _amount(rnd, 2**30, huge)
+    if rnd.random() < 0.5:
+        alloc[GPU] = str(rnd.choice([0, 1, 2, 8]))
+    if rnd.random() < 0.3:
+        alloc[HUGEPAGES] = _amount(rnd, 2**21, False)
+    # what the node-object scores read: PreferNoSchedule taints, labels, images
+    node["metadata"]["labels"]["tier"] = rnd.choice(["a", "b", "c"])
+    if rnd.random() < 0.4:
+        node["spec"] = {"taints": [{"key": rnd.choice(["spot", "slow"]), "value": "x", "effect": "PreferNoSchedule"}]}
+    if rnd.random() < 0.5:
+        node["status"]["images"] = [{"names": [rnd.choice(IMAGES)], "sizeBytes": rnd.choice([10, 300, 900]) * 2**20}]
+    return node
+
+
+IMAGES = ["nginx:1.25", "redis:7", "busybox:latest"]
+
+
+def dress(rnd: random.Random, pod: dict) -> dict:
+    """Tolerations, preferred node affinity and images, some of the time."""
+    spec = pod["spec"]
+    for c in spec["containers"]:
+        c["image"] = rnd.choice(IMAGES)
+    if rnd.random() < 0.5:
+        spec["tolerations"] = [{"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"}]
+    if rnd.random() < 0.5:
+        spec["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": rnd.choice([1, 20, 100]), "preference": {"matchExpressions": [
+                {"key": "tier", "operator": "In", "values": [rnd.choice(["a", "b"])]}]}}]}}
+    if rnd.random() < 0.6:
+        pod["metadata"]["labels"] = {"app": rnd.choice(["web", "db"])}
+        spec["topologySpreadConstraints"] = [
+            {"maxSkew": rnd.choice([1, 2, 5]), "topologyKey": key, "whenUnsatisfiable": "ScheduleAnyway",
+             "labelSelector": {"matchLabels": {"app": rnd.choice(["web", "db"])}},
+             **({"nodeTaintsPolicy": "Honor"} if rnd.random() < 0.3 else {})}
+            for key in rnd.sample(["kubernetes.io/hostname", "topology.kubernetes.io/zone", "tier"],
+                                  rnd.randint(1, 3))]
+    return pod
+
+
+def random_pod(rnd: random.Random, name: str, node: str = "") -> dict:
+    containers = []
+    for c in range(rnd.choice([1, 1, 2, 3])):
+        requests: dict[str, str] = {}
+        if rnd.random() < 0.7:
+            requests["cpu"] = rnd.choice(["0", "1m", "100m", "250m", "1", "3"])
+        if rnd.random() < 0.7:
+            requests["memory"] = rnd.choice(["0", "1", "200Mi", "1Gi", "3Gi"])
+        if rnd.random() < 0.3:
+            requests["ephemeral-storage"] = rnd.choice(["1Gi", "10Gi"])
+        if rnd.random() < 0.3:
+            requests[GPU] = requests_limit = rnd.choice(["1", "2"])
+            containers.append({"name": f"c{c}", "resources": {"requests": requests,
+                                                                "limits": {GPU: requests_limit}}})
+            continue
+        containers.append({"name": f"c{c}", "resources": {"requests": requests}})
+    return make_pod(name, node=node, containers=containers)
+
+
+def _compare(columns: NodeColumns, plugin, incoming: dict, nodes: list) -> bool:
+    state = CycleState()
+    pi = pod_info(incoming)
+    status = plugin.pre_score(state, pi, nodes)
+    if status is not None:
+        return False  # skipped (a best-effort pod for BalancedAllocation): nothing to score
+    want = []
+    for node_info in nodes:
+        value, status = plugin.score(state, pi, node_info)
+        assert status is None
+        want.append(value)
+    assert columns.refresh()
+    at = columns.positions(nodes)
+    got = None if at is None else column_scores(columns, plugin, state, at)
+    if got is None:
+        return False
+    assert got == want
+    return True
+
+
+@pytest.mark.parametrize("label, build", PLUGINS, ids=[p[0] for p in PLUGINS])
+def test_columns_score_as_the_plugin_does_node_by_node(label: str, build) -> None:
+    plugin = build()
+    covered = 0
+    for seed in range(40):
+        rnd = random.Random(seed)
+        huge = seed % 5 == 4
+        nodes = [random_node(rnd, i, huge) for i in range(rnd.choice([1, 3, 20]))]
+        names = [n["metadata"]["name"] for n in nodes]
+        pods = [pod_info(random_pod(rnd, f"r{i}", rnd.choice(names))) for i in range(rnd.randrange(30))]
+        snapshot = Snapshot(nodes, pods)
+        columns = NodeColumns(snapshot)
+        node_infos = snapshot.node_infos()
+        for round_ in range(6):
+            incoming = random_pod(rnd, f"p{seed}-{round_}")
+            scored = rnd.sample(node_infos, rnd.randint(1, len(node_infos)))
+            covered += _compare(columns, plugin, incoming, scored)
+            # the next cycle sees this pod assumed somewhere, and sometimes one removed
+            snapshot.assume_pod(pod_info(incoming), rnd.choice(names))
+            if pods and rnd.random() < 0.3:
+                victim = pods.pop(rnd.randrange(len(pods)))
+                assert snapshot.forget_pod(victim, victim.node_name)
+    assert covered > 100
+
+
+def test_huge_amounts_are_left_to_the_per_node_code() -> None:
+    nodes = [make_node("small"), make_node("huge", memory=str(SAFE_AMOUNT))]
+    snapshot = Snapshot(nodes)
+    columns = NodeColumns(snapshot)
+    small, huge = snapshot.node_infos()
+    assert columns.positions([small]) is not None
+    assert columns.positions([small, huge]) is None
+    plugin = NodeResourcesFit()
+    state = CycleState()
+    incoming = make_pod("p", containers=[{"name": "c", "resources": {"requests": {"memory": str(SAFE_AMOUNT)}}}])
+    plugin.pre_score(state, pod_info(incoming), [small])
+    assert column_scores(columns, plugin, state, columns.positions([small])) is None
+
+
+def test_scratch_copies_are_not_in_the_columns() -> None:
+    snapshot = Snapshot([make_node("a"), make_node("b")])
+    columns = NodeColumns(snapshot)
+    a, b = snapshot.node_infos()
+    assert columns.positions([b, a]).tolist() == [1, 0]
+    assert columns.positions([a.clone()]) is None
+
+
+OBJECT_PLUGINS = [TaintToleration, NodeAffinity, ImageLocality]
+
+
+@pytest.mark.parametrize("plugin_class", OBJECT_PLUGINS, ids=lambda c: c.__name__)
+def test_node_object_scores_are_the_plugins_and_follow_node_changes(plugin_class) -> None:
+    covered = 0
+    for seed in range(25):
+        rnd = random.Random(seed)
+        nodes = [random_node(rnd, i, False) for i in range(rnd.choice([1, 4, 15]))]
+        snapshot = Snapshot(nodes)
+        handle = SimpleNamespace(snapshot=lambda: snapshot)
+        plugin = plugin_class(None, handle) if plugin_class is ImageLocality else plugin_class()
+        columns = NodeColumns(snapshot)
+        node_infos = snapshot.node_infos()
+        signatures = [dress(rnd, random_pod(rnd, f"t{k}")) for k in range(3)]
+        for round_ in range(8):
+            incoming = rnd.choice(signatures)
+            pi = pod_info(incoming)
+            state = CycleState()
+            scored = rnd.sample(node_infos, rnd.randint(1, len(node_infos)))
+            if getattr(plugin, "pre_score", None) is not None and plugin.pre_score(state, pi, scored) is not None:
+                continue
+            want = [plugin.score(state, pi, n)[0] for n in scored]
+            assert columns.refresh()
+            got = column_scores(columns, plugin, state, columns.positions(scored), pod_signature(incoming), pi)
+            assert got == want
+            covered += 1
+            # pods placed change nothing; a replaced node object is asked again
+            snapshot.assume_pod(pod_info(random_pod(rnd, f"x{round_}")), rnd.choice(node_infos).name)
+            if rnd.random() < 0.4:
+                node_info = rnd.choice(node_infos)
+                replaced = copy.deepcopy(node_info.node)
+                replaced["metadata"]["labels"]["tier"] = rnd.choice(["a", "b", "c"])
+                replaced["spec"] = {"taints": [{"key": "slow", "value": "x", "effect": "PreferNoSchedule"}]}
+                node_info.set_node(replaced)
+    assert covered > 60
+
+
+MOST_ALLOCATED_CONFIG = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1",
+    "kind": "KubeSchedulerConfiguration",
+    "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [{"name": "NodeResourcesFit", "args": {
+        "scoringStrategy": {"type": "MostAllocated", "resources": [
+            {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": GPU, "weight": 3}]}}}]}],
+}
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("config_doc", [None, MOST_ALLOCATED_CONFIG], ids=["default", "most-allocated"])
+def test_batch_with_columns_places_every_pod_as_the_plain_run(seed: int, config_doc, tmp_path,
+                                                               monkeypatch) -> None:
+    _compare_batches(seed, _config(config_doc, tmp_path), monkeypatch, node_count=24, pod_count=60)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_batch_scanning_part_of_the_nodes_from_the_rotating_start(seed: int, tmp_path, monkeypatch) -> None:
+    # 300 nodes, 10 %: each cycle scans from where the last one stopped until 100 nodes fit
+    doc = copy.deepcopy(MOST_ALLOCATED_CONFIG)
+    doc["percentageOfNodesToScore"] = 10
+    _compare_batches(seed, _config(doc, tmp_path), monkeypatch, node_count=300, pod_count=40)
+
+
+def _config(doc: dict | None, tmp_path):
+    if doc is None:
+        return load_default_config()
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return load_config(str(path))
+
+
+def _compare_batches(seed: int, config, monkeypatch, node_count: int, pod_count: int) -> None:
+    rnd = random.Random(seed)
+    # identical nodes make ties, which the seeded tie-break must resolve alike
+    nodes = [make_node(f"n{i:03d}", {"kubernetes.io/hostname": f"n{i:03d}"}, cpu="4", memory="16Gi")
+             if i % 2 else random_node(rnd, i, False) for i in range(node_count)]
+    for i, n in enumerate(nodes):
+        n["status"]["allocatable"]["pods"] = "110"
+        n["status"]["allocatable"].setdefault(GPU, "4")
+        if i % 5:  # some nodes without a zone: ignored by the zone constraints' scores
+            n["metadata"]["labels"]["topology.kubernetes.io/zone"] = f"z{i % 3}"
+    names = [n["metadata"]["name"] for n in nodes]
+    running_pods = [dress(rnd, random_pod(rnd, f"r{i}", rnd.choice(names))) for i in range(30)]
+    template = dress(rnd, random_pod(rnd, "template"))
+    batch = [dict(copy.deepcopy(template), metadata={"name": f"rep-{i:03d}", "namespace": "default"})
+             for i in range(pod_count)] + [dress(rnd, random_pod(rnd, f"p{i:03d}")) for i in range(40)]
+    checked = _check_every_cycle(monkeypatch)
+    results = []
+    for memoize in (True, False):
+        sim = Simulator(cluster(copy.deepcopy(nodes), copy.deepcopy(running_pods)), config, seed=seed,
+                        memoize=memoize)
+        results.append(sim.run(copy.deepcopy(batch)))
+    a, b = (r.to_dict() for r in results)
+    for d in (a, b):
+        d["summary"].pop("seconds")
+    assert a == b
+    assert a["summary"]["scheduled"] > 0
+    assert {"NodeResourcesFit", "TaintToleration", "PodTopologySpread"} <= checked["raw"]
+    assert "PodTopologySpread" in checked["normalized"]
+    assert checked["filters"]
+
+
+def _check_every_cycle(monkeypatch) -> dict[str, set]:
+    """Makes every cycle of a batch compare what the columns answer (scores raw and normalized,
+    filter verdicts) with what each plugin answers node by node."""
+    checked: dict[str, set] = {"raw": set(), "normalized": set(), "filters": set()}
+    expected_normalized: dict[str, list[int]] = {}
+    known_scores = _LeanFramework.known_scores
+    known_normalized = _LeanFramework.known_normalized
+
+    def checking_known_scores(self, state, pod_info, nodes, plugins):
+        known = known_scores(self, state, pod_info, nodes, plugins)
+        names = [n.name for n in nodes]
+        for pl in plugins:
+            if known and pl.name in known:
+                want, failure = Framework._plugin_scores(pl, state, pod_info, nodes)
+                assert failure is None
+                assert known[pl.name] == want, pl.name
+                checked["raw"].add(pl.name)
+                normalized, failure = Framework._normalized(pl, state, pod_info, names, list(want))
+                assert failure is None
+                expected_normalized[pl.name] = normalized
+        return known
+
+    def checking_known_normalized(self, plugin, values):
+        got = known_normalized(self, plugin, values)
+        if got is not None:
+            assert got == expected_normalized[plugin.name], plugin.name
+            checked["normalized"].add(plugin.name)
+        return got
+
+    filter_verdicts = _LeanFramework.filter_verdicts
+
+    def checking_filter_verdicts(self, state, pod_info, nodes):
+        verdicts = filter_verdicts(self, state, pod_info, nodes)
+        if verdicts is not None:
+            want = [self.run_filter_plugins(state, pod_info, n) is None for n in nodes]
+            assert verdicts(np.arange(len(nodes))).tolist() == want
+            checked["filters"].add(len(nodes))
+        return verdicts
+
+    monkeypatch.setattr(_LeanFramework, "filter_verdicts", checking_filter_verdicts)
+    monkeypatch.setattr(_LeanFramework, "known_scores", checking_known_scores)
+    monkeypatch.setattr(_LeanFramework, "known_normalized", checking_known_normalized)
+    return checked
