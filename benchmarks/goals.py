@@ -330,9 +330,20 @@ def markdown(rows: list[Row], sizes: Sizes, with_oracle: bool) -> str:
     return "\n".join(lines)
 
 
+def _compile_kschedctl() -> None:
+    """Byte-compile kschedctl, as pip does on install: with PYTHONDONTWRITEBYTECODE set (as on CI
+    machines) a source checkout would otherwise compile every module on every process start."""
+    import compileall
+
+    import kschedctl
+
+    compileall.compile_dir(str(Path(kschedctl.__file__).parent), quiet=1)
+
+
 def run_goals(workloads: list[str], shapes: list[str], sizes: Sizes, oracle: str | None = None,
               progress: Any = None) -> list[Row]:
     rows: list[Row] = []
+    _compile_kschedctl()
     with tempfile.TemporaryDirectory(prefix="kschedctl-goals-") as tmp:
         pod, config = _inputs(Path(tmp))
         for shape in shapes:
