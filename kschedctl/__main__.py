@@ -1,3 +1,3 @@
-from kschedctl.cli.app import main
+from kschedctl.cli.oneshot import run
 
-main()
+run()

@@ -32,7 +32,7 @@ LAYERS: list[set[str]] = [
     {"framework"},
     {"inputs"},
     {"k8s"},
-    {"atomic", "limits"},
+    {"atomic", "limits", "fastpaths"},
     {"errors", "printable"},
 ]
 RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}

@@ -732,9 +732,13 @@ def _dra_to_v1(obj: dict, doc: Document | None) -> list[str]:
         _check_dra_values(obj)
     except InputError as exc:
         raise _err(doc, f"{name}: {exc.message}") from None
+    gated = gated_fields(obj)
+    if not gated:
+        return []
+    # Only now: the line of an item of a JSON List is found by scanning the whole file.
     where = f"{doc.file}:{doc.line}: " if doc is not None else ""
     return [f"{where}{name}: {field} needs the feature gate {gate} (alpha, off by default in v1.34): {effect}"
-            for field, gate, effect in gated_fields(obj)]
+            for field, gate, effect in gated]
 
 
 #: resourceapi.CELSelectorExpressionMaxLength: longer selectors are refused by the API server.

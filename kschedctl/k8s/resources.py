@@ -25,6 +25,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
+from kschedctl.fastpaths import fast_paths
 from kschedctl.k8s.quantity import (
     NANO,
     format_bytes,
@@ -523,6 +524,19 @@ def pod_resources(pod: Mapping[str, Any]) -> tuple[Resource, int, int]:
     requests are set, only a resource missing from the pod's effective requests gets the default.
     Raises ``QuantityError`` on a bad quantity.
     """
+    key = _template_key(pod) if _MEMOIZE else None
+    found = _BY_TEMPLATE.get(key) if key is not None else None
+    if found is None:
+        found = _pod_resource_nanos(pod)
+        if key is not None:
+            if len(_BY_TEMPLATE) >= _BY_TEMPLATE_MAX:
+                _BY_TEMPLATE.clear()
+            _BY_TEMPLATE[key] = found
+    requests, milli_cpu, memory = found
+    return Resource._from_nanos(requests), milli_cpu, memory
+
+
+def _pod_resource_nanos(pod: Mapping[str, Any]) -> tuple[dict[str, int], int, int]:
     entries = _container_entries(pod, IN_PLACE_POD_VERTICAL_SCALING_ENABLED)
     requests = _pod_requests_nanos(pod, entries=entries)
     if POD_LEVEL_RESOURCES_ENABLED and is_pod_level_requests_set(pod):
@@ -530,11 +544,39 @@ def pod_resources(pod: Mapping[str, Any]) -> tuple[Resource, int, int]:
     else:
         non_missing = _DEFAULT_NON_MISSING
     non0 = _pod_requests_nanos(pod, non_missing=non_missing, entries=entries) if non_missing else requests
-    return (
-        Resource._from_nanos(requests),
-        milli_of_nanos(non0.get(CPU, 0)),
-        value_of_nanos(non0.get(MEMORY, 0)),
-    )
+    return requests, milli_of_nanos(non0.get(CPU, 0)), value_of_nanos(non0.get(MEMORY, 0))
+
+
+# Pods of one ReplicaSet share their template, so their requests are computed once: keyed by the
+# text of everything pod_resources reads (repr of plain data is equal only for equal data).
+_MEMOIZE = fast_paths()
+_BY_TEMPLATE: dict[tuple[Any, ...], tuple[dict[str, int], int, int]] = {}
+_BY_TEMPLATE_MAX = 4096
+
+
+def _template_key(pod: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """What pod_resources depends on, as a hashable key (None when the pod is not the plain data
+    it expects): the requests of the spec, and what a resize in flight reads from the status."""
+    try:
+        spec = pod.get("spec") or {}
+        key: tuple[Any, ...] = (
+            tuple((c.get("name"), repr(c.get("resources"))) for c in spec.get("containers") or ()),
+            tuple((c.get("name"), c.get("restartPolicy"), repr(c.get("resources")))
+                  for c in spec.get("initContainers") or ()),
+            repr(spec.get("resources")),
+            repr(spec.get("overhead")),
+        )
+        if IN_PLACE_POD_VERTICAL_SCALING_ENABLED and _has_status(pod):
+            status = pod["status"]
+            key += (
+                tuple((cs.get("name"), repr(cs.get("resources")), repr(cs.get("allocatedResources")))
+                      for cs in (*(status.get("containerStatuses") or ()),
+                                 *(status.get("initContainerStatuses") or ()))),
+                is_pod_resize_infeasible(pod),
+            )
+        return key
+    except (AttributeError, TypeError):
+        return None
 
 
 def pod_requests(pod: Mapping[str, Any]) -> Resource:

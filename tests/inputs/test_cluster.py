@@ -197,3 +197,17 @@ def test_a_dra_version_v1_34_does_not_serve_is_an_error_with_its_line(tmp_path: 
         load_cluster([str(path)])
     assert str(err.value) == (f"{path}:5: ResourceClaim c: resource.k8s.io/v1alpha3 ResourceClaim is not served by "
                               "Kubernetes v1.34 (use resource.k8s.io/v1, v1beta2 or v1beta1)")
+
+
+def test_dra_objects_without_gated_fields_never_ask_for_their_line() -> None:
+    # The line of an item of a JSON List is found by scanning the whole file again: a 50 MB
+    # cluster file paid that scan once per load for nothing when it held any DRA object.
+    asked: list[str] = []
+
+    def locate(name: str) -> Any:
+        return lambda: asked.append(name) or 7
+
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+             "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}
+    state = ClusterState.from_documents([Document(claim, "cluster.json", locate=locate("gpu"))])
+    assert "gpu" in state.device_classes and asked == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -160,3 +161,33 @@ def test_node_allocatable() -> None:
     node = {"status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
     assert node_allocatable(node) == Resource(milli_cpu=4000, memory=8 << 30, allowed_pod_number=110)
     assert node_allocatable({"metadata": {"name": "n"}}) == Resource()
+
+
+def _template_pod(name: str, **extra: Any) -> dict:
+    pod = {"metadata": {"name": name},
+           "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}
+    for key, value in extra.items():
+        pod[key] = value
+    return pod
+
+
+@pytest.mark.parametrize("other,expected_milli_cpu", [
+    pytest.param(_template_pod("same"), 100, id="same_template_same_requests"),
+    pytest.param(_template_pod("resizing", status={"containerStatuses": [
+        {"name": "app", "resources": {"requests": {"cpu": "500m"}}}]}), 500, id="resize_in_flight_reads_the_status"),
+    pytest.param(_template_pod("overhead", spec={
+        "containers": [{"name": "app", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}],
+        "overhead": {"cpu": "50m"}}), 150, id="overhead_is_part_of_the_template"),
+    pytest.param(_template_pod("renamed", spec={
+        "containers": [{"name": "app", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}],
+        "initContainers": [{"name": "init", "resources": {"requests": {"cpu": "1"}}}]}), 1000,
+        id="init_containers_are_part_of_the_template"),
+])
+def test_requests_memoized_per_template_follow_what_differs(other: dict, expected_milli_cpu: int) -> None:
+    # the first pod of a template fills the memo; a pod differing in anything the requests depend
+    # on must not be answered from it
+    first, _, _ = pod_resources(_template_pod("first"))
+    assert first.milli_cpu == 100
+    requests, _, _ = pod_resources(other)
+    assert requests.milli_cpu == expected_milli_cpu
+    assert requests is not first

@@ -1,0 +1,406 @@
+"""The goals table of the performance issue (#30), measured and printed as Markdown.
+
+    python3 -m benchmarks.goals                                   # every row, both cluster shapes
+    python3 -m benchmarks.goals --workload rollout --shape realistic
+    python3 -m benchmarks.goals --oracle oracle/bin/kschedctl-oracle   # upstream beside the rollouts
+    python3 -m benchmarks.goals --quick                           # tiny sizes: a smoke test, not figures
+
+Every figure is CPU time (user + system) of one run, so that a busy machine slows the figures
+less than wall time would; it is still one run: measure on a quiet machine. Each measurement runs
+in a child process of its own, so that one row's garbage and memory do not weigh on the next, and
+peak RSS is the child's.
+
+Cluster shapes:
+- ``synthetic``: ``benchmarks.synthetic`` / ``benchmarks.simulate`` (identical 4-CPU nodes,
+  ten ownerless pods per node with no affinity), the shape the older benchmarks use;
+- ``realistic``: ``benchmarks.realistic`` (40 apps in 5 namespaces with anti-affinity, spread
+  constraints, preferred (anti-)affinity, bound volumes and allocated DRA claims).
+
+Rows (``--workload``):
+- ``explain``: ``kschedctl explain`` of a 100m / 500Mi pod, a process on the cluster written as one
+  JSON file, percentageOfNodesToScore 100, against ``json.load`` of the same file; goal <= 2x.
+- ``rollout``, ``zone-spread``, ``anti-affinity``, ``preemption``: a new Deployment's replicas
+  (1,000; the preemption one 500) through the simulation, pods per CPU second of the run only
+  (the snapshot and frameworks are built before the clock starts, as scheduler_perf does).
+- ``capacity``: ``kschedctl capacity`` of the small pod as a process (default profile, default
+  ``--max``): the count, whether the count is true (not cut by ``--max``), and its CPU time
+  against the explain row's.
+- ``scale``: the plain rollout on 15,000 nodes / 150,000 pods: pods/s against a third of the
+  5,000-node figure, and the peak RSS of the whole process.
+
+With ``--oracle``, the rollout rows also run through upstream's scheduler (see
+``benchmarks.simulate``); its own timer is wall time of its scheduling loop (Go uses both cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SHAPES = ("synthetic", "realistic")
+WORKLOADS = ("explain", "rollout", "zone-spread", "anti-affinity", "preemption", "capacity", "scale")
+ROLLOUT_WORKLOADS = ("rollout", "zone-spread", "anti-affinity", "preemption")
+
+#: Goals of issue #30 (CPU time, one run).
+EXPLAIN_RATIO_GOAL = 2.0
+PODS_PER_S_GOALS = {"rollout": 500, "zone-spread": 500, "anti-affinity": 300, "preemption": 200}
+CAPACITY_RATIO_GOAL = 3.0
+SCALE_FRACTION_GOAL = 1 / 3
+SCALE_RSS_GOAL_MIB = 1536
+ORACLE_RATIO_GOAL = 0.5
+
+WORKLOAD_TITLES = {
+    "explain": "explain, every node scored",
+    "rollout": "plain Deployment rollout",
+    "zone-spread": "zone-spread rollout",
+    "anti-affinity": "hostname anti-affinity rollout",
+    "preemption": "preemption workload",
+    "capacity": "capacity of a small pod",
+    "scale": "plain rollout at scale",
+}
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Cluster and batch sizes of one run (full, or ``--quick``)."""
+
+    nodes: int = 5000
+    pods_per_node: int = 10
+    replicas: int = 1000
+    preemptors: int = 500
+    scale_nodes: int = 15000
+
+    @property
+    def pods(self) -> int:
+        return self.nodes * self.pods_per_node
+
+
+FULL = Sizes()
+QUICK = Sizes(nodes=60, replicas=20, preemptors=10, scale_nodes=120)
+
+
+# --- what a child process measures ------------------------------------------------------------
+
+
+def _synthetic_rollout(kind: str, nodes: int, replicas: int) -> tuple[Any, list[dict]]:
+    from benchmarks import simulate
+
+    name = {"rollout": "DeploymentRollout", "zone-spread": "DeploymentZoneSpread",
+            "anti-affinity": "DeploymentAntiAffinity", "preemption": "DeploymentPreemption"}[kind]
+    workload = simulate.WORKLOADS[name]
+    n, init, measure = simulate._sizes(workload, replicas, nodes)
+    node_objs, init_pods, pods, classes = workload.build(n, init, measure)
+    return simulate._cluster(node_objs, init_pods, classes), pods
+
+
+def _realistic_rollout(kind: str, nodes: int, replicas: int) -> tuple[Any, list[dict]]:
+    from benchmarks.realistic import cluster_objects, rollout_objects
+    from kschedctl.inputs.cluster import ClusterState
+    from kschedctl.inputs.loader import gc_paused
+
+    owner, pods = rollout_objects(replicas, "rollout" if kind == "scale" else kind)
+    with gc_paused():
+        cluster = ClusterState().with_objects([*cluster_objects(nodes), owner])
+    return cluster, pods
+
+
+def measure_rollout(shape: str, kind: str, nodes: int, replicas: int) -> dict[str, Any]:
+    """One rollout in this process: pods per CPU second of the run, and this process's peak RSS."""
+    from kschedctl.config import load_config
+    from kschedctl.scheduler.explain import admit
+    from kschedctl.scheduler.simulate import Simulator
+
+    build = _synthetic_rollout if shape == "synthetic" else _realistic_rollout
+    cluster, pods = build("rollout" if kind == "scale" and shape == "synthetic" else kind, nodes, replicas)
+    started = time.process_time()
+    sim = Simulator(cluster, load_config(None), seed=1)
+    batch = [admit(p, cluster) for p in pods]
+    load_s = time.process_time() - started
+    t0 = time.process_time()
+    result = sim.run(batch, admit_pods=False, include_cluster_pending=False)
+    run_s = time.process_time() - t0
+    counts = result.counts()
+    return {"pods": len(batch), "load_cpu_s": load_s, "run_cpu_s": run_s,
+            "pods_per_s": len(batch) / run_s if run_s else 0.0, "scheduled": counts.get("Scheduled", 0),
+            "preemptions": len(result.preemptions), "existing_pods": len(cluster.pods), "nodes": len(cluster.nodes),
+            "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def measure_json_load(path: str) -> dict[str, Any]:
+    t0 = time.process_time()
+    with open(path, encoding="utf-8") as fh:
+        json.load(fh)
+    return {"cpu_s": time.process_time() - t0}
+
+
+def _child(request: dict[str, Any]) -> dict[str, Any]:
+    if request["what"] == "rollout":
+        return measure_rollout(request["shape"], request["kind"], request["nodes"], request["replicas"])
+    if request["what"] == "json.load":
+        return measure_json_load(request["path"])
+    raise ValueError(f"unknown child request {request!r}")
+
+
+def _in_child(request: dict[str, Any]) -> dict[str, Any]:
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.goals", "--child", json.dumps(request)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{request}: {proc.stderr.strip()[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _kschedctl(args: list[str]) -> tuple[float, subprocess.CompletedProcess]:
+    """``kschedctl args`` as a process: its CPU seconds (start-up and imports included) and result."""
+    before = _children_cpu()
+    proc = subprocess.run([sys.executable, "-m", "kschedctl", *args], capture_output=True, text=True)
+    return _children_cpu() - before, proc
+
+
+# --- the cluster files for the process rows ------------------------------------------------------
+
+
+def write_cluster_file(shape: str, sizes: Sizes, directory: Path) -> Path:
+    from benchmarks.realistic import as_list
+    from benchmarks.realistic import cluster_objects as realistic_objects
+    from benchmarks.synthetic import cluster_objects as synthetic_objects
+
+    if shape == "synthetic":
+        nodes, pods = synthetic_objects(sizes.nodes, sizes.pods_per_node)
+        objects = nodes + pods
+    else:
+        objects = realistic_objects(sizes.nodes, sizes.pods)
+    path = directory / f"{shape}-{sizes.nodes}.json"
+    path.write_text(json.dumps(as_list(objects)), encoding="utf-8")
+    return path
+
+
+def _inputs(directory: Path) -> tuple[Path, Path]:
+    from benchmarks.realistic import small_pod
+
+    pod, config = directory / "small-pod.json", directory / "score-all.yaml"
+    pod.write_text(json.dumps(small_pod()), encoding="utf-8")
+    config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                      "percentageOfNodesToScore: 100\n", encoding="utf-8")
+    return pod, config
+
+
+# --- rows ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    workload: str
+    shape: str
+    ours: str
+    goal: str
+    met: bool | None
+    upstream: str = ""
+    ratio: str = ""
+    figures: dict[str, Any] | None = None
+
+
+def _verdict(met: bool | None) -> str:
+    return "-" if met is None else ("yes" if met else "no")
+
+
+def explain_row(shape: str, cluster: Path, pod: Path, config: Path, sizes: Sizes) -> Row:
+    load = _in_child({"what": "json.load", "path": str(cluster)})["cpu_s"]
+    cpu, proc = _kschedctl(["explain", "--cluster", str(cluster), str(pod), "-c", str(config), "--seed", "1"])
+    if proc.returncode != 0:
+        raise RuntimeError(f"explain on {cluster}: {proc.stderr.strip()[-500:]}")
+    ratio = cpu / load if load else 0.0
+    return Row("explain", shape, f"{ratio:.1f}x json.load ({cpu:.2f} s vs {load:.2f} s)",
+               f"<= {EXPLAIN_RATIO_GOAL:g}x json.load", ratio <= EXPLAIN_RATIO_GOAL,
+               figures={"explain_cpu_s": cpu, "json_load_cpu_s": load, "ratio": ratio})
+
+
+def capacity_row(shape: str, cluster: Path, pod: Path, explain_cpu: float | None) -> Row:
+    cpu, proc = _kschedctl(["capacity", "--cluster", str(cluster), str(pod), "--seed", "1", "-o", "json"])
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"capacity on {cluster}: {proc.stderr.strip()[-500:]}")
+    result = json.loads(proc.stdout)
+    true_count = not result.get("limitReached")
+    count = f"{result['count']:,}" + ("" if true_count else f" (stopped at --max {result.get('max'):,})")
+    if explain_cpu:
+        ratio = cpu / explain_cpu
+        ours, met = f"{count}, {ratio:.1f}x explain ({cpu:.2f} s)", true_count and ratio <= CAPACITY_RATIO_GOAL
+    else:
+        ours, met = f"{count}, {cpu:.2f} s (no explain row to compare)", None if true_count else False
+    return Row("capacity", shape, ours, f"true count, <= {CAPACITY_RATIO_GOAL:g}x explain", met,
+               figures={"capacity_cpu_s": cpu, "count": result["count"], "limit_reached": not true_count})
+
+
+def rollout_row(shape: str, kind: str, sizes: Sizes, oracle: str | None) -> Row:
+    replicas = sizes.preemptors if kind == "preemption" else sizes.replicas
+    r = _in_child({"what": "rollout", "shape": shape, "kind": kind, "nodes": sizes.nodes, "replicas": replicas})
+    goal = PODS_PER_S_GOALS[kind]
+    ours = f"{r['pods_per_s']:,.0f} pods/s ({r['scheduled']}/{r['pods']} placed"
+    ours += f", {r['preemptions']} preemptions)" if kind == "preemption" else ")"
+    row = Row(kind, shape, ours, f">= {goal} pods/s", r["pods_per_s"] >= goal, figures=r)
+    if oracle:
+        u = run_oracle(oracle, shape, kind, sizes.nodes, replicas)
+        ratio = r["pods_per_s"] / u["pods_per_s"] if u["pods_per_s"] else 0.0
+        row.upstream = f"{u['pods_per_s']:,.0f} pods/s"
+        row.ratio = f"{ratio:.2f}x ({'met' if ratio >= ORACLE_RATIO_GOAL else 'not met'})"
+        row.figures = {**r, "upstream": u, "ratio": ratio}
+    return row
+
+
+def scale_row(shape: str, sizes: Sizes, base: Row | None) -> Row:
+    r = _in_child({"what": "rollout", "shape": shape, "kind": "scale", "nodes": sizes.scale_nodes,
+                   "replicas": sizes.replicas})
+    small = (base.figures or {}).get("pods_per_s") if base else None
+    rss_ok = r["rss_mib"] <= SCALE_RSS_GOAL_MIB
+    ours = f"{r['pods_per_s']:,.0f} pods/s, {r['rss_mib']:,.0f} MiB peak RSS"
+    if small:
+        fraction = r["pods_per_s"] / small
+        ours += f" ({fraction:.2f}x the {sizes.nodes:,}-node figure)"
+        met: bool | None = rss_ok and fraction >= SCALE_FRACTION_GOAL
+    else:
+        met = None if rss_ok else False
+    title = f"{r['nodes']:,} nodes / {r['existing_pods']:,} pods"
+    return Row("scale", shape, ours, f">= 1/3 of the {sizes.nodes:,}-node pods/s, <= 1.5 GiB", met,
+               figures={**r, "title": title})
+
+
+def run_oracle(oracle: str, shape: str, kind: str, nodes: int, replicas: int) -> dict[str, Any]:
+    """The same rollout through upstream's scheduler (``kschedctl-oracle simulate --bench``)."""
+    if shape == "synthetic":
+        from benchmarks import simulate
+
+        name = {"rollout": "DeploymentRollout", "zone-spread": "DeploymentZoneSpread",
+                "anti-affinity": "DeploymentAntiAffinity", "preemption": "DeploymentPreemption"}[kind]
+        return simulate.run_oracle(oracle, simulate.WORKLOADS[name], None, replicas, nodes)
+    from benchmarks.realistic import as_list, cluster_objects, rollout_objects
+
+    owner, pods = rollout_objects(replicas, kind)
+    with tempfile.TemporaryDirectory(prefix="kschedctl-goals-oracle-") as tmp:
+        cluster, batch = Path(tmp) / "cluster.json", Path(tmp) / "pods.json"
+        cluster.write_text(json.dumps(as_list([*cluster_objects(nodes), owner])))
+        batch.write_text(json.dumps(as_list(pods)))
+        t0 = time.perf_counter()
+        proc = subprocess.run([oracle, "simulate", str(batch), "--cluster", str(cluster), "--bench", "-o", "json"],
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"oracle failed on the {shape} {kind} rollout: {proc.stderr.strip()[-500:]}")
+    result = json.loads(proc.stdout)
+    took = result.get("runSeconds") or 0.0
+    placed = sum(1 for p in result["placements"] if p["outcome"] == "Scheduled")
+    return {"pods": len(pods), "run_s": took, "load_s": wall - took, "scheduled": placed,
+            "preemptions": len(result["preemptions"]), "pods_per_s": len(pods) / took if took else 0.0}
+
+
+# --- the table -------------------------------------------------------------------------------
+
+
+def _shape_title(shape: str, sizes: Sizes, row: Row) -> str:
+    if row.workload == "scale":
+        return f"{shape}, {(row.figures or {}).get('title', '')}"
+    if row.workload == "preemption" and shape == "synthetic":
+        return f"synthetic, {sizes.nodes:,} nodes full of low-priority pods"
+    return f"{shape}, {sizes.nodes:,} nodes / {sizes.pods:,} pods"
+
+
+def markdown(rows: list[Row], sizes: Sizes, with_oracle: bool) -> str:
+    header = ["workload", "cluster", "ours (CPU time)", "goal", "met"]
+    if with_oracle:
+        header += ["upstream", "ours / upstream (goal >= 0.5x)"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        cells = [WORKLOAD_TITLES[row.workload], _shape_title(row.shape, sizes, row), row.ours, row.goal,
+                 _verdict(row.met)]
+        if with_oracle:
+            cells += [row.upstream or "-", row.ratio or "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _compile_kschedctl() -> None:
+    """Byte-compile kschedctl, as pip does on install: with PYTHONDONTWRITEBYTECODE set (as on CI
+    machines) a source checkout would otherwise compile every module on every process start."""
+    import compileall
+
+    import kschedctl
+
+    compileall.compile_dir(str(Path(kschedctl.__file__).parent), quiet=1)
+
+
+def run_goals(workloads: list[str], shapes: list[str], sizes: Sizes, oracle: str | None = None,
+              progress: Any = None) -> list[Row]:
+    rows: list[Row] = []
+    _compile_kschedctl()
+    with tempfile.TemporaryDirectory(prefix="kschedctl-goals-") as tmp:
+        pod, config = _inputs(Path(tmp))
+        for shape in shapes:
+            explain_cpu: float | None = None
+            base: Row | None = None
+            cluster: Path | None = None
+            for workload in [w for w in WORKLOADS if w in workloads]:
+                if workload in ("explain", "capacity") and cluster is None:
+                    cluster = write_cluster_file(shape, sizes, Path(tmp))
+                if workload == "explain":
+                    row = explain_row(shape, cluster, pod, config, sizes)
+                    explain_cpu = (row.figures or {}).get("explain_cpu_s")
+                elif workload == "capacity":
+                    row = capacity_row(shape, cluster, pod, explain_cpu)
+                elif workload == "scale":
+                    row = scale_row(shape, sizes, base)
+                else:
+                    row = rollout_row(shape, workload, sizes, oracle)
+                    if workload == "rollout":
+                        base = row
+                rows.append(row)
+                if progress:
+                    progress(row)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workload", action="append", choices=WORKLOADS, help="repeatable; default every row")
+    parser.add_argument("--shape", action="append", choices=SHAPES, help="repeatable; default both")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"tiny sizes ({QUICK.nodes} nodes, {QUICK.replicas} replicas): a smoke test")
+    parser.add_argument("--oracle", metavar="PATH",
+                        help="also run the rollouts through upstream's scheduler (make -C oracle builds it)")
+    parser.add_argument("--json", metavar="FILE", help="also write every row's figures to FILE")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(_child(json.loads(args.child))))
+        return 0
+    sizes = QUICK if args.quick else FULL
+    workloads = args.workload or list(WORKLOADS)
+    if "scale" in workloads and "rollout" not in workloads:
+        print("note: the scale row compares with the rollout row; add --workload rollout for its fraction",
+              file=sys.stderr)
+
+    def progress(row: Row) -> None:
+        print(f"  {row.shape:<10} {row.workload:<14} {row.ours}", file=sys.stderr, flush=True)
+
+    print(f"{os.cpu_count()} cores; CPU time, one run each{' (--quick: not figures)' if args.quick else ''}",
+          file=sys.stderr, flush=True)
+    rows = run_goals(workloads, args.shape or list(SHAPES), sizes, args.oracle, progress)
+    print(markdown(rows, sizes, bool(args.oracle)))
+    if args.json:
+        Path(args.json).write_text(json.dumps([row.__dict__ for row in rows], indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
