@@ -45,8 +45,8 @@ import yaml
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import extension_points_of
 from kschedctl.framework.status import Code
-from kschedctl.plugins.dra.claims import DraState
-from kschedctl.plugins.dra.features import DEFAULT_FEATURES
+from kschedctl.plugins.dynamic_resources.claims import DraState
+from kschedctl.plugins.dynamic_resources.features import DEFAULT_FEATURES
 from kschedctl.plugins.dynamic_resources import SHARED_KEY, DynamicResources
 from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.scheduler.queue import (
@@ -63,8 +63,8 @@ CASES = load_cases("dynamic_resources")
 FIXTURES = yaml.safe_load((CASES_DIR / "dynamic_resources.yaml").read_text(encoding="utf-8"))["fixtures"]
 
 #: CEL is written separately; cases without selectors never compile an expression.
-CEL_AVAILABLE = importlib.util.find_spec("kschedctl.plugins.dra.cel") is not None
-CEL_MISSING = "kschedctl.plugins.dra.cel does not exist yet: CEL selectors cannot be evaluated"
+CEL_AVAILABLE = importlib.util.find_spec("kschedctl.plugins.dynamic_resources.cel") is not None
+CEL_MISSING = "kschedctl.plugins.dynamic_resources.cel does not exist yet: CEL selectors cannot be evaluated"
 
 _API = "resource.k8s.io/v1"
 _KINDS = {"claims": "ResourceClaim", "classes": "DeviceClass", "slices": "ResourceSlice"}
