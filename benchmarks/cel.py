@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from kschedctl.plugins.dra import cel, pools
+from kschedctl.plugins.dynamic_resources import cel, pools
 
 SELECTORS = {
     "driver": 'device.driver == "gpu.example.com"',

@@ -217,11 +217,11 @@ def fuzz_caches(rounds: int, seed: int = 1) -> int:
 
     from kschedctl.framework.types import NodeInfo, PodInfo
     from kschedctl.plugins import inter_pod_affinity as ipa_plugin
-    from kschedctl.plugins import inter_pod_affinity_filtering as ipa
-    from kschedctl.plugins import inter_pod_affinity_incremental as ipa_incremental
-    from kschedctl.plugins import inter_pod_affinity_scoring as ipa_scoring
-    from kschedctl.plugins import pod_topology_spread_filtering as pts
-    from kschedctl.plugins.pod_topology_spread_common import filter_constraints
+    from kschedctl.plugins.inter_pod_affinity import filtering as ipa
+    from kschedctl.plugins.inter_pod_affinity import incremental as ipa_incremental
+    from kschedctl.plugins.inter_pod_affinity import scoring as ipa_scoring
+    from kschedctl.plugins.pod_topology_spread import filtering as pts
+    from kschedctl.plugins.pod_topology_spread.common import filter_constraints
 
     rng = random.Random(seed)
     colors, namespaces = ["red", "blue", "green"], ["default", "other"]

@@ -22,34 +22,8 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, private: bool 
     The file gets the mode of the file it replaces, else 0666 less the umask; with ``private``,
     0600 whatever it replaces: the temporary file is created 0600, so the text is never readable
     by others, not even for a moment."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise InputError(f"cannot write the file: {exc.strerror or exc}", str(path)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if not private:  # mkstemp created the file 0600: private files keep that
-            if target.exists():
-                # Keep the mode of the file being replaced.
-                os.chmod(tmp, target.stat().st_mode & 0o7777)
-            else:
-                umask = os.umask(0)
-                os.umask(umask)
-                os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise InputError(f"cannot write the file: {exc.strerror or exc}", str(path)) from None
-        raise
+    with writing_atomic(path, private=private) as fh:
+        fh.write(text)
 
 
 @contextmanager
@@ -68,7 +42,7 @@ def writing_atomic(path: str | os.PathLike[str], *, private: bool = False) -> It
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        if not private:
+        if not private:  # mkstemp created the file 0600: private files keep that
             umask = os.umask(0)
             os.umask(umask)
             mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~umask

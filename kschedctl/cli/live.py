@@ -11,8 +11,6 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-import typer
-
 from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
 
 __all__ = ["cluster_state_from_options", "read_live_objects", "find_pod", "pods_of_cluster", "print_warnings"]

@@ -68,6 +68,10 @@ __all__ = [
     "ProgressCallback",
     "LiveObjects",
     "KubeClient",
+    "HttpError",
+    "Unreachable",
+    "Transient",
+    "ListReader",
     "connect",
     "read_objects",
     "read_cluster",
@@ -241,7 +245,7 @@ def _config_message(exc: BaseException, redact: _Redactor) -> str:
 # --------------------------------------------------------------------------- HTTP
 
 
-class _HttpError(Exception):
+class HttpError(Exception):
     """A non-2xx answer: status, reason phrase and the server's own message."""
 
     def __init__(self, status: int, reason: str, message: str, body: dict | None) -> None:
@@ -252,7 +256,7 @@ class _HttpError(Exception):
         self.body = body
 
 
-class _Unreachable(Exception):
+class Unreachable(Exception):
     """The server could not be reached (refused, unknown host, connect timeout, TLS failure)."""
 
 
@@ -339,20 +343,20 @@ class KubeClient:
     def get_json(self, path: str, query: list[tuple[str, str]] | None = None) -> dict:
         """``GET path?query`` as a decoded JSON object, retrying transient failures.
 
-        Raises ``_HttpError`` for a final non-2xx answer and ``_Unreachable`` when the server
+        Raises ``HttpError`` for a final non-2xx answer and ``Unreachable`` when the server
         cannot be reached.
         """
         attempt = 0
         while True:
             try:
                 return self._get_once(path, query or [])
-            except _HttpError as exc:
+            except HttpError as exc:
                 if not (exc.status == 429 or exc.status >= 500) or attempt >= self.retries:
                     raise
                 delay = _retry_after(exc) or self._backoff(attempt)
-            except _Transient as exc:
+            except Transient as exc:
                 if attempt >= self.retries:
-                    raise _Unreachable(str(exc)) from None
+                    raise Unreachable(str(exc)) from None
                 delay = self._backoff(attempt)
             attempt += 1
             self._sleep(delay)
@@ -376,27 +380,27 @@ class KubeClient:
             response = self._api.call_api(method, url, header_params=headers, _request_timeout=self.timeout)
             data = response.read()
         except ApiException as exc:  # the client wraps TLS failures this way (status 0)
-            raise _Unreachable(self._tls_message(str(exc.reason or exc))) from None
+            raise Unreachable(self._tls_message(str(exc.reason or exc))) from None
         except u3.MaxRetryError as exc:
             reason = exc.reason
             if isinstance(reason, u3.SSLError):
-                raise _Unreachable(self._tls_message(str(reason))) from None
+                raise Unreachable(self._tls_message(str(reason))) from None
             if isinstance(reason, (u3.ProtocolError, u3.ReadTimeoutError)) or (
                     self._reached and isinstance(reason, (u3.NewConnectionError, u3.ConnectTimeoutError))):
-                raise _Transient(_describe_network_error(reason)) from None
-            raise _Unreachable(_describe_network_error(reason)) from None
+                raise Transient(_describe_network_error(reason)) from None
+            raise Unreachable(_describe_network_error(reason)) from None
         except (u3.ProtocolError, u3.ReadTimeoutError, u3.DecodeError) as exc:
-            raise _Transient(_describe_network_error(exc)) from None
+            raise Transient(_describe_network_error(exc)) from None
         except (u3.NewConnectionError, u3.ConnectTimeoutError) as exc:
             if self._reached:
-                raise _Transient(_describe_network_error(exc)) from None
-            raise _Unreachable(_describe_network_error(exc)) from None
+                raise Transient(_describe_network_error(exc)) from None
+            raise Unreachable(_describe_network_error(exc)) from None
         except u3.SSLError as exc:
-            raise _Unreachable(self._tls_message(str(exc))) from None
+            raise Unreachable(self._tls_message(str(exc))) from None
         except u3.HTTPError as exc:
-            raise _Unreachable(_describe_network_error(exc)) from None
+            raise Unreachable(_describe_network_error(exc)) from None
         except OSError as exc:
-            raise _Transient(_describe_network_error(exc)) from None
+            raise Transient(_describe_network_error(exc)) from None
         self._reached = True
         status = response.status
         if not 200 <= status <= 299:
@@ -406,7 +410,7 @@ class KubeClient:
                 message = str(body.get("message") or "")
             if not message:
                 message = (data or b"")[:200].decode("utf-8", "replace").strip()
-            err = _HttpError(status, response.reason or "", self.redact(message), body if isinstance(body, dict) else None)
+            err = HttpError(status, response.reason or "", self.redact(message), body if isinstance(body, dict) else None)
             err.retry_after = response.headers.get("Retry-After") if response.headers else None  # type: ignore[attr-defined]
             raise err
         try:
@@ -422,8 +426,8 @@ class KubeClient:
     def watch(self, path: str, query: list[tuple[str, str]], read_timeout: float) -> "WatchStream":
         """``GET path?watch=1&...`` as a stream of decoded events (one JSON object per line).
 
-        Raises ``_HttpError`` for an error answer, ``_Unreachable`` when the server cannot be
-        reached; a connection dropped later ends the stream's iteration with ``_Transient``.
+        Raises ``HttpError`` for an error answer, ``Unreachable`` when the server cannot be
+        reached; a connection dropped later ends the stream's iteration with ``Transient``.
         """
         import urllib3.exceptions as u3
 
@@ -438,16 +442,16 @@ class KubeClient:
             response = self._api.call_api(method, url, header_params=headers,
                                           _request_timeout=(self.timeout[0], read_timeout))
         except ApiException as exc:
-            raise _Unreachable(self._tls_message(str(exc.reason or exc))) from None
+            raise Unreachable(self._tls_message(str(exc.reason or exc))) from None
         except (u3.MaxRetryError, u3.HTTPError, OSError) as exc:
             reason = getattr(exc, "reason", None) or exc
-            raise _Transient(_describe_network_error(reason)) from None
+            raise Transient(_describe_network_error(reason)) from None
         raw = response.response
         if not 200 <= response.status <= 299:
             data = response.read()
             body = _json_or_none(data)
             message = str(body.get("message") or "") if isinstance(body, dict) else ""
-            raise _HttpError(response.status, response.reason or "", self.redact(message),
+            raise HttpError(response.status, response.reason or "", self.redact(message),
                              body if isinstance(body, dict) else None)
         self._reached = True
         return WatchStream(raw)
@@ -459,7 +463,7 @@ class KubeClient:
         return f"TLS failure ({text[:200]})"
 
 
-class _Transient(Exception):
+class Transient(Exception):
     """A failure worth retrying: connection reset, read timeout, connection refused after a first success."""
 
 
@@ -480,11 +484,11 @@ class WatchStream:
                     continue
                 event = _json_or_none(line)
                 if not isinstance(event, dict):
-                    raise _Transient("the watch sent a line that is not a JSON object")
+                    raise Transient("the watch sent a line that is not a JSON object")
                 yield event
         except (u3.ProtocolError, u3.ReadTimeoutError, u3.DecodeError, OSError, ValueError) as exc:
             if not self.closed:
-                raise _Transient(_describe_network_error(exc)) from None
+                raise Transient(_describe_network_error(exc)) from None
         finally:
             self._release()
 
@@ -503,7 +507,7 @@ class WatchStream:
             pass
 
 
-def _retry_after(exc: _HttpError) -> float | None:
+def _retry_after(exc: HttpError) -> float | None:
     value = getattr(exc, "retry_after", None)
     if not value:
         return None
@@ -579,7 +583,7 @@ def read_objects(kubeconfig: str | os.PathLike[str] | None = None, context: str 
     if client is None:
         client = connect(kubeconfig, context, timeout=timeout, retries=retries, env=env, sleep=sleep)
     ns_filter = sorted(set(namespaces)) if namespaces else None
-    reader = _Reader(client, ns_filter, on_progress, max(1, page_size))
+    reader = ListReader(client, ns_filter, on_progress, max(1, page_size))
     try:
         objects, warnings = reader.read_all(max(1, workers))
     finally:
@@ -619,7 +623,7 @@ def cluster_state_of(live: LiveObjects) -> ClusterState:
     return state
 
 
-class _Reader:
+class ListReader:
     """Lists every kind, a few at a time, and turns failures into errors or warnings."""
 
     def __init__(self, client: KubeClient, namespaces: list[str] | None,
@@ -686,9 +690,9 @@ class _Reader:
         for namespace in scopes:
             try:
                 items.extend(self._list(kind, namespace, len(items)))
-            except _HttpError as exc:
+            except HttpError as exc:
                 return [], self._http_failure(kind, namespace, exc)
-            except _Unreachable as exc:
+            except Unreachable as exc:
                 raise ClusterAccessError(
                     f"cannot reach the API server at {self.client.server} ({self.client.source.description}): "
                     f"{exc}") from None
@@ -709,7 +713,7 @@ class _Reader:
                 query.append(("continue", token))
             try:
                 page = self.client.get_json(path, query)
-            except _HttpError as exc:
+            except HttpError as exc:
                 if exc.status == 410 and token and not restarted:
                     # The continue token expired (the list took longer than etcd's compaction
                     # window): start this kind again, once.
@@ -734,7 +738,7 @@ class _Reader:
             if not token:
                 return items
 
-    def _http_failure(self, kind: Kind, namespace: str | None, exc: _HttpError) -> str | None:
+    def _http_failure(self, kind: Kind, namespace: str | None, exc: HttpError) -> str | None:
         """A final error answer for ``kind``: raise when the read cannot go on, else the warning."""
         scope = f'in namespace "{namespace}"' if namespace else "at the cluster scope"
         server_says = f": {exc.message}" if exc.message else ""

@@ -54,6 +54,7 @@ __all__ = [
     "load_file",
     "parse_text",
     "expand_paths",
+    "check_json_depth",
     "gc_paused",
 ]
 
@@ -494,7 +495,7 @@ def _parse_json_stream(text: str, name: str, utf8: bytes | None = None,
                        ) -> list[tuple[Any, int | None, Callable[[int], int | None] | None]]:
     """Every JSON value in ``text`` (one, or several one after another) with its start line."""
     out: list[tuple[Any, int, Callable[[int], int | None] | None]] = []
-    _check_json_depth(text, name, utf8)
+    check_json_depth(text, name, utf8)
     idx = _WS.match(text, 0).end()  # type: ignore[union-attr]
     if text.startswith("\ufeff", idx):
         idx = _WS.match(text, idx + 1).end()  # type: ignore[union-attr]
@@ -526,7 +527,7 @@ def _parse_json_stream(text: str, name: str, utf8: bytes | None = None,
     return out
 
 
-def _check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:
+def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:
     """Refuse JSON nested deeper than MAX_DEPTH before json builds it.
 
     Works on bytes with C-speed operations: drop escaped backslashes and quotes, keep only

@@ -34,13 +34,13 @@ from kschedctl.errors import ClusterAccessError
 from kschedctl.inputs.kube import (
     KIND_BY_NAME,
     POD_FIELD_SELECTOR,
+    HttpError,
     Kind,
     KubeClient,
+    ListReader,
     LiveObjects,
-    _HttpError,
-    _Reader,
-    _Transient,
-    _Unreachable,
+    Transient,
+    Unreachable,
     read_objects,
     strip_object,
 )
@@ -250,7 +250,7 @@ class Recorder:
                                 gone = True
                                 break
                             message = obj.get("message") if isinstance(obj, dict) else None
-                            raise _HttpError(int(code or 500), "watch error", self.client.redact(str(message or "")),
+                            raise HttpError(int(code or 500), "watch error", self.client.redact(str(message or "")),
                                              obj if isinstance(obj, dict) else None)
                         seen = _version(obj)
                         if seen:
@@ -267,7 +267,7 @@ class Recorder:
                     if failures > 1:  # the new list's version was too old as well: do not hammer the server
                         self._wait(self._backoff(failures))
                     version = self._relist(kind, "410 Gone: the watch's resourceVersion was compacted away")
-            except _HttpError as exc:
+            except HttpError as exc:
                 if self._stop.is_set():
                     return
                 if exc.status == 410:
@@ -293,7 +293,7 @@ class Recorder:
                 failures += 1
                 self._events.put(("reconnect", kind.kind, f"{exc.status} {exc.reason}".strip()))
                 self._wait(self._backoff(failures))
-            except (_Transient, _Unreachable) as exc:
+            except (Transient, Unreachable) as exc:
                 if self._stop.is_set():
                     return
                 failures += 1
@@ -314,10 +314,10 @@ class Recorder:
         """List ``kind`` again (its watch cannot resume): the new list goes to the main thread,
         which records the difference. Returns the version to watch from."""
         while not self._stop.is_set():
-            reader = _Reader(self.client, None, None, self.page_size)
+            reader = ListReader(self.client, None, None, self.page_size)
             try:
                 items = reader._list(kind, None, 0)
-            except (_HttpError, _Transient, _Unreachable) as exc:
+            except (HttpError, Transient, Unreachable) as exc:
                 self._events.put(("reconnect", kind.kind, str(exc)))
                 self._wait(self._backoff(2))
                 continue

@@ -217,10 +217,10 @@ def _decode_line(raw: bytes, path: str, number: int) -> dict:
         raise InputError(f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB, the limit for one trace line",
                          path, number)
     if raw.count(b"[") + raw.count(b"{") > limits.INPUT_MAX_DEPTH:
-        from kschedctl.inputs.loader import _check_json_depth
+        from kschedctl.inputs.loader import check_json_depth
 
         try:
-            _check_json_depth(raw.decode("utf-8", "replace"), path, raw)
+            check_json_depth(raw.decode("utf-8", "replace"), path, raw)
         except InputError:
             raise InputError(f"nested deeper than {limits.INPUT_MAX_DEPTH} levels", path, number) from None
     try:

@@ -30,7 +30,7 @@ from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
-from kschedctl.plugins.volume_binding_binder import (
+from kschedctl.plugins.volume_binding.binder import (
     IN_TREE_DRIVERS,
     IN_TREE_SOURCES,
     claim_class,

@@ -25,7 +25,7 @@ from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, pods_text
-from kschedctl.plugins.volume_binding_binder import pvc_not_found, spec
+from kschedctl.plugins.volume_binding.binder import pvc_not_found, spec
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState

@@ -23,7 +23,7 @@ from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
-from kschedctl.plugins.volume_binding_binder import claim_class, meta, not_found, pvc_not_found, spec
+from kschedctl.plugins.volume_binding.binder import claim_class, meta, not_found, pvc_not_found, spec
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.cycle_state import CycleState

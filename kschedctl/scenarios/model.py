@@ -51,9 +51,9 @@ class Expectation:
             return str(self.spec["name"])
         if self.is_simulate:
             sim = self.spec["simulate"]
-            parts = [f"{k} {_short(v)}" for k, v in sim.items() if k != "includeClusterPending"]
+            parts = [f"{k} {short_value(v)}" for k, v in sim.items() if k != "includeClusterPending"]
             return "simulate: " + ", ".join(parts)
-        parts = [f"{k} {_short(self.spec[k])}" for k in POD_CHECKS if k in self.spec]
+        parts = [f"{k} {short_value(self.spec[k])}" for k in POD_CHECKS if k in self.spec]
         return f"{self.pod or '(the pod)'}: " + ", ".join(parts)
 
 
@@ -134,11 +134,12 @@ def as_list(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-def _short(value: Any) -> str:
+def short_value(value: Any) -> str:
+    """A check's value in a title: lists and maps inline, strings unquoted unless empty or spaced."""
     if isinstance(value, list):
         return "[" + ", ".join(str(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_short(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k}: {short_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, str):
         return repr(value) if value == "" or " " in value else value
     return str(value)

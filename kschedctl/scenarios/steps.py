@@ -83,9 +83,9 @@ def expectation_title(spec: dict) -> str:
     """``name``, else the checks in short (``pending [a], countPerNode {node-a1: 2}``)."""
     if spec.get("name"):
         return str(spec["name"])
-    from kschedctl.scenarios.model import _short
+    from kschedctl.scenarios.model import short_value
 
-    return ", ".join(f"{k} {_short(v)}" for k, v in spec.items())
+    return ", ".join(f"{k} {short_value(v)}" for k, v in spec.items())
 
 
 def step_failures(spec: dict, record: StepRecord) -> tuple[list[str], list[str], dict[str, Any]]:

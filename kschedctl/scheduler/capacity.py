@@ -155,7 +155,7 @@ def closed_form_state(sim: Simulator, fwk: Any, template: PodInfo) -> tuple[Cycl
     It can when the copy reaches the filters as it is (no PreEnqueue gate, no extender, no
     nominated pod holding room), nothing after the filters can turn a feasible node down or
     make the copy wait (every Reserve, Permit and PreBind plugin skipped its PreFilter for this
-    pod), no plugin is custom or not implemented, and every filter that did not skip is
+    pod), no plugin is custom, and every filter that did not skip is
     node-local and either reads only the node object or is counted by ``_share``.
     InterPodAffinity is accepted when the copies carry no required pod (anti-)affinity terms.
     """

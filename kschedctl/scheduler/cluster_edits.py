@@ -19,8 +19,9 @@ and a sweep's cells), and only the nodes an edit touches are copied. The edits:
   replacements land is ``kschedctl.scheduler.what_if``'s to answer.
 - ``AddNodes``: copies of a node with fresh names (``kubernetes.io/hostname`` set to the name),
   schedulable, with optional extra labels and taints, and no pods.
-- ``LabelNodes``, ``TaintNodes``, ``MarkNotReady``: patch labels and taints, turn a node NotReady
-  with the node lifecycle controller's taints (for scenarios that step through time).
+- ``LabelNodes``, ``TaintNodes``: patch labels and taints; ``NodeReadiness``: turn a node
+  NotReady, unreachable or Ready again with the node lifecycle controller's taints (scenarios
+  that step through time; ``MarkNotReady`` is what-if's NotReady).
 
 A node target is a node name or a label selector (``NodeTarget.parse``): a word that is a valid
 node name is a name, anything with a selector operator is a selector. A name that is no node,
@@ -43,7 +44,8 @@ from kschedctl.k8s.tolerations import taint_to_string
 from kschedctl.limits import ADD_NODES_MAX
 
 __all__ = [
-    "NodeTarget", "RemoveNodes", "Cordon", "Drain", "AddNodes", "LabelNodes", "TaintNodes", "MarkNotReady",
+    "NodeTarget", "RemoveNodes", "Cordon", "Drain", "AddNodes", "LabelNodes", "TaintNodes", "NodeReadiness",
+    "MarkNotReady", "READINESS", "NOT_READY_TAINT_KEY", "UNREACHABLE_TAINT_KEY",
     "EditRecord", "Eviction", "apply_edits", "parse_taint", "parse_label",
     "UNSCHEDULABLE_TAINT_KEY", "MIRROR_POD_ANNOTATION", "controller_of", "replacement_pod",
 ]
@@ -166,6 +168,13 @@ class EditRecord:
             return f"tainted {nodes}: {', '.join(self.taints)}"
         if self.action == "not-ready":
             return f"marked {nodes} NotReady"
+        if self.action in ("notReady", "unreachable"):
+            condition = "NotReady" if self.action == "notReady" else "unreachable"
+            return f"{nodes} {condition}: tainted {', '.join(self.taints)}"
+        if self.action == "ready":
+            return f"{nodes} Ready again"
+        if self.action == "untaint":
+            return f"untainted {nodes}: {', '.join(self.taints)}"
         parts = [f"drained {nodes}: evicted {_count(self.evicted, 'pod')}"]
         if self.blocked:
             parts.append(f"{len(self.blocked)} blocked by a PodDisruptionBudget")
@@ -412,41 +421,78 @@ class TaintNodes(Edit):
         return new, EditRecord("taint", str(self.target), names, taints=[taint_to_string(t) for t in taints])
 
 
-#: The taint the node lifecycle controller puts on a node whose Ready condition is not True.
+#: The taints the node lifecycle controller puts on a node whose Ready condition is False
+#: (not-ready) or Unknown (unreachable).
 NOT_READY_TAINT_KEY = "node.kubernetes.io/not-ready"
+UNREACHABLE_TAINT_KEY = "node.kubernetes.io/unreachable"
+#: Per readiness: the Ready condition's status, its reason (the kubelet's, or the node lifecycle
+#: controller's for a kubelet that stopped reporting) and the taint that goes with it.
+READINESS: dict[str, tuple[str, str, str | None]] = {
+    "notReady": ("False", "KubeletNotReady", NOT_READY_TAINT_KEY),
+    "unreachable": ("Unknown", "NodeStatusUnknown", UNREACHABLE_TAINT_KEY),
+    "ready": ("True", "KubeletReady", None),
+}
 
 
 @dataclass(frozen=True)
-class MarkNotReady(Edit):
-    """The node's kubelet stops reporting Ready: the Ready condition turns False and the node
-    lifecycle controller taints the node ``node.kubernetes.io/not-ready`` with NoSchedule
-    (TaintNodesByCondition) and NoExecute (taint-based eviction, stamped with ``now``). The
-    pods stay bound; evicting those that do not tolerate the NoExecute taint is the taint
-    manager's, and a scenario's, next step."""
+class NodeReadiness(Edit):
+    """The node lifecycle controller on a node whose kubelet reports NotReady (``notReady``),
+    stopped reporting (``unreachable``), or is Ready again (``ready``): the Ready condition and
+    the ``not-ready`` / ``unreachable`` taints, swapped as the controller swaps them
+    (NoSchedule by TaintNodesByCondition, NoExecute by taint-based eviction, stamped ``now``
+    unless the node had it already). The pods stay bound; evicting those that do not tolerate
+    the NoExecute taint is the taint manager's, and a scenario's, next step."""
 
     target: NodeTarget
+    readiness: str = "notReady"
     now: str = "1970-01-01T00:00:00Z"
     origin: str = field(default="", compare=False)
+
+    def describe(self) -> str:
+        return f"{self.readiness} {self.target}"
+
+    def apply(self, state: ClusterState) -> tuple[ClusterState, EditRecord]:
+        names = self.target.nodes(state)
+        new = state.copy()
+        status_value, reason, key = READINESS[self.readiness]
+        added: list[str] = []
+        for name in names:
+            node = _own_node(new, name)
+            spec = node.setdefault("spec", {})
+            old = list(spec.get("taints") or ())
+            taints = [t for t in old if t.get("key") not in (NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY)]
+            if key is not None:
+                kept = {(t.get("key"), t.get("effect")): t for t in old}
+                for effect in ("NoSchedule", "NoExecute"):
+                    taint = kept.get((key, effect)) or {"key": key, "effect": effect}
+                    if effect == "NoExecute":
+                        taint = {**taint, "timeAdded": taint.get("timeAdded") or self.now}
+                    taints.append(taint)
+                    added.append(f"{key}:{effect}")
+            if taints:
+                spec["taints"] = taints
+            else:
+                spec.pop("taints", None)
+            status = node.setdefault("status", {})
+            conditions = [c for c in status.get("conditions") or () if c.get("type") != "Ready"]
+            conditions.append({"type": "Ready", "status": status_value, "reason": reason,
+                               "lastTransitionTime": self.now})
+            status["conditions"] = conditions
+        return new, EditRecord(self.readiness, str(self.target), names, taints=sorted(set(added)))
+
+
+@dataclass(frozen=True)
+class MarkNotReady(NodeReadiness):
+    """``NodeReadiness`` ``notReady``, as what-if names it: recorded as ``not-ready`` with the
+    taints in the order the controller adds them."""
 
     def describe(self) -> str:
         return f"not-ready {self.target}"
 
     def apply(self, state: ClusterState) -> tuple[ClusterState, EditRecord]:
-        names = self.target.nodes(state)
-        new = state.copy()
-        taints = [{"key": NOT_READY_TAINT_KEY, "effect": "NoSchedule"},
-                  {"key": NOT_READY_TAINT_KEY, "effect": "NoExecute", "timeAdded": self.now}]
-        for name in names:
-            node = _own_node(new, name)
-            status = node.setdefault("status", {})
-            conditions = [c for c in status.get("conditions") or () if c.get("type") != "Ready"]
-            conditions.append({"type": "Ready", "status": "False", "reason": "KubeletNotReady",
-                               "lastTransitionTime": self.now})
-            status["conditions"] = conditions
-            spec = node.setdefault("spec", {})
-            spec["taints"] = _merge_taints(list(spec.get("taints") or ()), taints)
-        return new, EditRecord("not-ready", str(self.target), names,
-                               taints=[taint_to_string(t) for t in taints])
+        new, record = super().apply(state)
+        in_order = sorted(record.taints, key=lambda taint: taint.endswith(":NoExecute"))
+        return new, EditRecord("not-ready", record.target, record.nodes, taints=in_order)
 
 
 def apply_edits(state: ClusterState, edits: Iterable[Edit]) -> tuple[ClusterState, list[EditRecord]]:

@@ -63,7 +63,7 @@ from kschedctl.plugins.node_resources_balanced_allocation import NodeResourcesBa
 from kschedctl.plugins.node_resources_fit import NodeResourcesFit
 from kschedctl.plugins.node_unschedulable import NodeUnschedulable
 from kschedctl.plugins.pod_topology_spread import PodTopologySpread
-from kschedctl.plugins.pod_topology_spread_common import count_node_pods_match_selector
+from kschedctl.plugins.pod_topology_spread.common import count_node_pods_match_selector
 from kschedctl.plugins.resource_allocation import (
     _KIND_CPU,
     _KIND_EPHEMERAL,

@@ -40,6 +40,7 @@ window) and the PodScheduled times written on binding read it.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 import time
 from dataclasses import dataclass, field
@@ -57,7 +58,10 @@ from kschedctl.scheduler.cluster_edits import (
     Edit,
     EditRecord,
     LabelNodes,
+    NodeReadiness,
     NodeTarget,
+    NOT_READY_TAINT_KEY,
+    UNREACHABLE_TAINT_KEY,
     RemoveNodes,
     TaintNodes,
     apply_edits,
@@ -71,8 +75,6 @@ from kschedctl.scheduler.outcome import Outcome
 __all__ = ["ACTIONS", "Step", "StepRecord", "SteppedCluster", "parse_duration", "parse_steps",
            "NOT_READY_TAINT_KEY", "UNREACHABLE_TAINT_KEY", "SETTLE_ROUNDS"]
 
-NOT_READY_TAINT_KEY = "node.kubernetes.io/not-ready"
-UNREACHABLE_TAINT_KEY = "node.kubernetes.io/unreachable"
 #: DefaultTolerationSeconds' --default-not-ready-toleration-seconds / unreachable default.
 DEFAULT_TOLERATION_SECONDS = 300
 #: The Job controller's default spec.backoffLimit.
@@ -187,7 +189,7 @@ class Step:
                 elif action == "cordon":
                     self.edit = _Edits([Cordon(t, origin=origin) for t in targets])
                 else:
-                    self.edit = _Edits([NodeCondition(t, action, origin=origin) for t in targets])
+                    self.edit = _Edits([NodeReadiness(t, action, origin=origin) for t in targets])
             elif action == "drain":
                 spec = value if isinstance(value, dict) else {"nodes": value}
                 _only(spec, ("nodes", "force"))
@@ -389,53 +391,6 @@ def _removed(taint: dict, removals: list[tuple[str, str | None]]) -> bool:
     return any(taint.get("key") == key and effect in (None, taint.get("effect")) for key, effect in removals)
 
 
-@dataclass(frozen=True)
-class NodeCondition(Edit):
-    """The node lifecycle controller on a node whose kubelet reports NotReady (``notReady``),
-    stopped reporting (``unreachable``), or is Ready again (``ready``): the Ready condition and
-    the ``not-ready`` / ``unreachable`` taints (NoSchedule by TaintNodesByCondition, NoExecute
-    by taint-based eviction), stamped with the virtual time in ``timeAdded``."""
-
-    target: NodeTarget
-    condition: str
-    origin: str = field(default="", compare=False)
-    now: float = field(default=0.0, compare=False)
-
-    def describe(self) -> str:
-        return f"{self.condition} {self.target}"
-
-    def apply(self, state: ClusterState) -> tuple[ClusterState, EditRecord]:
-        names = self.target.nodes(state)
-        new = state.copy()
-        status_value = {"notReady": "False", "unreachable": "Unknown", "ready": "True"}[self.condition]
-        key = {"notReady": NOT_READY_TAINT_KEY, "unreachable": UNREACHABLE_TAINT_KEY}.get(self.condition)
-        stamp = _rfc3339(self.now)
-        added = []
-        for name in names:
-            node = copy.deepcopy(new.node_by_name[name])
-            spec = node.setdefault("spec", {})
-            taints = [t for t in spec.get("taints") or ()
-                      if t.get("key") not in (NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY)]
-            if key is not None:
-                kept = {(t.get("key"), t.get("effect")): t for t in spec.get("taints") or ()}
-                for effect in ("NoSchedule", "NoExecute"):
-                    taint = kept.get((key, effect)) or {"key": key, "effect": effect}
-                    if effect == "NoExecute":
-                        taint = {**taint, "timeAdded": taint.get("timeAdded") or stamp}
-                    taints.append(taint)
-                    added.append(f"{key}:{effect}")
-            if taints:
-                spec["taints"] = taints
-            else:
-                spec.pop("taints", None)
-            status = node.setdefault("status", {})
-            conditions = [c for c in status.get("conditions") or () if c.get("type") != "Ready"]
-            conditions.append({"type": "Ready", "status": status_value, "lastTransitionTime": stamp})
-            status["conditions"] = conditions
-            new.add_object(node)
-        return new, EditRecord(self.condition, str(self.target), names, taints=sorted(set(added)))
-
-
 # ---------------------------------------------------------------------------------------- records
 
 
@@ -492,7 +447,7 @@ class StepRecord:
 
     def lines(self) -> list[str]:
         """What happened, one line each (the table's step block)."""
-        out = [_edit_summary(e) for e in self.edits]
+        out = [e.summary() for e in self.edits]
         for label, items in (("created", self.created), ("deleted", self.deleted), ("succeeded", self.completed)):
             if items:
                 out.append(f"{label}: {', '.join(items)}")
@@ -626,8 +581,8 @@ class SteppedCluster:
             assert step.edit is not None
             edits = step.edit.edits if isinstance(step.edit, _Edits) else [step.edit]
             for edit in edits:
-                if isinstance(edit, NodeCondition):
-                    edit = NodeCondition(edit.target, edit.condition, edit.origin, now=self.now)
+                if isinstance(edit, NodeReadiness):
+                    edit = dataclasses.replace(edit, now=_rfc3339(self.now))
                 self.state, [edit_record] = apply_edits(self.state, [edit])
                 record.edits.append(edit_record)
                 for eviction in edit_record.evicted:
@@ -923,18 +878,6 @@ def _job_key(pod: dict) -> str | None:
 def _zone(node: dict) -> str:
     labels = (node.get("metadata") or {}).get("labels") or {}
     return labels.get("topology.kubernetes.io/zone", "")
-
-
-def _edit_summary(record: EditRecord) -> str:
-    nodes = ", ".join(record.nodes)
-    if record.action in ("notReady", "unreachable"):
-        state = "NotReady" if record.action == "notReady" else "unreachable"
-        return f"{nodes} {state}: tainted {', '.join(record.taints)}"
-    if record.action == "ready":
-        return f"{nodes} Ready again"
-    if record.action == "untaint":
-        return f"untainted {nodes}: {', '.join(record.taints)}"
-    return record.summary()
 
 
 def _rfc3339(seconds: float) -> str:

@@ -1,4 +1,4 @@
-"""Tests of kschedctl's CEL evaluator for DRA device selectors (the package kschedctl/plugins/dra/cel/).
+"""Tests of kschedctl's CEL evaluator for DRA device selectors (the package kschedctl/plugins/dynamic_resources/cel/).
 
 The tables live in ``cases/dra_cel.yaml``: upstream's TestCEL (k8s.io/dynamic-resource-allocation
 cel/compile_test.go, release-1.34), the apiserver quantity and semver library tests, the allocator
@@ -18,9 +18,9 @@ import pytest
 
 from kschedctl.k8s.quantity import parse_quantity
 from kschedctl.k8s.strconv import quote
-from kschedctl.plugins.dra import cel, pools
-from kschedctl.plugins.dra.cel import gofmt, regex
-from kschedctl.plugins.dra.cel import quantity as cel_quantity
+from kschedctl.plugins.dynamic_resources import cel, pools
+from kschedctl.plugins.dynamic_resources.cel import gofmt, regex
+from kschedctl.plugins.dynamic_resources.cel import quantity as cel_quantity
 from tests.plugins.harness import load_cases
 
 #: Upstream tests (or parts of them) deliberately not ported, and why.

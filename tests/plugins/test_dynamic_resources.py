@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib.util
 from typing import Any
 
 import pytest
@@ -45,9 +44,9 @@ import yaml
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import extension_points_of
 from kschedctl.framework.status import Code
-from kschedctl.plugins.dra.claims import DraState
-from kschedctl.plugins.dra.features import DEFAULT_FEATURES
-from kschedctl.plugins.dynamic_resources import SHARED_KEY, DynamicResources
+from kschedctl.plugins.dynamic_resources.claims import DraState
+from kschedctl.plugins.dynamic_resources.features import DEFAULT_FEATURES
+from kschedctl.plugins.dynamic_resources import DynamicResources
 from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.scheduler.queue import (
     ASSIGNED_POD_ADD,
@@ -62,19 +61,8 @@ from tests.plugins.harness import CASES_DIR, build, expected_status, load_cases,
 CASES = load_cases("dynamic_resources")
 FIXTURES = yaml.safe_load((CASES_DIR / "dynamic_resources.yaml").read_text(encoding="utf-8"))["fixtures"]
 
-#: CEL is written separately; cases without selectors never compile an expression.
-CEL_AVAILABLE = importlib.util.find_spec("kschedctl.plugins.dra.cel") is not None
-CEL_MISSING = "kschedctl.plugins.dra.cel does not exist yet: CEL selectors cannot be evaluated"
-
 _API = "resource.k8s.io/v1"
 _KINDS = {"claims": "ResourceClaim", "classes": "DeviceClass", "slices": "ResourceSlice"}
-
-
-class _NoCel:
-    """Stands in for the CEL cache until it exists; a case that reaches it must say needsCel."""
-
-    def get_or_compile(self, expression: str) -> Any:
-        raise AssertionError(f"CEL needed for {expression!r} but the case is not marked needsCel")
 
 
 # ---------------------------------------------------------------------------------------- objects
@@ -122,15 +110,11 @@ def _expected(refs: list) -> list[dict]:
 
 
 def _setup(case: dict) -> tuple[DynamicResources, Any, Any]:
-    if case.get("needsCel") and not CEL_AVAILABLE:
-        pytest.skip(CEL_MISSING)
     nodes = [_fixture("nodes", n) for n in case.get("nodes") or ["worker"]]
     objects = [_fixture(group, ref) for group in ("claims", "classes", "slices") for ref in case.get(group) or ()]
     env = build(nodes, (), objects)
     plugin = DynamicResources(case.get("args"), env.handle)
     plugin.features = dataclasses.replace(DEFAULT_FEATURES, **(case.get("features") or {}))
-    if not CEL_AVAILABLE:
-        env.snapshot.shared[SHARED_KEY] = DraState(env.handle.cluster(), plugin.features, cel=_NoCel())
     pod = case["pod"]
     pod = pod_info(_fixture("pods", pod) if isinstance(pod, str) else pod)
     return plugin, env, pod
@@ -321,8 +305,6 @@ def test_claim_generated_from_template() -> None:
     objects = [template, _fixture("classes", "deviceClass"), _fixture("slices", "workerNodeSlice")]
     env = build(nodes, (), objects)
     plugin = DynamicResources(None, env.handle)
-    if not CEL_AVAILABLE:
-        env.snapshot.shared[SHARED_KEY] = DraState(env.handle.cluster(), plugin.features, cel=_NoCel())
     pod = pod_info(_fixture("pods", "podWithClaimTemplate"))
     assert plugin.pre_enqueue(pod) is None
     assert "resourceClaimStatuses" not in (pod.pod.get("status") or {})  # the pod object is left as it is

@@ -20,7 +20,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import NodeScore, extension_points_of
 from kschedctl.framework.status import Code
 from kschedctl.k8s.admission import merge_match_label_keys
-from kschedctl.plugins import inter_pod_affinity_filtering as filtering
+from kschedctl.plugins.inter_pod_affinity import filtering
 from kschedctl.plugins.inter_pod_affinity import (
     PRE_FILTER_STATE_KEY,
     InterPodAffinity,
@@ -241,7 +241,7 @@ def test_score_without_pre_score_state() -> None:
 
 def test_normalize_score_min_max() -> None:
     """Min-max scaling with upstream's float64 truncation, negative scores included."""
-    from kschedctl.plugins.inter_pod_affinity_scoring import PreScoreState, normalize
+    from kschedctl.plugins.inter_pod_affinity.scoring import PreScoreState, normalize
 
     scores = [NodeScore("a", -5), NodeScore("b", 0), NodeScore("c", 1), NodeScore("d", 10)]
     normalize(PreScoreState({"zone": {"z": 1}}), scores)

@@ -18,8 +18,8 @@ import pytest
 
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins import inter_pod_affinity
-from kschedctl.plugins import inter_pod_affinity_filtering as filtering
-from kschedctl.plugins.inter_pod_affinity_incremental import IncrementalSums
+from kschedctl.plugins.inter_pod_affinity import filtering
+from kschedctl.plugins.inter_pod_affinity.incremental import IncrementalSums
 from kschedctl.scheduler.simulate import simulate
 
 NAMESPACES = ("default", "shop", "batch")

@@ -27,7 +27,7 @@ from kschedctl.plugins.pod_topology_spread import (
     PRE_SCORE_STATE_KEY,
     PodTopologySpread,
 )
-from kschedctl.plugins.pod_topology_spread_filtering import CriticalPaths
+from kschedctl.plugins.pod_topology_spread.filtering import CriticalPaths
 from tests.plugins.harness import build, expected_status, load_cases, pod_info, run_filters, run_scores, status_dict
 
 _ALL = [p.values[0] for p in load_cases("pod_topology_spread")]

@@ -20,6 +20,7 @@ from kschedctl.scheduler.cluster_edits import (
     Edit,
     LabelNodes,
     MarkNotReady,
+    NodeReadiness,
     NodeTarget,
     RemoveNodes,
     TaintNodes,
@@ -128,3 +129,32 @@ def test_a_target_is_a_name_unless_it_has_a_selector_operator(text: str, selecto
 def test_a_bad_selector_is_an_input_error() -> None:
     with pytest.raises(InputError, match="not a node name or label selector"):
         NodeTarget.parse("pool in (a")
+
+
+# The node lifecycle controller swaps its taints: one readiness replaces the other's, and a
+# NoExecute taint the node already had keeps its timeAdded (taint-based eviction counts from it).
+READINESS_CASES = [
+    # (edit, taints the node has, taints it ends with)
+    (MarkNotReady(NodeTarget.parse("n1"), now="2026-01-01T00:00:00Z"),
+     [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2025-12-31T00:00:00Z"}],
+     [("node.kubernetes.io/not-ready", "NoSchedule", None),
+      ("node.kubernetes.io/not-ready", "NoExecute", "2026-01-01T00:00:00Z")]),
+    (MarkNotReady(NodeTarget.parse("n1"), now="2026-01-01T00:00:00Z"),
+     [{"key": "node.kubernetes.io/not-ready", "effect": "NoExecute", "timeAdded": "2025-12-31T00:00:00Z"}],
+     [("node.kubernetes.io/not-ready", "NoSchedule", None),
+      ("node.kubernetes.io/not-ready", "NoExecute", "2025-12-31T00:00:00Z")]),
+    (NodeReadiness(NodeTarget.parse("n1"), "ready"),
+     [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}, {"key": "spot", "effect": "NoSchedule"}],
+     [("spot", "NoSchedule", None)]),
+]
+
+
+@pytest.mark.parametrize(("edit", "before", "after"), READINESS_CASES)
+def test_readiness_swaps_the_lifecycle_taints(cluster: Any, edit: Any, before: list, after: list) -> None:
+    state = cluster.copy()
+    node = copy.deepcopy(state.node_by_name["n1"])
+    node.setdefault("spec", {})["taints"] = before
+    state.add_object(node)
+    new, _ = edit.apply(state)
+    taints = new.node_by_name["n1"]["spec"].get("taints") or []
+    assert [(t["key"], t["effect"], t.get("timeAdded")) for t in taints] == after

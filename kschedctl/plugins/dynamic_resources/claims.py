@@ -29,8 +29,8 @@ import copy
 import hashlib
 from typing import Any, Iterable
 
-from kschedctl.plugins.dra.features import DEFAULT_FEATURES, Features
-from kschedctl.plugins.dra.pools import DeviceID, SliceIndex
+from kschedctl.plugins.dynamic_resources.features import DEFAULT_FEATURES, Features
+from kschedctl.plugins.dynamic_resources.pools import DeviceID, SliceIndex
 
 __all__ = ["DraState", "ClaimLookupError", "claim_key", "generated_claim_name", "in_flight_key", "is_reserved_for_pod"]
 
@@ -101,7 +101,7 @@ class DraState:
         self.classes: dict[str, dict] = getattr(cluster, "device_classes", None) or {}
         self.slices = SliceIndex((getattr(cluster, "resource_slices", None) or {}).values(), features)
         if cel is None:
-            from kschedctl.plugins.dra.cel import CelCache
+            from kschedctl.plugins.dynamic_resources.cel import CelCache
 
             cel = CelCache()
         self.cel = cel

@@ -25,8 +25,8 @@ from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from kschedctl.framework.types import NODE_CHANGES
 from kschedctl.k8s.gomath import go_round
 from kschedctl.plugins.helper import go_div
-from kschedctl.plugins.pod_topology_spread_common import node_counts_memo
-from kschedctl.plugins.pod_topology_spread_common import (
+from kschedctl.plugins.pod_topology_spread.common import node_counts_memo
+from kschedctl.plugins.pod_topology_spread.common import (
     HONOR,
     Constraint,
     NodeInclusion,

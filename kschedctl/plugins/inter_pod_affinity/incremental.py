@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping
 
 from kschedctl.framework.types import NODE_CHANGES, AffinityTerm, WeightedAffinityTerm
 from kschedctl.k8s.selectors import Selector
-from kschedctl.plugins.inter_pod_affinity_filtering import Pair, TopologyCounts
-from kschedctl.plugins.inter_pod_affinity_scoring import ScoreMap, incoming_terms, node_score_items
+from kschedctl.plugins.inter_pod_affinity.filtering import Pair, TopologyCounts
+from kschedctl.plugins.inter_pod_affinity.scoring import ScoreMap, incoming_terms, node_score_items
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.types import NodeInfo, PodInfo
@@ -309,7 +309,7 @@ class IncrementalSums:
         all_pods: bool,
         hard_pod_affinity_weight: int,
     ) -> ScoreMap | None:
-        """``inter_pod_affinity_scoring.topology_scores`` over ``initial()`` (the nodes PreScore
+        """``inter_pod_affinity.scoring.topology_scores`` over ``initial()`` (the nodes PreScore
         walks), or None. The map is shared: the caller must not change it."""
         pod_key = _pod_key(pod_info, namespace_labels)
         terms_key = _weighted_terms_key(preferred_affinity, preferred_anti_affinity)

@@ -1,7 +1,7 @@
 """VolumeBinding: the pod's PersistentVolumeClaims must be bound, bindable or provisionable on the node.
 
 Upstream: pkg/scheduler/framework/plugins/volumebinding/volume_binding.go and binder.go
-(release-1.34); the binder logic lives in ``volume_binding_binder``.
+(release-1.34); the binder logic lives in ``volume_binding.binder``.
 - PreFilter: a pod with no PVC (or generic ephemeral) volume is Skip. A missing claim
   (``persistentvolumeclaim "x" not found``; for an ephemeral volume "waiting for ephemeral volume
   controller to create the persistentvolumeclaim ..."), a Lost claim, a claim being deleted or an
@@ -16,7 +16,7 @@ Upstream: pkg/scheduler/framework/plugins/volumebinding/volume_binding.go and bi
 - PreScore is Skip and Score 0: capacity scoring (StorageCapacityScoring) is alpha, off in v1.34.
 - Reserve and PreBind write nothing: their Success status carries in ``details`` the bindings
   and provisionings upstream would make.
-Differences from upstream: see ``volume_binding_binder`` (CSIStorageCapacity not modelled,
+Differences from upstream: see ``volume_binding.binder`` (CSIStorageCapacity not modelled,
 in-tree PVs not translated to CSI). Which claim or PV failed goes to ``Status.details``.
 """
 
@@ -32,7 +32,7 @@ from kschedctl.plugins.facts import ArgsFacts, PluginFacts
 from kschedctl.plugins.helper import int_field
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 from kschedctl.plugins.resource_allocation import MAX_CUSTOM_PRIORITY_SCORE, validate_shape
-from kschedctl.plugins.volume_binding_binder import (
+from kschedctl.plugins.volume_binding.binder import (
     BinderError,
     PodVolumeClaims,
     PodVolumes,

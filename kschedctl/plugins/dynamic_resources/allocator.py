@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from kschedctl.plugins.dra.features import DEFAULT_FEATURES, Features
-from kschedctl.plugins.dra.pools import Device, DeviceID, Pool, PoolError, SelectorCompileError, SliceIndex
+from kschedctl.plugins.dynamic_resources.features import DEFAULT_FEATURES, Features
+from kschedctl.plugins.dynamic_resources.pools import Device, DeviceID, Pool, PoolError, SelectorCompileError, SliceIndex
 
 __all__ = ["ALLOCATION_RESULTS_MAX_SIZE", "AllocationError", "Allocator", "claim_ref"]
 
@@ -156,7 +156,7 @@ class Allocator:
 
     ``classes`` maps a DeviceClass name to the object (or None); ``allocated`` is the set of
     DeviceIDs in use by other claims (admin-access allocations excluded); ``cel`` compiles
-    selectors (``kschedctl.plugins.dra.cel.CelCache``).
+    selectors (``kschedctl.plugins.dynamic_resources.cel.CelCache``).
     """
 
     def __init__(self, claims: Sequence[dict], allocated: "set[DeviceID] | frozenset[DeviceID]",

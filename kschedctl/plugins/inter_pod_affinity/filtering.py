@@ -13,7 +13,7 @@ PreFilter counts, per topology pair (topologyKey, value of that label on a node)
 - ``anti``: existing pods matching each of the incoming pod's required anti-affinity terms.
 The incoming pod's terms have their namespace selector resolved into namespace names first
 (upstream ``mergeAffinityTermNamespacesIfNotEmpty``), so they are matched without namespace labels.
-Within a simulate run, the plugin takes the same counts from ``inter_pod_affinity_incremental``
+Within a simulate run, the plugin takes the same counts from ``inter_pod_affinity.incremental``
 (kept across cycles) instead of walking the pods again.
 
 Beyond upstream, the state remembers which pods produced the anti-affinity counts, so that a

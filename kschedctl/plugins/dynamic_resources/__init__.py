@@ -2,9 +2,16 @@
 
 Upstream: pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go (release-1.34,
 v1.34.x: imports ``fwk "k8s.io/kube-scheduler/framework"`` and ``resource/v1``), with its
-dra_manager.go and allocateddevices.go; the allocator is ``kschedctl.plugins.dra.allocator``.
-Feature gates are v1.34's defaults (``kschedctl.plugins.dra.features``): prioritized lists and
-admin access on; partitionable devices, device taints, consumable capacity, binding conditions
+dra_manager.go and allocateddevices.go. The folder holds what the plugin builds on:
+
+- ``features``: the DRA feature gates at their v1.34 defaults;
+- ``cel``: device selectors (CEL) with Kubernetes' DRA environment;
+- ``pools``: ResourceSlices gathered into pools per node;
+- ``allocator``: the structured allocator (``k8s.io/dynamic-resource-allocation/structured``);
+- ``claims``: a pod's claims, claims generated from templates, and the devices in use;
+- ``diagnosis``: the device counts per request a failed node's report shows.
+
+Feature gates are v1.34's defaults: prioritized lists and admin access on; partitionable devices, device taints, consumable capacity, binding conditions
 and extended resources backed by DRA off.
 
 - PreEnqueue: every claim of the pod must exist, not be being deleted, and (when generated from
@@ -47,10 +54,10 @@ from kschedctl.k8s.duration import parse_go_duration
 from kschedctl.k8s.field import FieldError, child, forbidden, invalid
 from kschedctl.k8s.node_selectors import NodeSelector
 from kschedctl.plugins import names
-from kschedctl.plugins.dra.allocator import AllocationError, Allocator, claim_ref
-from kschedctl.plugins.dra.claims import ClaimLookupError, DraState, in_flight_key, is_reserved_for_pod
-from kschedctl.plugins.dra.diagnosis import DeviceGap
-from kschedctl.plugins.dra.features import DEFAULT_FEATURES
+from kschedctl.plugins.dynamic_resources.allocator import AllocationError, Allocator, claim_ref
+from kschedctl.plugins.dynamic_resources.claims import ClaimLookupError, DraState, in_flight_key, is_reserved_for_pod
+from kschedctl.plugins.dynamic_resources.diagnosis import DeviceGap
+from kschedctl.plugins.dynamic_resources.features import DEFAULT_FEATURES
 from kschedctl.plugins.facts import ArgsFacts, PluginFacts
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 

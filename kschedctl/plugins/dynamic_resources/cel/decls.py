@@ -4,8 +4,6 @@ and the functions of Kubernetes' environment kschedctl does not implement."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from .values import CelType
 
 

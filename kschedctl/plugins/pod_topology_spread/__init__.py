@@ -3,8 +3,8 @@
 Upstream: pkg/scheduler/framework/plugins/podtopologyspread/ (plugin.go, common.go,
 filtering.go, scoring.go) on release-1.34, feature gates at v1.34 defaults
 (NodeInclusionPolicyInPodTopologySpread GA, MinDomainsInPodTopologySpread GA,
-MatchLabelKeysInPodTopologySpread beta/on). The parts live in ``pod_topology_spread_common``,
-``pod_topology_spread_filtering`` and ``pod_topology_spread_scoring``.
+MatchLabelKeysInPodTopologySpread beta/on). The parts live in ``pod_topology_spread.common``,
+``pod_topology_spread.filtering`` and ``pod_topology_spread.scoring``.
 
 - Constraints come from the pod's ``topologySpreadConstraints``; a pod without any gets the
   plugin's default constraints (``defaultingType: System``: hostname maxSkew 3 and zone maxSkew 5,
@@ -18,7 +18,7 @@ MatchLabelKeysInPodTopologySpread beta/on). The parts live in ``pod_topology_spr
   topology spread constraints" (Unschedulable) when the skew would exceed maxSkew. The constraint,
   domain, counts and skew are in ``Status.details``.
 - PreScore (ScheduleAnyway constraints): Skip without any (or without nodes); Score and
-  NormalizeScore as described in ``pod_topology_spread_scoring``.
+  NormalizeScore as described in ``pod_topology_spread.scoring``.
 
 Known differences: where upstream walks a Go map (random order) to pick the two critical paths,
 kschedctl walks the domains in node order (only which of several equally-filled domains is tracked
@@ -39,7 +39,7 @@ from kschedctl.k8s.validation import validate_label_name
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import ArgsFacts, PluginFacts
 from kschedctl.plugins.helper import int_field
-from kschedctl.plugins.pod_topology_spread_common import (
+from kschedctl.plugins.pod_topology_spread.common import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
     SYSTEM_DEFAULT_CONSTRAINTS,
@@ -47,20 +47,20 @@ from kschedctl.plugins.pod_topology_spread_common import (
     build_default_constraints,
     filter_constraints,
 )
-from kschedctl.plugins.pod_topology_spread_filtering import (
+from kschedctl.plugins.pod_topology_spread.filtering import (
     PreFilterCache,
     PreFilterState,
     calculate_pre_filter_state,
 )
-from kschedctl.plugins.pod_topology_spread_scoring import (
+from kschedctl.plugins.pod_topology_spread.scoring import (
     PreScoreState,
     count_all_nodes,
     init_pre_score_state,
     normalize_scores,
     score_node,
 )
-from kschedctl.plugins.pod_topology_spread_scoring import normalize_values as normalize_values_batch
-from kschedctl.plugins.pod_topology_spread_scoring import score_nodes as score_nodes_batch
+from kschedctl.plugins.pod_topology_spread.scoring import normalize_values as normalize_values_batch
+from kschedctl.plugins.pod_topology_spread.scoring import score_nodes as score_nodes_batch
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, counts_text, impossible
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -304,7 +304,7 @@ def _schedulable_after_pod_change(pod_info: Any, other: Any, cluster: Any) -> st
 
 def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
     """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
-    from kschedctl.plugins.pod_topology_spread_common import count_pods_match_selector
+    from kschedctl.plugins.pod_topology_spread.common import count_pods_match_selector
 
     d = status.details or {}
     key = d.get("topologyKey")

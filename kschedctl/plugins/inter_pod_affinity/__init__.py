@@ -2,8 +2,8 @@
 terms and the existing pods' anti-affinity against it); preferred terms, in both directions, score.
 
 Upstream: pkg/scheduler/framework/plugins/interpodaffinity/{plugin.go, filtering.go, scoring.go}
-(release-1.34). The PreFilter/Filter half is in ``inter_pod_affinity_filtering``, the
-PreScore/Score half in ``inter_pod_affinity_scoring``; this module holds the plugin.
+(release-1.34). The PreFilter/Filter half is in ``inter_pod_affinity.filtering``, the
+PreScore/Score half in ``inter_pod_affinity.scoring``; this module holds the plugin.
 
 - PreFilter: a pod whose affinity terms do not parse is UnschedulableAndUnresolvable
   "parsing pod: <error>". The incoming pod's required terms get their ``namespaceSelector``
@@ -12,14 +12,14 @@ PreScore/Score half in ``inter_pod_affinity_scoring``; this module holds the plu
   over all nodes). Skip when no existing pod's anti-affinity matches and the pod has no required
   terms. AddPod/RemovePod keep the counts right for nominated pods and preemption.
   Within a run, the counts (and PreScore's scores) of a pod like an earlier one are kept up to
-  date from the nodes that changed since (``inter_pod_affinity_incremental``), not walked again.
+  date from the nodes that changed since (``inter_pod_affinity.incremental``), not walked again.
 - Filter, in this order: affinity (UnschedulableAndUnresolvable "node(s) didn't match pod
   affinity rules"; a node missing a topology key always fails; the first pod of a group whose
   terms match itself passes when no pod matches anywhere), the pod's anti-affinity
   (Unschedulable "node(s) didn't match pod anti-affinity rules"), existing pods' anti-affinity
   (Unschedulable "node(s) didn't satisfy existing pods anti-affinity rules"). Without PreFilter
   state: Error 'error reading "PreFilterInterPodAffinity" from cycleState: not found'.
-- PreScore/Score/NormalizeScore: see ``inter_pod_affinity_scoring``; args ``hardPodAffinityWeight``
+- PreScore/Score/NormalizeScore: see ``inter_pod_affinity.scoring``; args ``hardPodAffinityWeight``
   (default 1, 0..100) and ``ignorePreferredTermsOfExistingPods`` (default false).
 - ``matchLabelKeys`` / ``mismatchLabelKeys`` are merged into the selectors when pods are admitted
   (``kschedctl.k8s.admission.merge_match_label_keys``), as the API server does; the plugin only
@@ -40,20 +40,20 @@ from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.framework.types import WeightedAffinityTerm
 from kschedctl.k8s.field import FieldError, child, invalid
 from kschedctl.k8s.selectors import OP_EXISTS, OP_IN
-from kschedctl.plugins import inter_pod_affinity_filtering as filtering
-from kschedctl.plugins import inter_pod_affinity_scoring as scoring
+from kschedctl.plugins.inter_pod_affinity import filtering
+from kschedctl.plugins.inter_pod_affinity import scoring
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import ArgsFacts, PluginFacts
 from kschedctl.plugins.helper import int_field
-from kschedctl.plugins.inter_pod_affinity_filtering import (
+from kschedctl.plugins.inter_pod_affinity.filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
     PRE_FILTER_STATE_KEY,
     PreFilterState,
 )
-from kschedctl.plugins.inter_pod_affinity_incremental import IncrementalSums
-from kschedctl.plugins.inter_pod_affinity_scoring import PRE_SCORE_STATE_KEY, PreScoreState
+from kschedctl.plugins.inter_pod_affinity.incremental import IncrementalSums
+from kschedctl.plugins.inter_pod_affinity.scoring import PRE_SCORE_STATE_KEY, PreScoreState
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step, TEXT_PODS, impossible, pods_text
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 #: Whether PreFilter and PreScore take their counts from the sums kept across the cycles of a run
-#: (``inter_pod_affinity_incremental``) rather than walking the pods every cycle; the answers are
+#: (``inter_pod_affinity.incremental``) rather than walking the pods every cycle; the answers are
 #: the same (tests turn it off to compare).
 INCREMENTAL = True
 
@@ -314,7 +314,7 @@ def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> s
 
 def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step | None:
     """What would flip this plugin's Filter verdict on the scenario's node (kschedctl.plugins.remedy)."""
-    from kschedctl.plugins.inter_pod_affinity_filtering import (
+    from kschedctl.plugins.inter_pod_affinity.filtering import (
         ERR_REASON_AFFINITY_RULES_NOT_MATCH,
         ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
         PRE_FILTER_STATE_KEY,

@@ -25,7 +25,7 @@ from operator import attrgetter, ne
 from typing import TYPE_CHECKING, Any, Hashable, Sequence
 
 from kschedctl.k8s.selectors import Selector
-from kschedctl.plugins.pod_topology_spread_common import (
+from kschedctl.plugins.pod_topology_spread.common import (
     HONOR,
     Constraint,
     NodeInclusion,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.plugins.dra.allocator import claim_ref
+from kschedctl.plugins.dynamic_resources.allocator import claim_ref
 
 __all__ = ["DeviceGap"]
 
