@@ -123,9 +123,22 @@ class FitError(Exception):
         if d.pre_filter_msg:
             return {}
         counts: dict[str, int] = {}
+        # Neighbouring nodes mostly say the same: count runs of equal reasons, then add each
+        # run (a reason still enters the dict at the first node that gives it).
+        run_reasons: list[str] | None = None
+        run = 0
         for _, status in d.node_to_status.items():
-            for reason in status.reasons:
-                counts[reason] = counts.get(reason, 0) + 1
+            reasons = status.reasons
+            if reasons == run_reasons:
+                run += 1
+                continue
+            if run_reasons is not None:
+                for reason in run_reasons:
+                    counts[reason] = counts.get(reason, 0) + run
+            run_reasons, run = reasons, 1
+        if run_reasons is not None:
+            for reason in run_reasons:
+                counts[reason] = counts.get(reason, 0) + run
         explicit = len(d.node_to_status)
         if explicit < self.num_all_nodes:
             for reason in d.node_to_status.absent_nodes_status().reasons:

@@ -163,6 +163,11 @@ class Scheduler:
         #: Upstream sched.Extenders, in call order (ignorable ones last, see build_extenders).
         self.extenders: list[HTTPExtender] = list(extenders or ())
         self._ext_log: _ExtenderLog | None = None
+        #: Record what only a per-pod report shows (explain): the scores of a single feasible
+        #: node, which upstream does not compute, and the order nodes were visited in. Nothing
+        #: else depends on them; a simulation, which shows neither, turns this off (the scores
+        #: cost a full PreScore in every such cycle).
+        self.for_display = True
 
     # -- extenders ----------------------------------------------------------------------------
     def has_extender_filters(self) -> bool:
@@ -345,7 +350,7 @@ class Scheduler:
         count = len(nodes)
         start = start % count
         feasible: list["NodeInfo"] = []
-        visited: list[str] | None = [] if outcome is not None and from_start else None
+        visited: list[str] | None = [] if outcome is not None and from_start and self.for_display else None
         error: Status | None = None
         chunk = max(num_to_find, 256)
         begin = 0
@@ -376,8 +381,8 @@ class Scheduler:
                 break
             begin = end
         self._last_feasible = feasible
-        if outcome is not None and from_start:
-            outcome.visit_order = visited  # type: ignore[assignment]
+        if visited is not None:
+            outcome.visit_order = visited  # type: ignore[union-attr]
         if error is not None:
             raise SchedulingError(error)
         return feasible
@@ -396,33 +401,41 @@ class Scheduler:
         add_plugin_status = diagnosis.add_plugin_status
         seen: set = set()
         feasible: list["NodeInfo"] = []
-        visited: list[str] | None = [] if outcome is not None and from_start else None
+        visited: list[str] | None = [] if outcome is not None and from_start and self.for_display else None
         error: Status | None = None
         start = start % len(nodes) if nodes else 0
         order = nodes[start:] + nodes[:start] if start else nodes
+        error_code = Code.Error
+        last_plugin: Any = None
+        last_code: Any = None
         for node_info in order:
             status = scan(node_info)
-            passed = status is None or status.code == _SUCCESS
-            if passed and len(feasible) >= num_to_find:
-                if forget is not None:
-                    forget(node_info)
-                break
+            if status is None or status.code == _SUCCESS:
+                if len(feasible) >= num_to_find:
+                    if forget is not None:
+                        forget(node_info)
+                    break
+                if visited is not None:
+                    visited.append(node_info.name)
+                feasible.append(node_info)
+                continue
             if visited is not None:
                 visited.append(node_info.name)
-            if passed:
-                feasible.append(node_info)
-            elif status.code == Code.Error:
+            code = status.code
+            if code == error_code:
                 error = status
                 break
-            else:
-                set_status(node_info.name, status)
-                tag = (status.plugin, status.code)
+            set_status(node_info.name, status)
+            plugin = status.plugin
+            if plugin != last_plugin or code != last_code:  # most nodes repeat the previous one
+                last_plugin, last_code = plugin, code
+                tag = (plugin, code)
                 if tag not in seen:  # AddPluginStatus only depends on the plugin and the code
                     seen.add(tag)
                     add_plugin_status(status)
         self._last_feasible = feasible
-        if outcome is not None and from_start:
-            outcome.visit_order = visited  # type: ignore[assignment]
+        if visited is not None:
+            outcome.visit_order = visited  # type: ignore[union-attr]
         if error is not None:
             raise SchedulingError(error)
         return feasible
@@ -639,7 +652,8 @@ class Scheduler:
         out.tied_nodes = result.tied_nodes
         if result.scoring_skipped_upstream:
             out.scoring_skipped_upstream = True
-            self._display_scores(fwk, state, pod_info, host, out)
+            if self.for_display:
+                self._display_scores(fwk, state, pod_info, host, out)
 
         # Reserve
         s = fwk.run_reserve_plugins_reserve(state, pod_info, host)

@@ -463,6 +463,7 @@ class Simulator(SchedulingSetup):
         global_pct = getattr(self.config, "percentage_of_nodes_to_score", 0)
         self.scheduler = Scheduler(self.snapshot, global_pct, seed=seed, extenders=self.extenders,
                                    hold_waiting_pods=True)
+        self.scheduler.for_display = False  # a simulation's result shows no per-node scores
 
     def pending_cluster_pods(self) -> list[PodInfo]:
         """Pods of the cluster state waiting for a node (not bound, not finished, not terminating)."""

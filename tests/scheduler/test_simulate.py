@@ -416,3 +416,24 @@ def test_tie_break_first_takes_the_first_node_visited(config) -> None:
     sim.scheduler.tie_break_first = True
     result = sim.run([pod("a", cpu="1")])
     assert [p.node for p in result.placements] == ["n1"]
+
+
+def test_a_single_feasible_node_is_scored_for_explain_only(config, monkeypatch) -> None:
+    """Upstream does not score a pod's only feasible node. explain scores it anyway for its
+    report; a simulation, whose result shows no per-node scores, skips that PreScore/Score."""
+    from kschedctl.scheduler.schedule_one import Scheduler
+
+    calls: list[str] = []
+    original = Scheduler._display_scores
+
+    def counting(self, fwk, state, pod_info, host, out):
+        calls.append(host)
+        return original(self, fwk, state, pod_info, host, out)
+
+    monkeypatch.setattr(Scheduler, "_display_scores", counting)
+    nodes = [make_node("small", cpu="1"), make_node("big", cpu="8")]
+    result = Simulator(cluster(nodes), config, seed=1).run([pod("a", cpu="4")])
+    assert [(p.outcome, p.node) for p in result.placements] == [("Scheduled", "big")]
+    assert calls == []
+    sched = Scheduler(None)
+    assert sched.for_display  # explain's scheduler keeps the display scores
