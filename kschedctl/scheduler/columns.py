@@ -387,6 +387,20 @@ class NodeColumns:
         ignored = self.ignored(s.ignored_nodes, at)
         return out if ignored is None else np.where(ignored, 0, out)
 
+    def spread_verdicts(self, s: Any, at: np.ndarray) -> np.ndarray:
+        """PodTopologySpread's Filter for the nodes at ``at`` from its PreFilter state ``s``: a
+        node passes when it has every constraint's topology key and, per constraint, its domain's
+        ``matchNum + selfMatch - minMatchNum`` is at most maxSkew."""
+        ok = np.ones(len(at), dtype=bool)
+        for i, c in enumerate(s.constraints):
+            codes, values = self.label_codes(c.topology_key)
+            node_codes = codes[at]
+            domain_counts = s.tp_value_to_match_num[i]
+            by_code = np.array([domain_counts.get(v, 0) for v in values] + [0], dtype=np.int64)
+            skew = by_code[node_codes] + (s.self_match[i] - s.min_match_num(i))  # -1: the trailing 0
+            ok &= (node_codes >= 0) & (skew <= c.max_skew)
+        return ok
+
     def spread_normalized(self, s: Any, at: np.ndarray, values: np.ndarray) -> list[int]:
         """PodTopologySpread's ``normalize_values`` of the raw ``values`` of the nodes at ``at``."""
         ignored = self.ignored(s.ignored_nodes, at)
@@ -552,11 +566,17 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
     not covered (a NodePorts with host ports, a custom one, a PreFilter state missing)."""
     object_filters = []
     request = None
+    spread = None
     for name, fn in filters:
         plugin = getattr(fn, "__self__", None)
         object_plugin = OBJECT_FILTERS.get(name)
         if object_plugin is not None and type(plugin) is object_plugin:
             object_filters.append(plugin)
+        elif name == pod_topology_spread.NAME and type(plugin) is PodTopologySpread and spread is None:
+            try:
+                spread = state.read(pod_topology_spread.PRE_FILTER_STATE_KEY)
+            except KeyError:
+                return None  # the plugin reports the missing state itself
         elif name == node_resources_fit.NAME and type(plugin) is NodeResourcesFit:
             try:
                 request = state.read(node_resources_fit.PRE_FILTER_STATE_KEY)
@@ -575,6 +595,8 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
             ok &= columns.fit_verdicts(request, at)
         for plugin in object_filters:
             ok &= columns.object_verdicts(plugin, signature, state, pod_info, at)
+        if spread is not None:
+            ok &= columns.spread_verdicts(spread, at)
         return ok
 
     return verdicts

@@ -284,12 +284,13 @@ class _LeanFramework(Framework):
         if nominator is not None and any(nominator.by_node.values()):
             return None
         _, local, rest = self._filter_plan(state, key)
-        if rest or not local:
+        if not local:
             return None
         at = self._column_positions(nodes)
         if at is None:
             return None
-        verdicts = verdict_function(self._columns, local, key, state, pod_info)  # type: ignore[arg-type]
+        # the filters after the node-local ones too (PodTopologySpread's), when the columns cover them
+        verdicts = verdict_function(self._columns, local + rest, key, state, pod_info)  # type: ignore[arg-type]
         if verdicts is None:
             return None
         return lambda positions: verdicts(at[positions])

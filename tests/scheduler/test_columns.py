@@ -336,3 +336,58 @@ def _check_every_cycle(monkeypatch) -> dict[str, set]:
     monkeypatch.setattr(_LeanFramework, "known_scores", checking_known_scores)
     monkeypatch.setattr(_LeanFramework, "known_normalized", checking_known_normalized)
     return checked
+
+
+SPREAD_CASES = {
+    "zone, maxSkew 1": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone"}],
+    "zone with minDomains, tier": [
+        {"maxSkew": 4, "topologyKey": "topology.kubernetes.io/zone", "minDomains": 4},
+        {"maxSkew": 1, "topologyKey": "tier"}],
+    "hostname and zone, nodes without a zone": [
+        {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname"},
+        {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "nodeTaintsPolicy": "Honor"}],
+}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("constraints", SPREAD_CASES.values(), ids=SPREAD_CASES.keys())
+def test_spread_filter_verdicts_from_the_columns_are_the_plugins(seed: int, constraints: list, monkeypatch) -> None:
+    """PodTopologySpread's DoNotSchedule Filter answered from the columns, after the node-local
+    filters: every cycle's verdicts equal the plugin's node by node, and the whole batch places
+    every pod as the run without memos or columns does."""
+    rnd = random.Random(seed)
+    nodes = []
+    for i in range(30):
+        node = make_node(f"n{i:03d}", {"kubernetes.io/hostname": f"n{i:03d}", "tier": rnd.choice("ab")},
+                         cpu=rnd.choice(["2", "4", "8"]), memory="16Gi", pods="110")
+        if i % 7:  # some nodes without a zone: rejected as UnschedulableAndUnresolvable
+            node["metadata"]["labels"]["topology.kubernetes.io/zone"] = f"z{i % 3}"
+        nodes.append(node)
+    names = [n["metadata"]["name"] for n in nodes]
+    running_pods = [make_pod(f"r{i}", node=rnd.choice(names), labels={"app": rnd.choice(["web", "db"])},
+                             containers=[{"name": "c", "resources": {"requests": {"cpu": "500m"}}}])
+                    for i in range(10)]
+    spread = [{"whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}}, **c}
+              for c in constraints]
+    batch = [make_pod(f"rep-{i:03d}", labels={"app": "web"},
+                      containers=[{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+                      topologySpreadConstraints=copy.deepcopy(spread)) for i in range(40)]
+    checked = _check_every_cycle(monkeypatch)
+    spread_verdicts = NodeColumns.spread_verdicts
+    asked: list[int] = []
+
+    def counting(self, s, at):
+        asked.append(len(at))
+        return spread_verdicts(self, s, at)
+
+    monkeypatch.setattr(NodeColumns, "spread_verdicts", counting)
+    results = []
+    for memoize in (True, False):
+        sim = Simulator(cluster(copy.deepcopy(nodes), copy.deepcopy(running_pods)), load_default_config(),
+                        seed=seed, memoize=memoize)
+        results.append(sim.run(copy.deepcopy(batch)).to_dict())
+    for d in results:
+        d["summary"].pop("seconds")
+    assert results[0] == results[1]
+    assert results[0]["summary"]["scheduled"] > 0
+    assert checked["filters"] and asked
