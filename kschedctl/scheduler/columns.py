@@ -45,6 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from kschedctl.framework.cycle_state import StateNotFound
+from kschedctl.framework.status import Code
 from kschedctl.framework.types import NODE_CHANGES
 from kschedctl.plugins import (
     image_locality,
@@ -277,8 +278,8 @@ class NodeColumns:
             if len(self._object_scores) >= _OBJECT_SCORE_SIGNATURES:
                 del self._object_scores[next(iter(self._object_scores))]
             cache = self._object_scores[key] = (np.zeros(self._count, dtype=np.int64),
-                                                np.zeros(self._count, dtype=bool))
-        verdicts, known = cache
+                                                np.zeros(self._count, dtype=bool), np.zeros(self._count, dtype=bool))
+        verdicts, known, certain = cache
         missing = at[~known[at]]
         if len(missing):
             nodes = self._nodes
@@ -287,10 +288,21 @@ class NodeColumns:
                 try:
                     status = run(state, pod_info, nodes[i])
                     verdicts[i] = status is None or status.is_success()
+                    certain[i] = status is None or status.code != Code.Error
                 except Exception:
                     verdicts[i] = False
+                    certain[i] = False
                 known[i] = True
         return verdicts[at] != 0
+
+    def object_certain(self, plugin: Any, signature: str, at: np.ndarray) -> bool:
+        """Whether ``object_verdicts`` of ``plugin`` for the nodes at ``at`` (asked already) each
+        came from a status that is no Error (the plugin did not raise)."""
+        cache = self._object_scores.get(("filter", plugin.name, signature))
+        if cache is None:
+            return False
+        _, known, certain = cache
+        return bool(known[at].all() and certain[at].all())
 
     def fit_verdicts(self, request: Any, at: np.ndarray) -> np.ndarray:
         """NodeResourcesFit's Filter (``_fits_request`` is empty) for the nodes at ``at``, from
@@ -599,6 +611,13 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
             ok &= columns.spread_verdicts(spread, at)
         return ok
 
+    def certain(at: np.ndarray) -> bool:
+        """Whether no node at ``at`` would get an Error status node by node (which ends a scan):
+        the columns' own verdicts never do; a plugin asked per node object must not have raised
+        or answered Error."""
+        return all(columns.object_certain(plugin, signature, at) for plugin in object_filters)
+
+    verdicts.certain = certain  # type: ignore[attr-defined]
     return verdicts
 
 

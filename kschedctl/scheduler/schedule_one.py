@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from kschedctl.framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate, StateNotFound
 from kschedctl.framework.extender import (
@@ -213,20 +213,21 @@ class Scheduler:
         feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, pod_info, outcome)
         if not feasible:
             raise FitError(pod_info, self.snapshot.num_nodes(), diagnosis)
+        rejected = len(diagnosis.node_to_status) + self._unresolved
         if len(feasible) == 1:
-            return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1,
-                                  [feasible[0].name], scoring_skipped_upstream=True)
+            return ScheduleResult(feasible[0].name, 1 + rejected, 1, [feasible[0].name], scoring_skipped_upstream=True)
         scores = self.prioritize_nodes(fwk, state, pod_info, feasible)
         if outcome is not None:
             outcome.node_scores = scores
         host, tied = self.select_host(scores)
-        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), tied)
+        return ScheduleResult(host, len(feasible) + rejected, len(feasible), tied)
 
     def find_nodes_that_fit_pod(
         self, fwk: Framework, state: CycleState, pod_info: "PodInfo", outcome: CycleOutcome | None = None
     ) -> tuple[list["NodeInfo"], Diagnosis]:
         """Upstream findNodesThatFitPod: PreFilter, the nominated node, then Filter."""
         diagnosis = Diagnosis()
+        self._unresolved = 0
         all_nodes = self.snapshot.node_infos()
         pre_res, s, unscheduled_plugins = fwk.run_pre_filter_plugins(state, pod_info)
         diagnosis.unschedulable_plugins = set(unscheduled_plugins)
@@ -261,7 +262,8 @@ class Scheduler:
         try:
             feasible = self.find_nodes_that_pass_filters(fwk, state, pod_info, diagnosis, nodes, outcome)
         finally:
-            processed = len(diagnosis.node_to_status) + (len(self._last_feasible) if self._last_feasible else 0)
+            processed = (len(diagnosis.node_to_status) + self._unresolved
+                         + (len(self._last_feasible) if self._last_feasible else 0))
             if all_nodes:
                 self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
         if self.extenders:
@@ -273,6 +275,8 @@ class Scheduler:
         return feasible, diagnosis
 
     _last_feasible: list | None = None
+    #: Rejected nodes of the last scan counted but not given a status (see ``_scan_verdicts``).
+    _unresolved = 0
 
     def _evaluate_nominated_node(self, fwk, state, pod_info, diagnosis, node_name) -> list["NodeInfo"]:
         node_info = self.snapshot.get_or_none(node_name)
@@ -306,6 +310,7 @@ class Scheduler:
         if outcome is not None:
             outcome.num_nodes_to_find = num_to_find
         self._last_feasible = None
+        self._unresolved = 0
         if not fwk.has_filter_plugins():
             feasible = [nodes[(start + i) % num_all] for i in range(min(num_to_find, num_all))] if num_all else []
             self._last_feasible = feasible
@@ -341,7 +346,13 @@ class Scheduler:
                        num_to_find: int, outcome: CycleOutcome | None, from_start: bool) -> list["NodeInfo"]:
         """``_scan_nodes`` when the framework knows every node's verdict at once (simulate's node
         columns): the same nodes visited, found feasible and rejected, in the same order; only
-        the rejected nodes are scanned one by one, for their statuses."""
+        the rejected nodes are scanned one by one, for their statuses.
+
+        Without a per-node report (``for_display`` off) and without extenders, the statuses of
+        rejected nodes serve only a cycle that fails: they are then asked for at the end, in
+        visit order. When some node passes they are only counted (``_unresolved``), provided
+        the verdicts vouch that every "no" among them is a plain rejection (``certain``: no
+        filter raised or erred, which would have ended the scan)."""
         import numpy as np  # only simulate's framework offers verdicts, and it has numpy loaded
 
         set_status = diagnosis.node_to_status.set
@@ -351,6 +362,25 @@ class Scheduler:
         start = start % count
         feasible: list["NodeInfo"] = []
         visited: list[str] | None = [] if outcome is not None and from_start and self.for_display else None
+        certain = None if self.for_display or self.extenders else getattr(verdicts, "certain", None)
+        deferred: list["NodeInfo"] = []
+
+        def resolve(pending: Iterable["NodeInfo"]) -> tuple[int, Status | None]:
+            """Scan ``pending`` in order for their statuses: how many were recorded, and the
+            error that stopped it (None when none did)."""
+            done = 0
+            for node_info in pending:
+                status = scan(node_info)
+                if status.code == Code.Error:
+                    return done, status
+                done += 1
+                set_status(node_info.name, status)
+                tag = (status.plugin, status.code)
+                if tag not in seen:  # AddPluginStatus only depends on the plugin and the code
+                    seen.add(tag)
+                    add_plugin_status(status)
+            return done, None
+
         error: Status | None = None
         chunk = max(num_to_find, 256)
         begin = 0
@@ -362,17 +392,19 @@ class Scheduler:
             need = num_to_find - len(feasible)
             cut = int(passing[need]) if len(passing) > need else end - begin
             stop = len(passing) > need
-            for k in np.flatnonzero(~passed[:cut]).tolist():
-                node_info = nodes[int(positions[k])]
-                status = scan(node_info)
-                if status.code == Code.Error:
-                    error, cut, stop = status, k + 1, True
-                    break
-                set_status(node_info.name, status)
-                tag = (status.plugin, status.code)
-                if tag not in seen:  # AddPluginStatus only depends on the plugin and the code
-                    seen.add(tag)
-                    add_plugin_status(status)
+            rejected = np.flatnonzero(~passed[:cut]).tolist()
+            if rejected and certain is not None and certain(positions[:cut]):
+                deferred.extend(nodes[i] for i in positions[rejected].tolist())
+            elif rejected:
+                if deferred:  # vouched for: no error among them
+                    _, error = resolve(deferred)
+                    deferred.clear()
+                    if error is not None:
+                        cut, stop = 0, True
+                if error is None:
+                    done, error = resolve(nodes[i] for i in positions[rejected].tolist())
+                    if error is not None:
+                        cut, stop = rejected[done] + 1, True
             taken = positions[passing[passing < cut]].tolist()
             feasible.extend(nodes[i] for i in taken)
             if visited is not None:
@@ -380,6 +412,11 @@ class Scheduler:
             if stop:
                 break
             begin = end
+        if deferred:
+            if feasible:
+                self._unresolved = len(deferred)
+            elif error is None:
+                _, error = resolve(deferred)
         self._last_feasible = feasible
         if visited is not None:
             outcome.visit_order = visited  # type: ignore[union-attr]

@@ -293,7 +293,11 @@ class _LeanFramework(Framework):
         verdicts = verdict_function(self._columns, local + rest, key, state, pod_info)  # type: ignore[arg-type]
         if verdicts is None:
             return None
-        return lambda positions: verdicts(at[positions])
+        def at_positions(positions: Any) -> Any:
+            return verdicts(at[positions])
+
+        at_positions.certain = lambda positions: verdicts.certain(at[positions])  # type: ignore[attr-defined]
+        return at_positions
 
     def run_filter_plugins_with_nominated_pods(
         self, state: Any, pod_info: Any, node_info: Any, record: list | None = None

@@ -391,3 +391,37 @@ def test_spread_filter_verdicts_from_the_columns_are_the_plugins(seed: int, cons
     assert results[0] == results[1]
     assert results[0]["summary"]["scheduled"] > 0
     assert checked["filters"] and asked
+
+
+def test_a_successful_cycle_counts_its_rejected_nodes_without_asking_why(monkeypatch) -> None:
+    """With verdicts from the columns, a simulated cycle that finds a node does not ask the
+    filters why the other nodes failed (nothing shows it); a cycle that finds none still gives
+    every node's reason, word for word."""
+    from kschedctl.plugins.pod_topology_spread import PodTopologySpread
+
+    asked: list[str] = []
+    original = PodTopologySpread.filter
+
+    def counting(self, state, pod_info, node_info):
+        asked.append(node_info.name)
+        return original(self, state, pod_info, node_info)
+
+    monkeypatch.setattr(PodTopologySpread, "filter", counting)
+    nodes = [make_node(f"n{i}", {"kubernetes.io/hostname": f"n{i}", "topology.kubernetes.io/zone": f"z{i % 3}"},
+                       cpu="8" if i % 3 == 0 else "2", memory="16Gi", pods="110") for i in range(6)]
+    existing = [make_pod("r0", node="n0", labels={"app": "web"})]
+    spread = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+               "labelSelector": {"matchLabels": {"app": "web"}}}]
+
+    def replica(name: str, cpu: str) -> dict:
+        return make_pod(name, labels={"app": "web"}, topologySpreadConstraints=copy.deepcopy(spread),
+                        containers=[{"name": "c", "resources": {"requests": {"cpu": cpu}}}])
+
+    result = Simulator(cluster(nodes, existing), load_default_config(), seed=1).run([replica("a", "1")])
+    assert result.placements[0].outcome == "Scheduled" and result.placements[0].node in {"n1", "n2", "n4", "n5"}
+    assert asked == []  # n0 and n3 (zone z0) were rejected without a status
+    result = Simulator(cluster(nodes, existing), load_default_config(), seed=1).run([replica("big", "3")])
+    assert result.placements[0].message == (
+        "0/6 nodes are available: 2 node(s) didn't match pod topology spread constraints, "
+        "4 Insufficient cpu. no new claims to deallocate, preemption: 0/6 nodes are available: "
+        "2 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.")
