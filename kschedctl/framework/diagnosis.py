@@ -43,6 +43,10 @@ class NodeToStatus:
     def set(self, node_name: str, status: Status) -> None:
         self._statuses[node_name] = status
 
+    def update(self, pairs: Iterable[tuple[str, Status]]) -> None:
+        """``set`` of each (node, status) pair, in order."""
+        self._statuses.update(pairs)
+
     def __len__(self) -> int:
         return len(self._statuses)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from kschedctl.framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate, StateNotFound
@@ -336,11 +337,35 @@ class Scheduler:
                     filters[node_info.name] = record  # type: ignore[index]
                     return status
         forget = None if filters is None else (lambda node_info: filters.pop(node_info.name, None))
+        # A framework may know that every node rejects the pod, and why, from an earlier scan
+        # (simulate's, for pods of one signature): the same statuses in the same visit order.
+        known = getattr(fwk, "known_rejections", None) if filters is None and from_start and nodes else None
+        if known is not None and not self.for_display:
+            statuses = known(state, pod_info, nodes, scan)
+            if statuses is not None:
+                return self._all_rejected(diagnosis, nodes, statuses, start)
         bulk = getattr(fwk, "filter_verdicts", None)
         verdicts = bulk(state, pod_info, nodes) if bulk is not None and filters is None and nodes else None
         if verdicts is not None:
-            return self._scan_verdicts(verdicts, scan, diagnosis, nodes, start, num_to_find, outcome, from_start)
-        return self._scan_nodes(scan, diagnosis, nodes, start, num_to_find, outcome, from_start, forget)
+            feasible = self._scan_verdicts(verdicts, scan, diagnosis, nodes, start, num_to_find, outcome, from_start)
+        else:
+            feasible = self._scan_nodes(scan, diagnosis, nodes, start, num_to_find, outcome, from_start, forget)
+        if not feasible and known is not None and not self.for_display:
+            fwk.remember_rejections(state, nodes, diagnosis.node_to_status)  # type: ignore[attr-defined]
+        return feasible
+
+    def _all_rejected(self, diagnosis: Diagnosis, nodes: list["NodeInfo"], statuses: list[Status],
+                      start: int) -> list["NodeInfo"]:
+        """What ``_scan_nodes`` records when every node rejects the pod with ``statuses`` (in
+        ``nodes`` order): each node's status in visit order from ``start``, nothing feasible."""
+        start %= len(nodes)
+        order = nodes[start:] + nodes[:start] if start else nodes
+        ordered = statuses[start:] + statuses[:start] if start else statuses
+        diagnosis.node_to_status.update(zip(map(_NAME, order), ordered))
+        for plugin, code in set(zip(map(_PLUGIN, ordered), map(_CODE, ordered))):
+            diagnosis.add_plugin_status(Status(code, plugin=plugin))  # only the plugin and code count
+        self._last_feasible = []
+        return []
 
     def _scan_verdicts(self, verdicts: Any, scan: Any, diagnosis: Diagnosis, nodes: list["NodeInfo"], start: int,
                        num_to_find: int, outcome: CycleOutcome | None, from_start: bool) -> list["NodeInfo"]:
@@ -820,6 +845,10 @@ class Scheduler:
             out.warnings.extend(w for w in trace.warnings if w not in out.warnings)
         return out
 
+
+_NAME = attrgetter("name")
+_PLUGIN = attrgetter("plugin")
+_CODE = attrgetter("code")
 
 _RANDBELOW_WITH_GETRANDBITS = getattr(random.Random, "_randbelow_with_getrandbits", None)
 
