@@ -75,13 +75,8 @@ class NodeToStatus:
                 return list(all_nodes)
             return [n for n in all_nodes if self.get(n.name).code == code]
         get = getattr(snapshot, "get_or_none", None) or snapshot.get
-        out = []
-        for name, status in self._statuses.items():
-            if status.code == code:
-                node_info = get(name)
-                if node_info is not None:
-                    out.append(node_info)
-        return out
+        return [node_info for name, status in self._statuses.items()
+                if status.code == code and (node_info := get(name)) is not None]
 
     def __repr__(self) -> str:
         return f"NodeToStatus({self._statuses!r}, absent={self._absent!r})"
