@@ -43,6 +43,10 @@ class NodeToStatus:
     def set(self, node_name: str, status: Status) -> None:
         self._statuses[node_name] = status
 
+    def update(self, pairs: Iterable[tuple[str, Status]]) -> None:
+        """``set`` of each (node, status) pair, in order."""
+        self._statuses.update(pairs)
+
     def __len__(self) -> int:
         return len(self._statuses)
 
@@ -71,13 +75,8 @@ class NodeToStatus:
                 return list(all_nodes)
             return [n for n in all_nodes if self.get(n.name).code == code]
         get = getattr(snapshot, "get_or_none", None) or snapshot.get
-        out = []
-        for name, status in self._statuses.items():
-            if status.code == code:
-                node_info = get(name)
-                if node_info is not None:
-                    out.append(node_info)
-        return out
+        return [node_info for name, status in self._statuses.items()
+                if status.code == code and (node_info := get(name)) is not None]
 
     def __repr__(self) -> str:
         return f"NodeToStatus({self._statuses!r}, absent={self._absent!r})"
@@ -123,9 +122,22 @@ class FitError(Exception):
         if d.pre_filter_msg:
             return {}
         counts: dict[str, int] = {}
+        # Neighbouring nodes mostly say the same: count runs of equal reasons, then add each
+        # run (a reason still enters the dict at the first node that gives it).
+        run_reasons: list[str] | None = None
+        run = 0
         for _, status in d.node_to_status.items():
-            for reason in status.reasons:
-                counts[reason] = counts.get(reason, 0) + 1
+            reasons = status.reasons
+            if reasons == run_reasons:
+                run += 1
+                continue
+            if run_reasons is not None:
+                for reason in run_reasons:
+                    counts[reason] = counts.get(reason, 0) + run
+            run_reasons, run = reasons, 1
+        if run_reasons is not None:
+            for reason in run_reasons:
+                counts[reason] = counts.get(reason, 0) + run
         explicit = len(d.node_to_status)
         if explicit < self.num_all_nodes:
             for reason in d.node_to_status.absent_nodes_status().reasons:

@@ -626,11 +626,12 @@ class Evaluator:
             if success and victims:
                 candidate = Candidate(name, victims, num_violations, broken)
                 target = non_violating if num_violations == 0 else violating
-                before = target.size()
+                before = len(target.items)
                 target.add(candidate)
-                if target.size() == before:
+                if len(target.items) == before:
                     dropped.append(name)  # the list was full: upstream drops it too
-                if non_violating.size() > 0 and non_violating.size() + violating.size() >= num_candidates:
+                found = len(non_violating.items)
+                if found and found + len(violating.items) >= num_candidates:
                     break
                 continue
             if success:

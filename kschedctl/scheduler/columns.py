@@ -45,6 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from kschedctl.framework.cycle_state import StateNotFound
+from kschedctl.framework.status import Code
 from kschedctl.framework.types import NODE_CHANGES
 from kschedctl.plugins import (
     image_locality,
@@ -277,8 +278,8 @@ class NodeColumns:
             if len(self._object_scores) >= _OBJECT_SCORE_SIGNATURES:
                 del self._object_scores[next(iter(self._object_scores))]
             cache = self._object_scores[key] = (np.zeros(self._count, dtype=np.int64),
-                                                np.zeros(self._count, dtype=bool))
-        verdicts, known = cache
+                                                np.zeros(self._count, dtype=bool), np.zeros(self._count, dtype=bool))
+        verdicts, known, certain = cache
         missing = at[~known[at]]
         if len(missing):
             nodes = self._nodes
@@ -287,10 +288,21 @@ class NodeColumns:
                 try:
                     status = run(state, pod_info, nodes[i])
                     verdicts[i] = status is None or status.is_success()
+                    certain[i] = status is None or status.code != Code.Error
                 except Exception:
                     verdicts[i] = False
+                    certain[i] = False
                 known[i] = True
         return verdicts[at] != 0
+
+    def object_certain(self, plugin: Any, signature: str, at: np.ndarray) -> bool:
+        """Whether ``object_verdicts`` of ``plugin`` for the nodes at ``at`` (asked already) each
+        came from a status that is no Error (the plugin did not raise)."""
+        cache = self._object_scores.get(("filter", plugin.name, signature))
+        if cache is None:
+            return False
+        _, known, certain = cache
+        return bool(known[at].all() and certain[at].all())
 
     def fit_verdicts(self, request: Any, at: np.ndarray) -> np.ndarray:
         """NodeResourcesFit's Filter (``_fits_request`` is empty) for the nodes at ``at``, from
@@ -386,6 +398,20 @@ class NodeColumns:
         out = (rounded + np.where(score - rounded >= 0.5, 1.0, 0.0)).astype(np.int64)
         ignored = self.ignored(s.ignored_nodes, at)
         return out if ignored is None else np.where(ignored, 0, out)
+
+    def spread_verdicts(self, s: Any, at: np.ndarray) -> np.ndarray:
+        """PodTopologySpread's Filter for the nodes at ``at`` from its PreFilter state ``s``: a
+        node passes when it has every constraint's topology key and, per constraint, its domain's
+        ``matchNum + selfMatch - minMatchNum`` is at most maxSkew."""
+        ok = np.ones(len(at), dtype=bool)
+        for i, c in enumerate(s.constraints):
+            codes, values = self.label_codes(c.topology_key)
+            node_codes = codes[at]
+            domain_counts = s.tp_value_to_match_num[i]
+            by_code = np.array([domain_counts.get(v, 0) for v in values] + [0], dtype=np.int64)
+            skew = by_code[node_codes] + (s.self_match[i] - s.min_match_num(i))  # -1: the trailing 0
+            ok &= (node_codes >= 0) & (skew <= c.max_skew)
+        return ok
 
     def spread_normalized(self, s: Any, at: np.ndarray, values: np.ndarray) -> list[int]:
         """PodTopologySpread's ``normalize_values`` of the raw ``values`` of the nodes at ``at``."""
@@ -552,11 +578,17 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
     not covered (a NodePorts with host ports, a custom one, a PreFilter state missing)."""
     object_filters = []
     request = None
+    spread = None
     for name, fn in filters:
         plugin = getattr(fn, "__self__", None)
         object_plugin = OBJECT_FILTERS.get(name)
         if object_plugin is not None and type(plugin) is object_plugin:
             object_filters.append(plugin)
+        elif name == pod_topology_spread.NAME and type(plugin) is PodTopologySpread and spread is None:
+            try:
+                spread = state.read(pod_topology_spread.PRE_FILTER_STATE_KEY)
+            except KeyError:
+                return None  # the plugin reports the missing state itself
         elif name == node_resources_fit.NAME and type(plugin) is NodeResourcesFit:
             try:
                 request = state.read(node_resources_fit.PRE_FILTER_STATE_KEY)
@@ -575,8 +607,17 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
             ok &= columns.fit_verdicts(request, at)
         for plugin in object_filters:
             ok &= columns.object_verdicts(plugin, signature, state, pod_info, at)
+        if spread is not None:
+            ok &= columns.spread_verdicts(spread, at)
         return ok
 
+    def certain(at: np.ndarray) -> bool:
+        """Whether no node at ``at`` would get an Error status node by node (which ends a scan):
+        the columns' own verdicts never do; a plugin asked per node object must not have raised
+        or answered Error."""
+        return all(columns.object_certain(plugin, signature, at) for plugin in object_filters)
+
+    verdicts.certain = certain  # type: ignore[attr-defined]
     return verdicts
 
 

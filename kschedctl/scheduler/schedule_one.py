@@ -26,7 +26,8 @@ from __future__ import annotations
 import random
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from kschedctl.framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate, StateNotFound
 from kschedctl.framework.extender import (
@@ -163,6 +164,11 @@ class Scheduler:
         #: Upstream sched.Extenders, in call order (ignorable ones last, see build_extenders).
         self.extenders: list[HTTPExtender] = list(extenders or ())
         self._ext_log: _ExtenderLog | None = None
+        #: Record what only a per-pod report shows (explain): the scores of a single feasible
+        #: node, which upstream does not compute, and the order nodes were visited in. Nothing
+        #: else depends on them; a simulation, which shows neither, turns this off (the scores
+        #: cost a full PreScore in every such cycle).
+        self.for_display = True
 
     # -- extenders ----------------------------------------------------------------------------
     def has_extender_filters(self) -> bool:
@@ -208,20 +214,21 @@ class Scheduler:
         feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, pod_info, outcome)
         if not feasible:
             raise FitError(pod_info, self.snapshot.num_nodes(), diagnosis)
+        rejected = len(diagnosis.node_to_status) + self._unresolved
         if len(feasible) == 1:
-            return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1,
-                                  [feasible[0].name], scoring_skipped_upstream=True)
+            return ScheduleResult(feasible[0].name, 1 + rejected, 1, [feasible[0].name], scoring_skipped_upstream=True)
         scores = self.prioritize_nodes(fwk, state, pod_info, feasible)
         if outcome is not None:
             outcome.node_scores = scores
         host, tied = self.select_host(scores)
-        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), tied)
+        return ScheduleResult(host, len(feasible) + rejected, len(feasible), tied)
 
     def find_nodes_that_fit_pod(
         self, fwk: Framework, state: CycleState, pod_info: "PodInfo", outcome: CycleOutcome | None = None
     ) -> tuple[list["NodeInfo"], Diagnosis]:
         """Upstream findNodesThatFitPod: PreFilter, the nominated node, then Filter."""
         diagnosis = Diagnosis()
+        self._unresolved = 0
         all_nodes = self.snapshot.node_infos()
         pre_res, s, unscheduled_plugins = fwk.run_pre_filter_plugins(state, pod_info)
         diagnosis.unschedulable_plugins = set(unscheduled_plugins)
@@ -256,7 +263,8 @@ class Scheduler:
         try:
             feasible = self.find_nodes_that_pass_filters(fwk, state, pod_info, diagnosis, nodes, outcome)
         finally:
-            processed = len(diagnosis.node_to_status) + (len(self._last_feasible) if self._last_feasible else 0)
+            processed = (len(diagnosis.node_to_status) + self._unresolved
+                         + (len(self._last_feasible) if self._last_feasible else 0))
             if all_nodes:
                 self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
         if self.extenders:
@@ -268,6 +276,8 @@ class Scheduler:
         return feasible, diagnosis
 
     _last_feasible: list | None = None
+    #: Rejected nodes of the last scan counted but not given a status (see ``_scan_verdicts``).
+    _unresolved = 0
 
     def _evaluate_nominated_node(self, fwk, state, pod_info, diagnosis, node_name) -> list["NodeInfo"]:
         node_info = self.snapshot.get_or_none(node_name)
@@ -301,6 +311,7 @@ class Scheduler:
         if outcome is not None:
             outcome.num_nodes_to_find = num_to_find
         self._last_feasible = None
+        self._unresolved = 0
         if not fwk.has_filter_plugins():
             feasible = [nodes[(start + i) % num_all] for i in range(min(num_to_find, num_all))] if num_all else []
             self._last_feasible = feasible
@@ -326,17 +337,47 @@ class Scheduler:
                     filters[node_info.name] = record  # type: ignore[index]
                     return status
         forget = None if filters is None else (lambda node_info: filters.pop(node_info.name, None))
+        # A framework may know that every node rejects the pod, and why, from an earlier scan
+        # (simulate's, for pods of one signature): the same statuses in the same visit order.
+        known = getattr(fwk, "known_rejections", None) if filters is None and from_start and nodes else None
+        if known is not None and not self.for_display:
+            statuses = known(state, pod_info, nodes, scan)
+            if statuses is not None:
+                return self._all_rejected(diagnosis, nodes, statuses, start)
         bulk = getattr(fwk, "filter_verdicts", None)
         verdicts = bulk(state, pod_info, nodes) if bulk is not None and filters is None and nodes else None
         if verdicts is not None:
-            return self._scan_verdicts(verdicts, scan, diagnosis, nodes, start, num_to_find, outcome, from_start)
-        return self._scan_nodes(scan, diagnosis, nodes, start, num_to_find, outcome, from_start, forget)
+            feasible = self._scan_verdicts(verdicts, scan, diagnosis, nodes, start, num_to_find, outcome, from_start)
+        else:
+            feasible = self._scan_nodes(scan, diagnosis, nodes, start, num_to_find, outcome, from_start, forget)
+        if not feasible and known is not None and not self.for_display:
+            fwk.remember_rejections(state, nodes, diagnosis.node_to_status)  # type: ignore[attr-defined]
+        return feasible
+
+    def _all_rejected(self, diagnosis: Diagnosis, nodes: list["NodeInfo"], statuses: list[Status],
+                      start: int) -> list["NodeInfo"]:
+        """What ``_scan_nodes`` records when every node rejects the pod with ``statuses`` (in
+        ``nodes`` order): each node's status in visit order from ``start``, nothing feasible."""
+        start %= len(nodes)
+        order = nodes[start:] + nodes[:start] if start else nodes
+        ordered = statuses[start:] + statuses[:start] if start else statuses
+        diagnosis.node_to_status.update(zip(map(_NAME, order), ordered))
+        for plugin, code in set(zip(map(_PLUGIN, ordered), map(_CODE, ordered))):
+            diagnosis.add_plugin_status(Status(code, plugin=plugin))  # only the plugin and code count
+        self._last_feasible = []
+        return []
 
     def _scan_verdicts(self, verdicts: Any, scan: Any, diagnosis: Diagnosis, nodes: list["NodeInfo"], start: int,
                        num_to_find: int, outcome: CycleOutcome | None, from_start: bool) -> list["NodeInfo"]:
         """``_scan_nodes`` when the framework knows every node's verdict at once (simulate's node
         columns): the same nodes visited, found feasible and rejected, in the same order; only
-        the rejected nodes are scanned one by one, for their statuses."""
+        the rejected nodes are scanned one by one, for their statuses.
+
+        Without a per-node report (``for_display`` off) and without extenders, the statuses of
+        rejected nodes serve only a cycle that fails: they are then asked for at the end, in
+        visit order. When some node passes they are only counted (``_unresolved``), provided
+        the verdicts vouch that every "no" among them is a plain rejection (``certain``: no
+        filter raised or erred, which would have ended the scan)."""
         import numpy as np  # only simulate's framework offers verdicts, and it has numpy loaded
 
         set_status = diagnosis.node_to_status.set
@@ -345,7 +386,26 @@ class Scheduler:
         count = len(nodes)
         start = start % count
         feasible: list["NodeInfo"] = []
-        visited: list[str] | None = [] if outcome is not None and from_start else None
+        visited: list[str] | None = [] if outcome is not None and from_start and self.for_display else None
+        certain = None if self.for_display or self.extenders else getattr(verdicts, "certain", None)
+        deferred: list["NodeInfo"] = []
+
+        def resolve(pending: Iterable["NodeInfo"]) -> tuple[int, Status | None]:
+            """Scan ``pending`` in order for their statuses: how many were recorded, and the
+            error that stopped it (None when none did)."""
+            done = 0
+            for node_info in pending:
+                status = scan(node_info)
+                if status.code == Code.Error:
+                    return done, status
+                done += 1
+                set_status(node_info.name, status)
+                tag = (status.plugin, status.code)
+                if tag not in seen:  # AddPluginStatus only depends on the plugin and the code
+                    seen.add(tag)
+                    add_plugin_status(status)
+            return done, None
+
         error: Status | None = None
         chunk = max(num_to_find, 256)
         begin = 0
@@ -357,17 +417,19 @@ class Scheduler:
             need = num_to_find - len(feasible)
             cut = int(passing[need]) if len(passing) > need else end - begin
             stop = len(passing) > need
-            for k in np.flatnonzero(~passed[:cut]).tolist():
-                node_info = nodes[int(positions[k])]
-                status = scan(node_info)
-                if status.code == Code.Error:
-                    error, cut, stop = status, k + 1, True
-                    break
-                set_status(node_info.name, status)
-                tag = (status.plugin, status.code)
-                if tag not in seen:  # AddPluginStatus only depends on the plugin and the code
-                    seen.add(tag)
-                    add_plugin_status(status)
+            rejected = np.flatnonzero(~passed[:cut]).tolist()
+            if rejected and certain is not None and certain(positions[:cut]):
+                deferred.extend(nodes[i] for i in positions[rejected].tolist())
+            elif rejected:
+                if deferred:  # vouched for: no error among them
+                    _, error = resolve(deferred)
+                    deferred.clear()
+                    if error is not None:
+                        cut, stop = 0, True
+                if error is None:
+                    done, error = resolve(nodes[i] for i in positions[rejected].tolist())
+                    if error is not None:
+                        cut, stop = rejected[done] + 1, True
             taken = positions[passing[passing < cut]].tolist()
             feasible.extend(nodes[i] for i in taken)
             if visited is not None:
@@ -375,9 +437,14 @@ class Scheduler:
             if stop:
                 break
             begin = end
+        if deferred:
+            if feasible:
+                self._unresolved = len(deferred)
+            elif error is None:
+                _, error = resolve(deferred)
         self._last_feasible = feasible
-        if outcome is not None and from_start:
-            outcome.visit_order = visited  # type: ignore[assignment]
+        if visited is not None:
+            outcome.visit_order = visited  # type: ignore[union-attr]
         if error is not None:
             raise SchedulingError(error)
         return feasible
@@ -396,33 +463,41 @@ class Scheduler:
         add_plugin_status = diagnosis.add_plugin_status
         seen: set = set()
         feasible: list["NodeInfo"] = []
-        visited: list[str] | None = [] if outcome is not None and from_start else None
+        visited: list[str] | None = [] if outcome is not None and from_start and self.for_display else None
         error: Status | None = None
         start = start % len(nodes) if nodes else 0
         order = nodes[start:] + nodes[:start] if start else nodes
+        error_code = Code.Error
+        last_plugin: Any = None
+        last_code: Any = None
         for node_info in order:
             status = scan(node_info)
-            passed = status is None or status.code == _SUCCESS
-            if passed and len(feasible) >= num_to_find:
-                if forget is not None:
-                    forget(node_info)
-                break
+            if status is None or status.code == _SUCCESS:
+                if len(feasible) >= num_to_find:
+                    if forget is not None:
+                        forget(node_info)
+                    break
+                if visited is not None:
+                    visited.append(node_info.name)
+                feasible.append(node_info)
+                continue
             if visited is not None:
                 visited.append(node_info.name)
-            if passed:
-                feasible.append(node_info)
-            elif status.code == Code.Error:
+            code = status.code
+            if code == error_code:
                 error = status
                 break
-            else:
-                set_status(node_info.name, status)
-                tag = (status.plugin, status.code)
+            set_status(node_info.name, status)
+            plugin = status.plugin
+            if plugin != last_plugin or code != last_code:  # most nodes repeat the previous one
+                last_plugin, last_code = plugin, code
+                tag = (plugin, code)
                 if tag not in seen:  # AddPluginStatus only depends on the plugin and the code
                     seen.add(tag)
                     add_plugin_status(status)
         self._last_feasible = feasible
-        if outcome is not None and from_start:
-            outcome.visit_order = visited  # type: ignore[assignment]
+        if visited is not None:
+            outcome.visit_order = visited  # type: ignore[union-attr]
         if error is not None:
             raise SchedulingError(error)
         return feasible
@@ -639,7 +714,8 @@ class Scheduler:
         out.tied_nodes = result.tied_nodes
         if result.scoring_skipped_upstream:
             out.scoring_skipped_upstream = True
-            self._display_scores(fwk, state, pod_info, host, out)
+            if self.for_display:
+                self._display_scores(fwk, state, pod_info, host, out)
 
         # Reserve
         s = fwk.run_reserve_plugins_reserve(state, pod_info, host)
@@ -769,6 +845,10 @@ class Scheduler:
             out.warnings.extend(w for w in trace.warnings if w not in out.warnings)
         return out
 
+
+_NAME = attrgetter("name")
+_PLUGIN = attrgetter("plugin")
+_CODE = attrgetter("code")
 
 _RANDBELOW_WITH_GETRANDBITS = getattr(random.Random, "_randbelow_with_getrandbits", None)
 

@@ -45,7 +45,7 @@ from kschedctl.framework.runtime import (
     WaitingPods,
 )
 from kschedctl.framework.status import Code, Status
-from kschedctl.framework.types import PodInfo
+from kschedctl.framework.types import NODE_CHANGES, PodInfo
 from kschedctl.plugins.dynamic_resources import DEALLOCATION_COMPLETED as DRA_DEALLOCATION_COMPLETED
 from kschedctl.plugins.dynamic_resources import NAME as DRA_NAME
 from kschedctl.plugins.dynamic_resources import SHARED_KEY as DRA_SHARED_KEY
@@ -100,6 +100,8 @@ NODE_LOCAL_SCORES = node_local_plugins("score")
 #: every pod of a batch is different).
 _MEMO_PER_NODE = 64
 _MISSING = object()
+#: Whole node-local chains (pod signatures) whose failing scans ``known_rejections`` keeps.
+_REJECTION_CHAINS = 8
 
 
 def _builtin(plugin: Any) -> bool:
@@ -152,6 +154,8 @@ class _LeanFramework(Framework):
         self._memo_plan: Any = None
         self._columns: NodeColumns | None = None
         self._spread: SpreadScores | None = None
+        #: per whole node-local chain, every node's rejection of the last scan nobody passed
+        self._rejections: dict[Any, _Rejections] = {}
         local = {name for name, fn in self._filters
                  if name in NODE_LOCAL_FILTERS and _builtin(getattr(fn, "__self__", None))}
         self._local_filters = frozenset(local)
@@ -284,15 +288,73 @@ class _LeanFramework(Framework):
         if nominator is not None and any(nominator.by_node.values()):
             return None
         _, local, rest = self._filter_plan(state, key)
-        if rest or not local:
+        if not local:
             return None
         at = self._column_positions(nodes)
         if at is None:
             return None
-        verdicts = verdict_function(self._columns, local, key, state, pod_info)  # type: ignore[arg-type]
+        # the filters after the node-local ones too (PodTopologySpread's), when the columns cover them
+        verdicts = verdict_function(self._columns, local + rest, key, state, pod_info)  # type: ignore[arg-type]
         if verdicts is None:
             return None
-        return lambda positions: verdicts(at[positions])
+        def at_positions(positions: Any) -> Any:
+            return verdicts(at[positions])
+
+        at_positions.certain = lambda positions: verdicts.certain(at[positions])  # type: ignore[attr-defined]
+        return at_positions
+
+    def known_rejections(self, state: Any, pod_info: Any, nodes: list,
+                         scan: Callable[[Any], Any]) -> list | None:
+        """Every node's status, in ``nodes`` order (the snapshot's), when every node rejects the
+        pod and this is known from an earlier scan nobody passed for the same whole node-local
+        chain (a preemptor of a batch, before its preemption; see ``remember_rejections``): only
+        the nodes changed since, and those with nominated pods, are asked again (``scan``, the
+        cycle's scanner). None when that is not known, or when an asked node passes or errs:
+        the scan then asks every node."""
+        entry = self._rejections.get(self.node_local_chain_key(state))
+        if entry is None or entry.nodes is not nodes or len(entry.statuses) != len(nodes):
+            return None
+        changed = NODE_CHANGES.since(entry.seen)
+        if changed is None:
+            return None
+        statuses = entry.statuses
+        index = entry.index
+        for node_info in changed:
+            i = index.get(node_info.name)
+            if i is not None and nodes[i] is node_info:
+                statuses[i] = None  # asked again below
+        entry.seen = NODE_CHANGES.count
+        nominator = getattr(self.handle, "nominator", None)
+        nominated = {name for name, pods in nominator.by_node.items() if pods} if nominator is not None else ()
+        out = list(statuses)
+        asked = [i for i, status in enumerate(statuses) if status is None]
+        asked.extend(index[name] for name in nominated if name in index)
+        for i in dict.fromkeys(asked):
+            node_info = nodes[i]
+            status = scan(node_info)
+            if status is None or status.code in (Code.Success, Code.Error):
+                return None
+            out[i] = status
+            if node_info.name not in nominated:
+                statuses[i] = status
+        return out
+
+    def remember_rejections(self, state: Any, nodes: list, statuses: Any) -> None:
+        """After a scan of every node of ``nodes`` (the snapshot's) that none passed: their
+        statuses, for ``known_rejections``; those of nodes with nominated pods are not kept."""
+        chain = self.node_local_chain_key(state)
+        if chain is None or nodes is not self.handle.snapshot().node_infos():
+            return
+        entry = self._rejections.get(chain)
+        if entry is None or entry.nodes is not nodes:
+            if len(self._rejections) >= _REJECTION_CHAINS:
+                del self._rejections[next(iter(self._rejections))]
+            entry = self._rejections[chain] = _Rejections(nodes)
+        nominator = getattr(self.handle, "nominator", None)
+        by_node = nominator.by_node if nominator is not None else {}
+        get = statuses.get
+        entry.statuses = [None if by_node.get(n.name) else get(n.name) for n in nodes]
+        entry.seen = NODE_CHANGES.count
 
     def run_filter_plugins_with_nominated_pods(
         self, state: Any, pod_info: Any, node_info: Any, record: list | None = None
@@ -404,6 +466,19 @@ class _LeanFramework(Framework):
         return columns.positions(nodes)
 
 
+class _Rejections:
+    """Every node's status in a scan nobody passed (None: to be asked again), in snapshot order,
+    and the position in the NodeInfo change log it is current at."""
+
+    __slots__ = ("nodes", "index", "statuses", "seen")
+
+    def __init__(self, nodes: list) -> None:
+        self.nodes = nodes
+        self.index = {n.name: i for i, n in enumerate(nodes)}
+        self.statuses: list = []
+        self.seen = 0
+
+
 # ---------------------------------------------------------------------------------------------
 # The simulator
 # ---------------------------------------------------------------------------------------------
@@ -463,6 +538,7 @@ class Simulator(SchedulingSetup):
         global_pct = getattr(self.config, "percentage_of_nodes_to_score", 0)
         self.scheduler = Scheduler(self.snapshot, global_pct, seed=seed, extenders=self.extenders,
                                    hold_waiting_pods=True)
+        self.scheduler.for_display = False  # a simulation's result shows no per-node scores
 
     def pending_cluster_pods(self) -> list[PodInfo]:
         """Pods of the cluster state waiting for a node (not bound, not finished, not terminating)."""

@@ -336,3 +336,92 @@ def _check_every_cycle(monkeypatch) -> dict[str, set]:
     monkeypatch.setattr(_LeanFramework, "known_scores", checking_known_scores)
     monkeypatch.setattr(_LeanFramework, "known_normalized", checking_known_normalized)
     return checked
+
+
+SPREAD_CASES = {
+    "zone, maxSkew 1": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone"}],
+    "zone with minDomains, tier": [
+        {"maxSkew": 4, "topologyKey": "topology.kubernetes.io/zone", "minDomains": 4},
+        {"maxSkew": 1, "topologyKey": "tier"}],
+    "hostname and zone, nodes without a zone": [
+        {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname"},
+        {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "nodeTaintsPolicy": "Honor"}],
+}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("constraints", SPREAD_CASES.values(), ids=SPREAD_CASES.keys())
+def test_spread_filter_verdicts_from_the_columns_are_the_plugins(seed: int, constraints: list, monkeypatch) -> None:
+    """PodTopologySpread's DoNotSchedule Filter answered from the columns, after the node-local
+    filters: every cycle's verdicts equal the plugin's node by node, and the whole batch places
+    every pod as the run without memos or columns does."""
+    rnd = random.Random(seed)
+    nodes = []
+    for i in range(30):
+        node = make_node(f"n{i:03d}", {"kubernetes.io/hostname": f"n{i:03d}", "tier": rnd.choice("ab")},
+                         cpu=rnd.choice(["2", "4", "8"]), memory="16Gi", pods="110")
+        if i % 7:  # some nodes without a zone: rejected as UnschedulableAndUnresolvable
+            node["metadata"]["labels"]["topology.kubernetes.io/zone"] = f"z{i % 3}"
+        nodes.append(node)
+    names = [n["metadata"]["name"] for n in nodes]
+    running_pods = [make_pod(f"r{i}", node=rnd.choice(names), labels={"app": rnd.choice(["web", "db"])},
+                             containers=[{"name": "c", "resources": {"requests": {"cpu": "500m"}}}])
+                    for i in range(10)]
+    spread = [{"whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}}, **c}
+              for c in constraints]
+    batch = [make_pod(f"rep-{i:03d}", labels={"app": "web"},
+                      containers=[{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+                      topologySpreadConstraints=copy.deepcopy(spread)) for i in range(40)]
+    checked = _check_every_cycle(monkeypatch)
+    spread_verdicts = NodeColumns.spread_verdicts
+    asked: list[int] = []
+
+    def counting(self, s, at):
+        asked.append(len(at))
+        return spread_verdicts(self, s, at)
+
+    monkeypatch.setattr(NodeColumns, "spread_verdicts", counting)
+    results = []
+    for memoize in (True, False):
+        sim = Simulator(cluster(copy.deepcopy(nodes), copy.deepcopy(running_pods)), load_default_config(),
+                        seed=seed, memoize=memoize)
+        results.append(sim.run(copy.deepcopy(batch)).to_dict())
+    for d in results:
+        d["summary"].pop("seconds")
+    assert results[0] == results[1]
+    assert results[0]["summary"]["scheduled"] > 0
+    assert checked["filters"] and asked
+
+
+def test_a_successful_cycle_counts_its_rejected_nodes_without_asking_why(monkeypatch) -> None:
+    """With verdicts from the columns, a simulated cycle that finds a node does not ask the
+    filters why the other nodes failed (nothing shows it); a cycle that finds none still gives
+    every node's reason, word for word."""
+    from kschedctl.plugins.pod_topology_spread import PodTopologySpread
+
+    asked: list[str] = []
+    original = PodTopologySpread.filter
+
+    def counting(self, state, pod_info, node_info):
+        asked.append(node_info.name)
+        return original(self, state, pod_info, node_info)
+
+    monkeypatch.setattr(PodTopologySpread, "filter", counting)
+    nodes = [make_node(f"n{i}", {"kubernetes.io/hostname": f"n{i}", "topology.kubernetes.io/zone": f"z{i % 3}"},
+                       cpu="8" if i % 3 == 0 else "2", memory="16Gi", pods="110") for i in range(6)]
+    existing = [make_pod("r0", node="n0", labels={"app": "web"})]
+    spread = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+               "labelSelector": {"matchLabels": {"app": "web"}}}]
+
+    def replica(name: str, cpu: str) -> dict:
+        return make_pod(name, labels={"app": "web"}, topologySpreadConstraints=copy.deepcopy(spread),
+                        containers=[{"name": "c", "resources": {"requests": {"cpu": cpu}}}])
+
+    result = Simulator(cluster(nodes, existing), load_default_config(), seed=1).run([replica("a", "1")])
+    assert result.placements[0].outcome == "Scheduled" and result.placements[0].node in {"n1", "n2", "n4", "n5"}
+    assert asked == []  # n0 and n3 (zone z0) were rejected without a status
+    result = Simulator(cluster(nodes, existing), load_default_config(), seed=1).run([replica("big", "3")])
+    assert result.placements[0].message == (
+        "0/6 nodes are available: 2 node(s) didn't match pod topology spread constraints, "
+        "4 Insufficient cpu. no new claims to deallocate, preemption: 0/6 nodes are available: "
+        "2 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.")

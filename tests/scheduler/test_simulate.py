@@ -269,6 +269,39 @@ def test_memo_gives_the_same_batch_as_plain_calls(config) -> None:
     assert a["summary"]["unschedulable"] > 0 and a["summary"]["scheduled"] > 0
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_failing_scans_remembered_for_preemptors_change_nothing(seed: int, monkeypatch) -> None:
+    """Copies of a preemptor fail on every node, one cycle after another: their statuses are
+    remembered per signature and only nodes changed since (victims gone, pods placed) or with
+    nominated pods are asked again. The batch ends as the run without memos does, word for word."""
+    from kschedctl.scheduler.schedule_one import Scheduler
+
+    rnd = random.Random(seed)
+    nodes = [make_node(f"n{i:02d}", {"kubernetes.io/hostname": f"n{i:02d}"}, cpu=str(rnd.choice([2, 4])))
+             for i in range(20)]
+    for n in nodes[::6]:
+        n["spec"] = {"taints": [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]}
+    running_pods = [running(f"r{i}", f"n{i % 20:02d}", "1", priority=rnd.choice([0, 10, 2000])) for i in range(40)]
+    batch = [pod(f"p{i:03d}", rnd.choice(["1", "1500m"]), "high") for i in range(30)]
+    remembered: list[int] = []
+    all_rejected = Scheduler._all_rejected
+
+    def counting(self, diagnosis, nodes, statuses, start):
+        remembered.append(len(statuses))
+        return all_rejected(self, diagnosis, nodes, statuses, start)
+
+    monkeypatch.setattr(Scheduler, "_all_rejected", counting)
+    results = []
+    for memoize in (True, False):
+        sim = Simulator(cluster(copy.deepcopy(nodes), copy.deepcopy(running_pods)), load_default_config(),
+                        seed=seed, memoize=memoize)
+        results.append(sim.run(copy.deepcopy(batch)).to_dict())
+    for d in results:
+        d["summary"].pop("seconds")
+    assert results[0] == results[1]
+    assert results[0]["preemptions"] and remembered
+
+
 # -- workloads expanded to their replicas ---------------------------------------------------------
 
 
@@ -416,3 +449,24 @@ def test_tie_break_first_takes_the_first_node_visited(config) -> None:
     sim.scheduler.tie_break_first = True
     result = sim.run([pod("a", cpu="1")])
     assert [p.node for p in result.placements] == ["n1"]
+
+
+def test_a_single_feasible_node_is_scored_for_explain_only(config, monkeypatch) -> None:
+    """Upstream does not score a pod's only feasible node. explain scores it anyway for its
+    report; a simulation, whose result shows no per-node scores, skips that PreScore/Score."""
+    from kschedctl.scheduler.schedule_one import Scheduler
+
+    calls: list[str] = []
+    original = Scheduler._display_scores
+
+    def counting(self, fwk, state, pod_info, host, out):
+        calls.append(host)
+        return original(self, fwk, state, pod_info, host, out)
+
+    monkeypatch.setattr(Scheduler, "_display_scores", counting)
+    nodes = [make_node("small", cpu="1"), make_node("big", cpu="8")]
+    result = Simulator(cluster(nodes), config, seed=1).run([pod("a", cpu="4")])
+    assert [(p.outcome, p.node) for p in result.placements] == [("Scheduled", "big")]
+    assert calls == []
+    sched = Scheduler(None)
+    assert sched.for_display  # explain's scheduler keeps the display scores
