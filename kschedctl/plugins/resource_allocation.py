@@ -48,12 +48,13 @@ DEFAULT_RESOURCES: tuple[tuple[str, int], ...] = ((CPU, 1), (MEMORY, 1))
 #: Reason of the Error status when the plugin has no resources to score.
 ERR_RESOURCES_NOT_FOUND = "resources not found"
 
-# What a configured resource name is, decided once per plugin (not per node).
-_KIND_CPU = 0
-_KIND_MEMORY = 1
-_KIND_EPHEMERAL = 2
-_KIND_SCALAR = 3
-_KIND_OTHER = 4  # "pods", "storage", ...: never in NodeInfo's scalar map, always (0, 0)
+# What a configured resource name is, decided once per plugin (not per node); public because
+# simulate's node columns (kschedctl.scheduler.columns) sort resources the same way.
+RESOURCE_KIND_CPU = 0
+RESOURCE_KIND_MEMORY = 1
+RESOURCE_KIND_EPHEMERAL = 2
+RESOURCE_KIND_SCALAR = 3
+RESOURCE_KIND_OTHER = 4  # "pods", "storage", ...: never in NodeInfo's scalar map, always (0, 0)
 
 #: A scorer takes requested and allocatable amounts and the matching weights, and returns the
 #: node's raw score; entries whose allocatable is 0 do not count (upstream skips them).
@@ -109,11 +110,11 @@ class ResourceAllocationScorer:
         requests = pod_info.requests
         out: list[int] = []
         for (res, _), kind in zip(self.resources, self._kinds):
-            if kind == _KIND_CPU:
+            if kind == RESOURCE_KIND_CPU:
                 out.append(requests.milli_cpu if self.use_requested else pod_info.non_zero_milli_cpu)
-            elif kind == _KIND_MEMORY:
+            elif kind == RESOURCE_KIND_MEMORY:
                 out.append(requests.memory if self.use_requested else pod_info.non_zero_memory)
-            elif kind == _KIND_EPHEMERAL:
+            elif kind == RESOURCE_KIND_EPHEMERAL:
                 out.append(requests.ephemeral_storage)
             else:
                 # Resource.get also answers "pods" (which upstream's request list carries too).
@@ -129,7 +130,7 @@ class ResourceAllocationScorer:
         """
         entries = []
         for (res, weight), kind, request in zip(self.resources, self._kinds, pod_requests):
-            if kind == _KIND_OTHER or (kind == _KIND_SCALAR and request == 0):
+            if kind == RESOURCE_KIND_OTHER or (kind == RESOURCE_KIND_SCALAR and request == 0):
                 continue
             entries.append((kind, res, weight, request))
         return PodRequestPlan(pod_requests, tuple(entries))
@@ -148,13 +149,13 @@ class ResourceAllocationScorer:
         alloc_list: list[int] = []
         weights: list[int] = []
         for kind, res, weight, request in plan.entries:
-            if kind == _KIND_CPU:
+            if kind == RESOURCE_KIND_CPU:
                 alloc = allocatable.milli_cpu
                 used = requested.milli_cpu
-            elif kind == _KIND_MEMORY:
+            elif kind == RESOURCE_KIND_MEMORY:
                 alloc = allocatable.memory
                 used = requested.memory
-            elif kind == _KIND_EPHEMERAL:
+            elif kind == RESOURCE_KIND_EPHEMERAL:
                 # Upstream always takes the plain requested amount for ephemeral storage.
                 alloc = allocatable.ephemeral_storage
                 used = node_requested.ephemeral_storage
@@ -352,14 +353,14 @@ def aggregate_errors(errors: list[str]) -> str:
 
 def _kind_of(resource: str) -> int:
     if resource == CPU:
-        return _KIND_CPU
+        return RESOURCE_KIND_CPU
     if resource == MEMORY:
-        return _KIND_MEMORY
+        return RESOURCE_KIND_MEMORY
     if resource == EPHEMERAL_STORAGE:
-        return _KIND_EPHEMERAL
+        return RESOURCE_KIND_EPHEMERAL
     if is_scalar_resource_name(resource):
-        return _KIND_SCALAR
-    return _KIND_OTHER
+        return RESOURCE_KIND_SCALAR
+    return RESOURCE_KIND_OTHER
 
 
 # -- args shared by NodeResourcesFit, NodeResourcesBalancedAllocation and VolumeBinding -----------

@@ -66,9 +66,9 @@ from kschedctl.plugins.node_unschedulable import NodeUnschedulable
 from kschedctl.plugins.pod_topology_spread import PodTopologySpread
 from kschedctl.plugins.pod_topology_spread.common import count_node_pods_match_selector
 from kschedctl.plugins.resource_allocation import (
-    _KIND_CPU,
-    _KIND_EPHEMERAL,
-    _KIND_MEMORY,
+    RESOURCE_KIND_CPU,
+    RESOURCE_KIND_EPHEMERAL,
+    RESOURCE_KIND_MEMORY,
     MAX_UTILIZATION,
     ResourceAllocationScorer,
     balanced_resource_scorer,
@@ -131,7 +131,7 @@ class NodeColumns:
         self._unsafe: set[int] = set()
         # what each node's object was when its node-object scores were taken (see object_scores)
         self._objects: list[Any] = [n.node for n in self._nodes]
-        self._object_scores: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._object_scores: dict[tuple, tuple[np.ndarray, ...]] = {}
         # per topology key: each node's value as a code into the list of values (-1: no label)
         self._label_codes: dict[str, tuple[np.ndarray, list[str]]] = {}
         # per (selector key, namespace): each node's matching pods, and the generation counted at
@@ -233,20 +233,25 @@ class NodeColumns:
         return column if column is not None else self._fill_scalar(name)
 
     # -- scores of the node object alone ------------------------------------------------------
+    def _object_cache(self, key: tuple, flags: int) -> tuple[np.ndarray, ...]:
+        """One plugin's per-node answers for one pod signature (an int64 array, then ``flags``
+        bool arrays such as "known"), made on first use; past ``_OBJECT_SCORE_SIGNATURES`` the
+        oldest signature is dropped."""
+        cache = self._object_scores.get(key)
+        if cache is None:
+            if len(self._object_scores) >= _OBJECT_SCORE_SIGNATURES:
+                del self._object_scores[next(iter(self._object_scores))]
+            cache = self._object_scores[key] = (np.zeros(self._count, dtype=np.int64),
+                                                *(np.zeros(self._count, dtype=bool) for _ in range(flags)))
+        return cache
+
     def object_scores(self, plugin: Any, signature: str, state: Any, pod_info: Any,
                       at: np.ndarray) -> list[int] | None:
         """``plugin.score`` for the nodes at ``at``, for a plugin whose score reads only the pod
         and the node object (labels, taints, images; see ``OBJECT_SCORES``): each node's answer
         is the plugin's own, asked once per pod signature until the node object changes. None
         when the plugin fails on some node (it is then asked node by node, and says why)."""
-        key = (plugin.name, signature)
-        cache = self._object_scores.get(key)
-        if cache is None:
-            if len(self._object_scores) >= _OBJECT_SCORE_SIGNATURES:
-                del self._object_scores[next(iter(self._object_scores))]
-            cache = self._object_scores[key] = (np.zeros(self._count, dtype=np.int64),
-                                                np.zeros(self._count, dtype=bool))
-        values, known = cache
+        values, known = self._object_cache((plugin.name, signature), flags=1)
         missing = at[~known[at]]
         if len(missing):
             nodes = self._nodes
@@ -272,14 +277,7 @@ class NodeColumns:
         reads the pod and the node object only (``OBJECT_FILTERS``): the plugin's own verdict,
         asked once per pod signature until the node object changes. A plugin that raises counts
         as a "no" (the per-node path then reports the error)."""
-        key = ("filter", plugin.name, signature)
-        cache = self._object_scores.get(key)
-        if cache is None:
-            if len(self._object_scores) >= _OBJECT_SCORE_SIGNATURES:
-                del self._object_scores[next(iter(self._object_scores))]
-            cache = self._object_scores[key] = (np.zeros(self._count, dtype=np.int64),
-                                                np.zeros(self._count, dtype=bool), np.zeros(self._count, dtype=bool))
-        verdicts, known, certain = cache
+        verdicts, known, certain = self._object_cache(("filter", plugin.name, signature), flags=2)
         missing = at[~known[at]]
         if len(missing):
             nodes = self._nodes
@@ -441,15 +439,15 @@ class NodeColumns:
         for kind, res, weight, request in plan.entries:
             if not 0 <= request < SAFE_AMOUNT:
                 return None
-            if kind == _KIND_CPU:
+            if kind == RESOURCE_KIND_CPU:
                 alloc = fixed[_ALLOC_CPU, at]
                 used = fixed[_REQ_CPU if use_requested else _NZ_CPU, at]
                 present = None
-            elif kind == _KIND_MEMORY:
+            elif kind == RESOURCE_KIND_MEMORY:
                 alloc = fixed[_ALLOC_MEMORY, at]
                 used = fixed[_REQ_MEMORY if use_requested else _NZ_MEMORY, at]
                 present = None
-            elif kind == _KIND_EPHEMERAL:
+            elif kind == RESOURCE_KIND_EPHEMERAL:
                 alloc = fixed[_ALLOC_EPHEMERAL, at]
                 used = fixed[_REQ_EPHEMERAL, at]
                 present = None
