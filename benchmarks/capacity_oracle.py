@@ -62,9 +62,12 @@ def _compare(name: str, args: list[str], pod: dict[str, Any], oracle: Oracle, wo
         return "skipped", f"{name}: upstream's simulate placed pending pods of the cluster too (room taken)"
     placed = collections.Counter(p["node"] for p in mine if p["outcome"] == "Scheduled")
     left = [p for p in mine if p["outcome"] != "Scheduled"]
-    preempted = any(p["pod"] in names for p in theirs.get("preemptions") or ())
+    preempted = [p for p in theirs.get("preemptions") or () if p["pod"] in names]
     if preempted and ours.get("preemptionPossible"):
-        placed[ours["preemptionPossible"]["nominatedNode"]] -= 1
+        # the copy upstream placed by preemption is the one capacity leaves over; upstream's
+        # node for it may differ from capacity's nominatedNode when every tie-break ties (Go's
+        # map order there, the first candidate in kschedctl; docs/fidelity.md)
+        placed[preempted[-1]["node"]] -= 1
         placed = +placed
         same_count = sum(placed.values()) == count
     else:
