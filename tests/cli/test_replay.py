@@ -241,6 +241,13 @@ def test_diff_takes_one_trace_and_no_pod_files() -> None:
     assert result.exit_code == 2 and "one trace" in result.stderr
 
 
+def test_diff_of_a_trace_refuses_node_what_ifs() -> None:
+    # a trace replays its own node changes: a what-if flag would be silently dropped
+    result = run_cli("diff", "-c", BIN_PACKING, "-c", BIN_PACKING, BUNDLED, "--cordon", "node-a1")
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr == "error: node what-ifs do not apply to a trace: its node changes are replayed as recorded\n"
+
+
 def test_sweep_takes_a_trace_as_cluster_and_workload(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     result = run_cli("sweep", "profiles/sweeps/replay.yaml", "-o", "json", "--no-timings", "-j", "1")
