@@ -538,7 +538,9 @@ def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return
     b = utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass")
-    b = b.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _JSON_DELETE)
+    if b"\\" in b:  # each replace copies the whole text even when nothing matches
+        b = b.replace(b"\\\\", b"").replace(b'\\"', b"")
+    b = b.translate(None, _JSON_DELETE)
     # Strings without brackets vanish here; the few left are removed by the regex below.
     b = b.replace(b'""', b"")
     if b'"' in b:
