@@ -35,6 +35,7 @@ import os
 import re
 import sys
 from contextlib import closing, contextmanager
+from functools import partial
 from typing import IO, Any, Callable, Iterable, Iterator
 
 from kschedctl import limits
@@ -451,18 +452,25 @@ def _documents_of(obj: Any, name: str, line: int | None,
     item_kind = list_kind[: -len("List")]
     api_version = obj.get("apiVersion")
     out: list[Document] = []
+    lazy = item_line is not None and getattr(item_line, "lazy", False)
     for i, item in enumerate(items):
         ln: int | None = None
         locate: Callable[[], int | None] | None = None
-        if item_line is not None:
-            if getattr(item_line, "lazy", False):
-                locate = (lambda i=i: item_line(i))  # type: ignore[misc]
-            else:
-                ln = item_line(i)
         if isinstance(item, dict) and item_kind and not item.get("kind"):
             # A typed list straight from the API server leaves kind/apiVersion off its items.
             item.setdefault("apiVersion", api_version)
             item["kind"] = item_kind
+        if lazy:
+            locate = partial(item_line, i)  # type: ignore[arg-type]
+            if item.__class__ is dict:
+                # The common item, inline: what _check_object accepts, not itself a List (50,000 pods).
+                kind, version = item.get("kind"), item.get("apiVersion")
+                if (kind.__class__ is str and kind and version.__class__ is str and version
+                        and not (kind.endswith("List") and "items" in item)):
+                    out.append(Document(item, name, None, locate))
+                    continue
+        elif item_line is not None:
+            ln = item_line(i)
         if locate is not None:
             try:
                 _check_object(item, name, None, f"item {i} of the {list_kind}")
