@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -148,6 +149,27 @@ def test_json_depth_ignores_brackets_inside_strings() -> None:
                        "note": 'a \\" ] } [ {', "x": [[[]]]})
     docs = parse_text(text, "strings.json")
     assert docs[0].obj["metadata"]["name"].startswith("[[[")
+
+
+@pytest.mark.parametrize("text", [
+    b"", b"plain", b"\\", b"\\\\", b"\\\\\\", b'\\"', b'\\\\"', b'\\\\\\"', b'a\\nb\\"c\\\\d"',
+    b'["\\\\", "\\"]", "x\\\\\\"[{"]', b"end\\", b'"\\u005c"',
+])
+def test_escapes_dropped_as_the_two_replaces_would(text: bytes) -> None:
+    expected = text.replace(b"\\\\", b"").replace(b'\\"', b"")
+    assert loader._drop_escapes(text) == expected
+    assert loader._drop_escapes(text * 3) == (text * 3).replace(b"\\\\", b"").replace(b'\\"', b"")
+
+
+def test_escapes_dropped_in_random_text_and_past_the_few_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(30)
+    for size in (1, 2, 5, 40, 400):
+        for _ in range(200):
+            text = bytes(rng.choice(b'\\\\"a[') for _ in range(size))
+            assert loader._drop_escapes(text) == text.replace(b"\\\\", b"").replace(b'\\"', b"")
+    monkeypatch.setattr(loader, "_FEW_BACKSLASH_RUNS", 2)
+    text = b'a\\"b\\\\c\\"d\\'
+    assert loader._drop_escapes(text) == text.replace(b"\\\\", b"").replace(b'\\"', b"")
 
 
 def test_small_aliases_are_expanded_into_separate_objects() -> None:
