@@ -543,10 +543,11 @@ def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:
     (each pass lowers the maximum depth by exactly one) until few runs of brackets are
     left, whose depth a short loop then measures.
     """
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
+    # A quick way out for small texts; a large one is checked anyway (its counts would cost more).
+    if len(text) < (1 << 20) and text.count("[") + text.count("{") <= MAX_DEPTH:
         return
     b = utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass")
-    b = _drop_escapes(b).translate(None, _JSON_DELETE)
+    b = _quotes_and_brackets(b)
     # Strings without brackets vanish here; the few left are removed by the regex below.
     b = b.replace(b'""', b"")
     if b'"' in b:
@@ -571,37 +572,34 @@ def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:
     raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name, _json_deep_line(text))
 
 
-def _drop_escapes(b: bytes) -> bytes:
-    """``b`` without its escaped backslashes and escaped quotes: what
-    ``b.replace(b"\\\\", b"").replace(b'\\"', b"")`` gives, without those two copies of the whole
-    text (and their slow two-byte searches) when backslashes are few, as in a cluster dump.
+def _quotes_and_brackets(b: bytes) -> bytes:
+    """The quotes and brackets of JSON text ``b``, without its escaped quotes: what
+    ``b.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _JSON_DELETE)`` gives, without
+    two copies of the whole text (and their slow two-byte searches) when backslashes are few, as
+    in a cluster dump.
 
     Per run of backslashes: its pairs go, and an odd one left goes with the quote that follows it.
+    Here what goes is overwritten in a copy with a byte the translation deletes anyway.
     """
     find = b.find
     pos = find(b"\\")  # one byte: a memchr
     if pos < 0:
-        return b
+        return b.translate(None, _JSON_DELETE)
     size = len(b)
-    pieces: list[bytes] = []
-    start = runs = 0
+    text = bytearray(b)
+    runs = 0
     while pos >= 0:
         runs += 1
         if runs > _FEW_BACKSLASH_RUNS:
-            return b.replace(b"\\\\", b"").replace(b'\\"', b"")
+            return b.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _JSON_DELETE)
         end = pos + 1
-        while end < size and b[end] == 92:  # "\\"
+        while end < size and b[end] == 92:  # backslash
             end += 1
-        pieces.append(b[start:pos])
-        if (end - pos) % 2:
-            if end < size and b[end] == 34:  # '"'
-                end += 1
-            else:
-                pieces.append(b"\\")
-        start = end
+        if (end - pos) % 2 and end < size and b[end] == 34:  # an escaped quote
+            end += 1
+        text[pos:end] = b" " * (end - pos)
         pos = find(b"\\", end)
-    pieces.append(b[start:])
-    return b"".join(pieces)
+    return bytes(text.translate(None, _JSON_DELETE))
 
 
 _FEW_BACKSLASH_RUNS = 10_000
