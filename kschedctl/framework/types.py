@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 from kschedctl.errors import InputError
+from kschedctl.fastpaths import fast_paths
 from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
 from kschedctl.k8s.resources import Resource, node_allocatable, pod_resources
 
@@ -194,6 +195,13 @@ def _as_int(value: Any, what: str) -> int:
 
 _EMPTY: tuple = ()
 
+# Pods of one template carry the same affinity: their terms are compiled once, keyed by the
+# namespace and the text of the two affinity mappings (repr of plain data is equal only for equal
+# data; a namespace-less term means the pod's own namespace).
+_MEMOIZE_TERMS = fast_paths()
+_TERMS_BY_TEMPLATE: dict[tuple[str, str, str], tuple[list, list, list, list, str | None]] = {}
+_TERMS_BY_TEMPLATE_MAX = 4096
+
 
 class PodInfo:
     """A pod with the facts the scheduler needs precomputed (upstream NewPodInfo + CalculateResource).
@@ -280,6 +288,26 @@ class PodInfo:
             self._compile_affinity(pod_affinity or {}, pod_anti_affinity or {})
 
     def _compile_affinity(self, pod_affinity: Mapping[str, Any], pod_anti_affinity: Mapping[str, Any]) -> None:
+        key = (self.namespace, repr(pod_affinity), repr(pod_anti_affinity)) if _MEMOIZE_TERMS else None
+        found = _TERMS_BY_TEMPLATE.get(key) if key is not None else None
+        if found is None:
+            self._parse_affinity(pod_affinity, pod_anti_affinity)
+            if key is not None:
+                if len(_TERMS_BY_TEMPLATE) >= _TERMS_BY_TEMPLATE_MAX:
+                    _TERMS_BY_TEMPLATE.clear()
+                _TERMS_BY_TEMPLATE[key] = (self.required_affinity_terms, self.required_anti_affinity_terms,
+                                           self.preferred_affinity_terms, self.preferred_anti_affinity_terms,
+                                           self.parse_error)
+            return
+        required, required_anti, preferred, preferred_anti, self.parse_error = found
+        # The terms are never changed once built, so pods of one template share them; the lists are
+        # each pod's own.
+        self.required_affinity_terms = list(required)
+        self.required_anti_affinity_terms = list(required_anti)
+        self.preferred_affinity_terms = list(preferred)
+        self.preferred_anti_affinity_terms = list(preferred_anti)
+
+    def _parse_affinity(self, pod_affinity: Mapping[str, Any], pod_anti_affinity: Mapping[str, Any]) -> None:
         errors: list[str] = []
         ns = self.namespace
         parts = (

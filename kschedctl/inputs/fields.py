@@ -224,10 +224,14 @@ class UnknownField:
         return f'unknown field "{self.dotted}"{hint}'
 
 
-def unknown_fields(obj: dict) -> list[UnknownField]:
-    """The unknown fields of ``obj`` (none when its kind and version are not known), in document order."""
+def unknown_fields(obj: dict, seen: dict[tuple[int, str], Any] | None = None) -> list[UnknownField]:
+    """The unknown fields of ``obj`` (none when its kind and version are not known), in document order.
+
+    ``seen`` (an empty dict, then the same one for each object of one batch, none of them
+    changed meanwhile) makes the pods of one template cost one check: see ``_clean_as_seen``.
+    """
     kind = _type_of(obj)
-    if kind is None or _clean(obj, kind):
+    if kind is None or (_clean(obj, kind) if seen is None else _clean_as_seen(obj, kind, seen, 1)):
         return []
     found: list[tuple[tuple[str | int, ...], _Type]] = []
     _walk(obj, kind, (), found)
@@ -287,6 +291,39 @@ def _clean(obj: dict, kind: _Type) -> bool:
                 return False
         elif not _clean_value(value, inner):
             return False
+    return True
+
+
+def _clean_as_seen(obj: dict, kind: _Type, seen: dict[tuple[int, str], Any], depth: int) -> bool:
+    """``_clean(obj, kind)``, skipping the values equal to one already found clean in the same field.
+
+    Whether a value has unknown fields depends only on its mappings' keys, and plain data equal
+    to a clean value has the same keys at every depth. The object and (``depth``) the objects in
+    it are taken field by field, as their own fields differ from pod to pod (name, uid, nodeName)
+    while the rest (containers, affinity, ...) is the template's.
+    """
+    if not obj.keys() <= kind.fields:
+        return False
+    fast = kind.fast
+    if not fast:
+        return True
+    get = fast.get
+    for key, value in obj.items():
+        entry = get(key)
+        if entry is None or not value:
+            continue
+        code, inner = entry
+        if code == _OBJECT and depth and value.__class__ is dict:
+            if not _clean_as_seen(value, inner, seen, depth - 1):
+                return False
+            continue
+        slot = (id(kind), key)
+        known = seen.get(slot)
+        if known is not None and known.__class__ is value.__class__ and known == value:
+            continue
+        if not _clean({key: value}, kind):
+            return False
+        seen[slot] = value
     return True
 
 
@@ -369,11 +406,12 @@ def check_documents(docs: _Docs, text: Callable[[], str | None] | None = None,
     # warn: each unknown field once per file, at its first place, with how many more objects have it
     # (a dump of 50,000 pods from a newer cluster would otherwise print 50,000 times the same line).
     seen: dict[str, list[Any]] = {}
+    seen_clean: dict[tuple[int, str], Any] = {}  # nothing changes the objects during this loop
     for doc in docs:
         obj = doc.obj
         if obj.__class__ is not dict:
             continue
-        unknown = unknown_fields(obj)
+        unknown = unknown_fields(obj, seen_clean)
         if not unknown:
             continue
         if lines is None:

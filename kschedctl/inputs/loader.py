@@ -35,6 +35,7 @@ import os
 import re
 import sys
 from contextlib import closing, contextmanager
+from functools import partial
 from typing import IO, Any, Callable, Iterable, Iterator
 
 from kschedctl import limits
@@ -451,18 +452,25 @@ def _documents_of(obj: Any, name: str, line: int | None,
     item_kind = list_kind[: -len("List")]
     api_version = obj.get("apiVersion")
     out: list[Document] = []
+    lazy = item_line is not None and getattr(item_line, "lazy", False)
     for i, item in enumerate(items):
         ln: int | None = None
         locate: Callable[[], int | None] | None = None
-        if item_line is not None:
-            if getattr(item_line, "lazy", False):
-                locate = (lambda i=i: item_line(i))  # type: ignore[misc]
-            else:
-                ln = item_line(i)
         if isinstance(item, dict) and item_kind and not item.get("kind"):
             # A typed list straight from the API server leaves kind/apiVersion off its items.
             item.setdefault("apiVersion", api_version)
             item["kind"] = item_kind
+        if lazy:
+            locate = partial(item_line, i)  # type: ignore[arg-type]
+            if item.__class__ is dict:
+                # The common item, inline: what _check_object accepts, not itself a List (50,000 pods).
+                kind, version = item.get("kind"), item.get("apiVersion")
+                if (kind.__class__ is str and kind and version.__class__ is str and version
+                        and not (kind.endswith("List") and "items" in item)):
+                    out.append(Document(item, name, None, locate))
+                    continue
+        elif item_line is not None:
+            ln = item_line(i)
         if locate is not None:
             try:
                 _check_object(item, name, None, f"item {i} of the {list_kind}")
@@ -535,10 +543,11 @@ def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:
     (each pass lowers the maximum depth by exactly one) until few runs of brackets are
     left, whose depth a short loop then measures.
     """
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
+    # A quick way out for small texts; a large one is checked anyway (its counts would cost more).
+    if len(text) < (1 << 20) and text.count("[") + text.count("{") <= MAX_DEPTH:
         return
     b = utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass")
-    b = b.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _JSON_DELETE)
+    b = _quotes_and_brackets(b)
     # Strings without brackets vanish here; the few left are removed by the regex below.
     b = b.replace(b'""', b"")
     if b'"' in b:
@@ -561,6 +570,39 @@ def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:
             break
         b = b.replace(b"[]", b"")
     raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name, _json_deep_line(text))
+
+
+def _quotes_and_brackets(b: bytes) -> bytes:
+    """The quotes and brackets of JSON text ``b``, without its escaped quotes: what
+    ``b.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _JSON_DELETE)`` gives, without
+    two copies of the whole text (and their slow two-byte searches) when backslashes are few, as
+    in a cluster dump.
+
+    Per run of backslashes: its pairs go, and an odd one left goes with the quote that follows it.
+    Here what goes is overwritten in a copy with a byte the translation deletes anyway.
+    """
+    find = b.find
+    pos = find(b"\\")  # one byte: a memchr
+    if pos < 0:
+        return b.translate(None, _JSON_DELETE)
+    size = len(b)
+    text = bytearray(b)
+    runs = 0
+    while pos >= 0:
+        runs += 1
+        if runs > _FEW_BACKSLASH_RUNS:
+            return b.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _JSON_DELETE)
+        end = pos + 1
+        while end < size and b[end] == 92:  # backslash
+            end += 1
+        if (end - pos) % 2 and end < size and b[end] == 34:  # an escaped quote
+            end += 1
+        text[pos:end] = b" " * (end - pos)
+        pos = find(b"\\", end)
+    return bytes(text.translate(None, _JSON_DELETE))
+
+
+_FEW_BACKSLASH_RUNS = 10_000
 
 
 def _json_deep_line(text: str) -> int | None:

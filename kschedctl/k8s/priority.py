@@ -155,6 +155,12 @@ def resolve_priority(
     priority / preemptionPolicy that differs from the computed one.
     """
     _, priority, policy = resolve_priority_class(pod, priority_classes)
+    _check_given(pod, priority, policy)
+    return priority, policy
+
+
+def _check_given(pod: Mapping[str, Any], priority: int, policy: str) -> None:
+    """PriorityAdmissionError when the pod carries a priority or policy other than the computed one."""
     spec = pod.get("spec") or {}
     given = spec.get("priority")
     if given is not None and given != priority:
@@ -174,14 +180,13 @@ def resolve_priority(
                 f"priority admission controller computed {policy} from the given PriorityClass name",
             )
         )
-    return priority, policy
 
 
 def admit_priority(pod: dict, priority_classes: Mapping[str, Mapping[str, Any]] | None) -> dict:
     """Apply the Priority admission plugin to ``pod`` in place (and return it): sets
     spec.priorityClassName (the default class when none), spec.priority, spec.preemptionPolicy."""
-    name, _, _ = resolve_priority_class(pod, priority_classes)
-    priority, policy = resolve_priority(pod, priority_classes)
+    name, priority, policy = resolve_priority_class(pod, priority_classes)
+    _check_given(pod, priority, policy)
     spec = pod.get("spec")
     if spec is None:
         spec = pod["spec"] = {}

@@ -526,14 +526,16 @@ def pod_resources(pod: Mapping[str, Any]) -> tuple[Resource, int, int]:
     """
     key = _template_key(pod) if _MEMOIZE else None
     found = _BY_TEMPLATE.get(key) if key is not None else None
-    if found is None:
-        found = _pod_resource_nanos(pod)
-        if key is not None:
-            if len(_BY_TEMPLATE) >= _BY_TEMPLATE_MAX:
-                _BY_TEMPLATE.clear()
-            _BY_TEMPLATE[key] = found
-    requests, milli_cpu, memory = found
-    return Resource._from_nanos(requests), milli_cpu, memory
+    if found is not None:
+        requests, milli_cpu, memory = found
+        return requests.clone(), milli_cpu, memory  # each pod its own Resource: callers may add to it
+    nanos_requests, milli_cpu, memory = _pod_resource_nanos(pod)
+    requests = Resource._from_nanos(nanos_requests)
+    if key is not None:
+        if len(_BY_TEMPLATE) >= _BY_TEMPLATE_MAX:
+            _BY_TEMPLATE.clear()
+        _BY_TEMPLATE[key] = (requests.clone(), milli_cpu, memory)
+    return requests, milli_cpu, memory
 
 
 def _pod_resource_nanos(pod: Mapping[str, Any]) -> tuple[dict[str, int], int, int]:
@@ -550,7 +552,7 @@ def _pod_resource_nanos(pod: Mapping[str, Any]) -> tuple[dict[str, int], int, in
 # Pods of one ReplicaSet share their template, so their requests are computed once: keyed by the
 # text of everything pod_resources reads (repr of plain data is equal only for equal data).
 _MEMOIZE = fast_paths()
-_BY_TEMPLATE: dict[tuple[Any, ...], tuple[dict[str, int], int, int]] = {}
+_BY_TEMPLATE: dict[tuple[Any, ...], tuple[Resource, int, int]] = {}
 _BY_TEMPLATE_MAX = 4096
 
 

@@ -175,6 +175,32 @@ def test_invalid_selector_sets_parse_error_and_drops_terms() -> None:
     assert err.endswith("]")
 
 
+@pytest.mark.parametrize("affinity, namespaces, parse_error", [
+    pytest.param({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "zone"}]}},
+        {"ns1": {"ns1"}, "ns2": {"ns2"}}, None, id="own namespace per pod"),
+    pytest.param({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "zone", "namespaces": ["x"]}]}},
+        {"ns1": {"x"}, "ns2": {"x"}}, None, id="named namespaces"),
+    pytest.param({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchExpressions": [{"key": "a", "operator": "Bogus"}]}, "topologyKey": "z"}]}},
+        {}, "requiredAntiAffinityTerms: ", id="parse error"),
+])
+def test_pods_of_one_template_get_the_same_terms_in_their_own_namespace(
+        affinity: dict, namespaces: dict, parse_error: str | None) -> None:
+    # Terms are compiled once per template: every pod still gets its namespace, error and lists.
+    infos = []
+    for round_ in range(2):
+        for ns in ("ns1", "ns2"):
+            pod = make_pod(f"p{round_}", ns=ns)
+            pod["spec"]["affinity"] = affinity
+            infos.append((ns, PodInfo(pod)))
+    for ns, info in infos:
+        assert [t.namespaces for t in info.required_anti_affinity_terms] == ([namespaces[ns]] if namespaces else [])
+        assert info.parse_error == parse_error or info.parse_error.startswith(parse_error)
+    assert infos[0][1].required_anti_affinity_terms is not infos[2][1].required_anti_affinity_terms
+
+
 # --- NodeInfo ------------------------------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -76,8 +77,8 @@ def _deep_block(n: int) -> str:
     return "apiVersion: v1\nkind: Pod\n" + "".join(" " * i + f"k{i}:\n" for i in range(n)) + " " * n + "v\n"
 
 
-def _deep_json(n: int) -> str:
-    return '{"apiVersion": "v1", "kind": "Pod", "x": ' + "[" * n + "]" * n + "}"
+def _deep_json(n: int, pad: int = 0) -> str:
+    return '{"apiVersion": "v1", "kind": "Pod", "pad": "' + "a" * pad + '", "x": ' + "[" * n + "]" * n + "}"
 
 
 def _laughs(levels: int) -> str:
@@ -103,6 +104,8 @@ HOSTILE = [
      "nested deeper than"),
     ("deep JSON nesting (C recursion)", lambda: _deep_json(100_000), "deep.json", 1, "nested deeper than"),
     ("JSON nested just past the limit", lambda: _deep_json(MAX_DEPTH), "deep.json", 1, "nested deeper than"),
+    ("JSON nested just past the limit in a 2 MiB file", lambda: _deep_json(MAX_DEPTH, pad=2 << 20), "deep.json", 1,
+     "nested deeper than"),
     ("billion laughs, 9 levels", lambda: _laughs(9), "laughs.yaml", None, "excessive aliasing"),
     ("billion laughs, 30 levels", lambda: _laughs(30), "laughs.yaml", None, "excessive aliasing"),
     ("billion laughs with mappings", lambda: _mapping_laughs(12), "laughs.yaml", None, "excessive aliasing"),
@@ -139,6 +142,8 @@ def test_hostile_input_fails_fast(name: str, make: Callable[[], Any], file: str,
 def test_nesting_up_to_the_limit_is_fine() -> None:
     docs = parse_text(_deep_json(MAX_DEPTH - 1), "ok.json")  # the object itself is one level
     assert docs[0].kind == "Pod"
+    docs = parse_text(_deep_json(MAX_DEPTH - 1, pad=2 << 20), "ok.json")
+    assert docs[0].kind == "Pod"
     docs = parse_text(_deep_flow(MAX_DEPTH - 1), "ok.yaml")
     assert docs[0].kind == "Pod"
 
@@ -148,6 +153,30 @@ def test_json_depth_ignores_brackets_inside_strings() -> None:
                        "note": 'a \\" ] } [ {', "x": [[[]]]})
     docs = parse_text(text, "strings.json")
     assert docs[0].obj["metadata"]["name"].startswith("[[[")
+
+
+def _by_replaces(text: bytes) -> bytes:
+    return text.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, loader._JSON_DELETE)
+
+
+@pytest.mark.parametrize("text", [
+    b"", b"plain", b"\\", b"\\\\", b"\\\\\\", b'\\"', b'\\\\"', b'\\\\\\"', b'a\\nb\\"c\\\\d"',
+    b'["\\\\", "\\"]", "x\\\\\\"[{"]', b"end\\", b'"\\u005c"',
+])
+def test_escapes_dropped_as_the_two_replaces_would(text: bytes) -> None:
+    assert loader._quotes_and_brackets(text) == _by_replaces(text)
+    assert loader._quotes_and_brackets(text * 3) == _by_replaces(text * 3)
+
+
+def test_escapes_dropped_in_random_text_and_past_the_few_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(30)
+    for size in (1, 2, 5, 40, 400):
+        for _ in range(200):
+            text = bytes(rng.choice(b'\\\\"a[ ') for _ in range(size))
+            assert loader._quotes_and_brackets(text) == _by_replaces(text)
+    monkeypatch.setattr(loader, "_FEW_BACKSLASH_RUNS", 2)
+    text = b'a\\"b\\\\c\\"d\\'
+    assert loader._quotes_and_brackets(text) == _by_replaces(text)
 
 
 def test_small_aliases_are_expanded_into_separate_objects() -> None:

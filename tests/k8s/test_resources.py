@@ -191,3 +191,14 @@ def test_requests_memoized_per_template_follow_what_differs(other: dict, expecte
     requests, _, _ = pod_resources(other)
     assert requests.milli_cpu == expected_milli_cpu
     assert requests is not first
+
+
+def test_pods_of_one_template_get_resources_of_their_own() -> None:
+    # the memo keeps its own copy: changing one pod's Resource changes neither the memo nor another pod's
+    first, _, _ = pod_resources(_template_pod("own-1", spec={"containers": [
+        {"name": "own", "resources": {"requests": {"cpu": "300m", "example.com/gpu": "1"}}}]}))
+    first.add(Resource(milli_cpu=1000, scalar_resources={"example.com/gpu": 1}))
+    second, _, _ = pod_resources(_template_pod("own-2", spec={"containers": [
+        {"name": "own", "resources": {"requests": {"cpu": "300m", "example.com/gpu": "1"}}}]}))
+    assert second == Resource(milli_cpu=300, scalar_resources={"example.com/gpu": 1})
+    assert second is not first and second.scalar_resources is not first.scalar_resources
