@@ -114,6 +114,18 @@ class _Scalar:
         self.present = np.zeros(size, dtype=bool)
         self.requested = np.zeros(size, dtype=np.int64)
 
+    def set(self, i: int, allocatable: int | None, requested: int) -> bool:
+        """Node ``i``'s amounts (``allocatable`` None: the node lacks the resource); False when
+        one is outside what the columns hold exactly (the node then goes the per-node way)."""
+        self.present[i] = allocatable is not None
+        if allocatable is None:
+            allocatable = 0
+        if 0 <= allocatable < SAFE_AMOUNT and 0 <= requested < SAFE_AMOUNT:
+            self.allocatable[i] = allocatable
+            self.requested[i] = requested
+            return True
+        return False
+
 
 class NodeColumns:
     """What the resource scorers read of every node of ``snapshot``, kept current."""
@@ -158,14 +170,7 @@ class NodeColumns:
             alloc = node_info.allocatable.scalar_resources
             used = node_info.requested.scalar_resources
             for name, column in scalars.items():
-                a = alloc.get(name)
-                u = used.get(name, 0)
-                column.present[i] = a is not None
-                a = 0 if a is None else a
-                if 0 <= a < SAFE_AMOUNT and 0 <= u < SAFE_AMOUNT:
-                    column.allocatable[i] = a
-                    column.requested[i] = u
-                else:
+                if not column.set(i, alloc.get(name), used.get(name, 0)):
                     ok = False
         if ok:
             self._unsafe.discard(i)
@@ -175,14 +180,8 @@ class NodeColumns:
     def _fill_scalar(self, name: str) -> _Scalar:
         column = self.scalars[name] = _Scalar(self._count)
         for i, node_info in enumerate(self._nodes):
-            a = node_info.allocatable.scalar_resources.get(name)
-            u = node_info.requested.scalar_resources.get(name, 0)
-            column.present[i] = a is not None
-            a = 0 if a is None else a
-            if 0 <= a < SAFE_AMOUNT and 0 <= u < SAFE_AMOUNT:
-                column.allocatable[i] = a
-                column.requested[i] = u
-            else:
+            if not column.set(i, node_info.allocatable.scalar_resources.get(name),
+                              node_info.requested.scalar_resources.get(name, 0)):
                 self._unsafe.add(i)
         return column
 

@@ -15,6 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kschedctl.config.args import ARGS_KINDS
+
 VERSIONS = ("v1", "v1beta3", "v1beta2")
 _DIR = Path(__file__).parent
 
@@ -90,16 +92,6 @@ def _defs() -> dict[str, Any]:
     }
 
 
-_ARGS_BY_PLUGIN = {
-    "DefaultPreemption": "DefaultPreemptionArgs",
-    "DynamicResources": "DynamicResourcesArgs",
-    "InterPodAffinity": "InterPodAffinityArgs",
-    "NodeAffinity": "NodeAffinityArgs",
-    "NodeResourcesBalancedAllocation": "NodeResourcesBalancedAllocationArgs",
-    "NodeResourcesFit": "NodeResourcesFitArgs",
-    "PodTopologySpread": "PodTopologySpreadArgs",
-    "VolumeBinding": "VolumeBindingArgs",
-}
 
 
 def build(version: str) -> dict[str, Any]:
@@ -115,7 +107,7 @@ def build(version: str) -> dict[str, Any]:
         "allOf": [
             {"if": {"properties": {"name": {"const": plugin}}, "required": ["name"]},
              "then": {"properties": {"args": {"$ref": f"#/$defs/{kind}"}}}}
-            for plugin, kind in _ARGS_BY_PLUGIN.items()
+            for plugin, (kind, _, _) in ARGS_KINDS.items()
         ],
     }
     profile = _obj({
