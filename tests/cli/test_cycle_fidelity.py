@@ -1,0 +1,46 @@
+"""``kschedctl explain`` answers as upstream v1.34.4 where the scheduling cycle's bookkeeping
+decides (issue 41): the nominated node's rejection joining the diagnosis, each explained pod an
+independent question (no DRA allocation of an earlier pod in flight), and ``--all-filters``
+showing every verdict without changing the answer.
+
+Cases: tests/cli/cases/cycle_fidelity/cases.yaml.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.cli.helpers import run_cli
+
+CASES_DIR = Path(__file__).parent / "cases" / "cycle_fidelity"
+CASES: list[dict[str, Any]] = yaml.safe_load((CASES_DIR / "cases.yaml").read_text(encoding="utf-8"))["cases"]
+
+
+def _explain(cluster: str, pods: str, *flags: str, reverse: bool = False, tmp_path: Path | None = None) -> list[dict]:
+    pod_file = CASES_DIR / pods
+    if reverse:
+        assert tmp_path is not None
+        docs = [d for d in yaml.safe_load_all(pod_file.read_text(encoding="utf-8")) if d]
+        pod_file = tmp_path / "reversed.yaml"
+        pod_file.write_text(yaml.safe_dump_all(list(reversed(docs))), encoding="utf-8")
+    result = run_cli("explain", str(pod_file), "--cluster", str(CASES_DIR / cluster), *flags, "-o", "json")
+    assert result.exit_code in (0, 1), result.stderr
+    doc = json.loads(result.stdout)
+    return doc["items"] if doc["kind"] == "ExplainResultList" else [doc]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_explain_gives_upstreams_answer(case: dict[str, Any], tmp_path: Path) -> None:
+    items = _explain(case["cluster"], case["pods"], *case.get("flags", ()), reverse=case.get("reverse", False),
+                     tmp_path=tmp_path)
+    got = [{"pod": item["pod"], "outcome": item["outcome"],
+            **({"selectedNode": item["selectedNode"]} if "selectedNode" in want else {}),
+            **({"message": item["message"]} if "message" in want else {})}
+           for item, want in zip(items, case["expect"])]
+    assert got == case["expect"]
+
