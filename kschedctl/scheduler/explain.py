@@ -103,6 +103,9 @@ class Explainer(SchedulingSetup):
                 gc.enable()
 
     def _explain(self, pod: dict, profile: str | None, cluster: Any, hint_nodes: Iterable[str]) -> ExplainResult:
+        # Each pod is an independent question: what an earlier pod's cycle allocated, reserved
+        # or deallocated (DRA claims in flight or written at PreBind) is not this pod's cluster.
+        self.snapshot.start_afresh()
         pod_info = PodInfo(admit(pod, cluster))
         fwk = self.framework(self.pick_profile(pod_info, profile))
         fwk.handle.set_cluster(cluster)
@@ -120,7 +123,9 @@ class Explainer(SchedulingSetup):
         if skipped:
             outcome.warnings.append(skipped)
         result = build_result(outcome, fwk, self.snapshot, seed=self.seed, all_filters=self.all_filters)
-        # What would make it fit (kschedctl's own addition; never changes the cycle's answer).
+        # What would make it fit (kschedctl's own addition; never changes the cycle's answer),
+        # asked of the cluster as given, not as this pod's cycle left it.
+        self.snapshot.start_afresh()
         attach_hints(result, fwk, self.snapshot, pod_info, hint_nodes)
         return result
 

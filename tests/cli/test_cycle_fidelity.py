@@ -44,3 +44,13 @@ def test_explain_gives_upstreams_answer(case: dict[str, Any], tmp_path: Path) ->
            for item, want in zip(items, case["expect"])]
     assert got == case["expect"]
 
+
+def test_a_pod_explained_after_another_gets_the_answer_it_gets_alone(tmp_path: Path) -> None:
+    together = _explain("dra-one-device.yaml", "dra-pods.yaml")
+    docs = [d for d in yaml.safe_load_all((CASES_DIR / "dra-pods.yaml").read_text(encoding="utf-8")) if d]
+    only = tmp_path / "second.yaml"
+    only.write_text(yaml.safe_dump(docs[1]), encoding="utf-8")
+    alone = _explain("dra-one-device.yaml", str(only))
+    fields = ("pod", "outcome", "selectedNode", "message", "decision")
+    assert [together[1][k] for k in fields] == [alone[0][k] for k in fields]
+
