@@ -54,3 +54,17 @@ def test_a_pod_explained_after_another_gets_the_answer_it_gets_alone(tmp_path: P
     fields = ("pod", "outcome", "selectedNode", "message", "decision")
     assert [together[1][k] for k in fields] == [alone[0][k] for k in fields]
 
+
+_DECISION_FIELDS = ("outcome", "selectedNode", "message", "evaluatedNodes", "feasibleNodes", "decision", "preemption")
+
+
+@pytest.mark.parametrize("cluster, pods", [
+    ("dra-one-device.yaml", "dra-left-over-pod.yaml"),
+    ("dra-one-device.yaml", "dra-pods.yaml"),
+    ("nominated-cluster.yaml", "nominated-pod.yaml"),
+])
+def test_all_filters_changes_nothing_the_cycle_decides(cluster: str, pods: str) -> None:
+    plain = _explain(cluster, pods)
+    every = _explain(cluster, pods, "--all-filters")
+    assert [{k: item.get(k) for k in _DECISION_FIELDS} for item in every] == \
+        [{k: item.get(k) for k in _DECISION_FIELDS} for item in plain]
