@@ -295,6 +295,19 @@ class Framework:
     def has_filter_plugins(self) -> bool:
         return bool(self.plugins["filter"])
 
+    def start_afresh(self) -> None:
+        """Each plugin that keeps run state between cycles (a cache of reserved pods, gang
+        back-offs) and offers ``start_afresh`` forgets what earlier cycles left there."""
+        seen: set[int] = set()
+        for plugins in self.plugins.values():
+            for pl in plugins:
+                if id(pl) in seen:
+                    continue
+                seen.add(id(pl))
+                fresh = getattr(pl, "start_afresh", None)
+                if callable(fresh):
+                    fresh()
+
     def has_post_filter_plugins(self) -> bool:
         return bool(self.plugins["postFilter"])
 

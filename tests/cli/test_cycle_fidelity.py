@@ -68,3 +68,23 @@ def test_all_filters_changes_nothing_the_cycle_decides(cluster: str, pods: str) 
     every = _explain(cluster, pods, "--all-filters")
     assert [{k: item.get(k) for k in _DECISION_FIELDS} for item in every] == \
         [{k: item.get(k) for k in _DECISION_FIELDS} for item in plain]
+
+
+def test_a_plugin_cache_of_reserved_pods_does_not_carry_over_to_the_next_pod(tmp_path: Path) -> None:
+    """NodeResourceTopologyMatch's over-reserve cache counts the pods it reserved: the copies of
+    one pod, explained together, each get the node the first gets alone."""
+    root = Path(__file__).resolve().parents[2] / "profiles"
+    pod = yaml.safe_load((root / "scenarios" / "pods" / "numa-db.yaml").read_text(encoding="utf-8"))
+    copies = []
+    for i in range(3):
+        copy = yaml.safe_load(yaml.safe_dump(pod))
+        copy["metadata"]["name"] = f"db-{i}"
+        copy["spec"]["schedulerName"] = "numa-reserve"
+        copies.append(copy)
+    pods = tmp_path / "pods.yaml"
+    pods.write_text(yaml.safe_dump_all(copies), encoding="utf-8")
+    result = run_cli("explain", "-c", str(root / "numa-aware.yaml"), "--cluster",
+                     str(root / "scenarios" / "cluster" / "numa.yaml"), str(pods), "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    items = json.loads(result.stdout)["items"]
+    assert [(i["outcome"], i["selectedNode"]) for i in items] == [("Scheduled", "numa-n3")] * 3
