@@ -2,7 +2,8 @@
 
 Follows pkg/scheduler/framework/runtime/framework.go (kube-scheduler v1.34): PreFilter with Skip
 and PreFilterResult intersection, Filter stopping at the first failure (``all_filters`` runs them
-all, for reports, the ones after the first failure with ``CycleState.display_only`` set), two-pass filtering with nominated pods, PostFilter, PreScore with Skip,
+all, for reports, those after the first failure with ``CycleState.display_only`` set), two-pass
+filtering with nominated pods, PostFilter, PreScore with Skip,
 Score + NormalizeScore + weights, Reserve/Unreserve, Permit (Wait with its timeout), PreBind,
 Bind, PostBind. Statuses are wrapped and stamped with the plugin name exactly where upstream
 does it, so messages match word for word. A plugin that raises is contained: an Error status
@@ -457,32 +458,30 @@ class Framework:
         """``run_filter_plugins`` over the given (name, filter) pairs, in order."""
         first: Status | None = None
         all_filters = self.all_filters
-        try:
-            for name, fn in filters:
-                try:
-                    status = fn(state, pod_info, node_info)
-                except Exception as exc:
-                    status = _raised(name, "Filter", exc)
-                if status is not None and status.code != _SUCCESS:
-                    if status.code in _REJECTED:
-                        status.plugin = name
-                    else:
-                        # Filters may only say Success or Unschedulable*: anything else is an error.
-                        status = _err(f'running "{name}" filter plugin: {status.message()}', name, status.as_error())
-                    if record is not None:
-                        record.append((name, status))
-                    if not all_filters:
-                        return status
-                    if first is None:
-                        first = status
-                        # upstream stops here: the filters after this one run for the report only
-                        state.display_only = True
-                elif record is not None:
-                    # a Success with details (e.g. the devices a node would give) is kept for reports
-                    record.append((name, status if status is not None and status.details else None))
-        finally:
-            if first is not None:
-                state.display_only = False
+        for name, fn in filters:
+            try:
+                status = fn(state, pod_info, node_info)
+            except Exception as exc:
+                status = _raised(name, "Filter", exc)
+            if status is not None and status.code != _SUCCESS:
+                if status.code in _REJECTED:
+                    status.plugin = name
+                else:
+                    # Filters may only say Success or Unschedulable*: anything else is an error.
+                    status = _err(f'running "{name}" filter plugin: {status.message()}', name, status.as_error())
+                if record is not None:
+                    record.append((name, status))
+                if not all_filters:
+                    return status
+                if first is None:
+                    first = status
+                    # upstream stops here: the filters after this one run for the report only
+                    state.display_only = True
+            elif record is not None:
+                # a Success with details (e.g. the devices a node would give) is kept for reports
+                record.append((name, status if status is not None and status.details else None))
+        if first is not None:
+            state.display_only = False
         return first
 
     def run_filter_plugins_with_nominated_pods(
