@@ -14,7 +14,7 @@ class StateNotFound(KeyError):
 
 
 class CycleState:
-    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "record_plugin_metrics")
+    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "record_plugin_metrics", "display_only")
 
     def __init__(self) -> None:
         self._data: dict[str, Any] = {}
@@ -23,6 +23,10 @@ class CycleState:
         #: Plugins whose PreScore returned Skip: their Score does not run for this pod.
         self.skip_score_plugins: set[str] = set()
         self.record_plugin_metrics = False
+        #: True while a filter runs only for the report (``--all-filters``, after the node's first
+        #: rejection, where upstream stops): the plugin must record nothing a later extension
+        #: point reads, so that showing every verdict cannot change the cycle's answer.
+        self.display_only = False
 
     def read(self, key: str) -> Any:
         try:

@@ -2,7 +2,8 @@
 
 Follows pkg/scheduler/framework/runtime/framework.go (kube-scheduler v1.34): PreFilter with Skip
 and PreFilterResult intersection, Filter stopping at the first failure (``all_filters`` runs them
-all, for reports), two-pass filtering with nominated pods, PostFilter, PreScore with Skip,
+all, for reports, those after the first failure with ``CycleState.display_only`` set), two-pass
+filtering with nominated pods, PostFilter, PreScore with Skip,
 Score + NormalizeScore + weights, Reserve/Unreserve, Permit (Wait with its timeout), PreBind,
 Bind, PostBind. Statuses are wrapped and stamped with the plugin name exactly where upstream
 does it, so messages match word for word. A plugin that raises is contained: an Error status
@@ -295,6 +296,19 @@ class Framework:
     def has_filter_plugins(self) -> bool:
         return bool(self.plugins["filter"])
 
+    def start_afresh(self) -> None:
+        """Each plugin that keeps run state between cycles (a cache of reserved pods, gang
+        back-offs) and offers ``start_afresh`` forgets what earlier cycles left there."""
+        seen: set[int] = set()
+        for plugins in self.plugins.values():
+            for pl in plugins:
+                if id(pl) in seen:
+                    continue
+                seen.add(id(pl))
+                fresh = getattr(pl, "start_afresh", None)
+                if callable(fresh):
+                    fresh()
+
     def has_post_filter_plugins(self) -> bool:
         return bool(self.plugins["postFilter"])
 
@@ -461,9 +475,13 @@ class Framework:
                     return status
                 if first is None:
                     first = status
+                    # upstream stops here: the filters after this one run for the report only
+                    state.display_only = True
             elif record is not None:
                 # a Success with details (e.g. the devices a node would give) is kept for reports
                 record.append((name, status if status is not None and status.details else None))
+        if first is not None:
+            state.display_only = False
         return first
 
     def run_filter_plugins_with_nominated_pods(

@@ -160,9 +160,22 @@ class Snapshot:
         self._fill_image_states(nodes)
         #: State plugins keep for the whole run next to the snapshot, by key (upstream: caches
         #: shared through the framework handle, e.g. the DRA manager's claims and devices in use).
+        #: A value with a ``fresh()`` method can give that state as the cluster gives it, before
+        #: any cycle changed it (see ``start_afresh``).
         self.shared: dict[str, Any] = {}
         self._list: list[NodeInfo] = [by_name[n] for n in self._tree.list() if n in by_name]
         self._rebuild_affinity_lists()
+
+    def start_afresh(self) -> None:
+        """Put back the plugins' shared run state as the cluster gives it (each value's
+        ``fresh()``), for a question that must not see what earlier cycles did: ``explain``
+        asks each pod on its own. The old objects are replaced, not changed, so results that
+        still refer to them read what their cycle saw."""
+        shared = self.shared
+        for key, value in list(shared.items()):
+            fresh = getattr(value, "fresh", None)
+            if callable(fresh):
+                shared[key] = fresh()
 
     # -- the SharedLister surface plugins use -------------------------------------------------
     def node_infos(self) -> list[NodeInfo]:

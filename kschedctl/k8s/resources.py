@@ -586,6 +586,27 @@ def pod_requests(pod: Mapping[str, Any]) -> Resource:
     return Resource._from_nanos(_pod_requests_nanos(pod))
 
 
+def pod_requests_for_scoring(
+    pod: Mapping[str, Any], *, use_status_resources: bool, pod_level_resources: bool, non_zero: bool
+) -> Resource:
+    """``resource.PodRequests`` with the options a resource-allocation scorer passes (upstream
+    noderesources/resource_allocation.go calculatePodResourceRequest): its own in-place-resize and
+    pod-level flags, and with ``non_zero`` 100m / 200Mi for each container missing a cpu / memory
+    request (pod-level requests, when honoured, still replace the containers' sum)."""
+    amounts = _pod_requests_nanos(
+        pod,
+        use_status_resources=use_status_resources,
+        skip_pod_level_resources=not (pod_level_resources and POD_LEVEL_RESOURCES_ENABLED),
+        non_missing=_DEFAULT_NON_MISSING if non_zero else None,
+    )
+    return Resource._from_nanos(amounts)
+
+
+def has_container_statuses(pod: Mapping[str, Any]) -> bool:
+    """The pod's status reports containers, so status resources can differ from the spec's."""
+    return _has_status(pod)
+
+
 def pod_non_zero_requests(pod: Mapping[str, Any]) -> tuple[int, int]:
     """(milli_cpu, memory) with 100m / 200Mi for each container missing a request."""
     _, cpu, mem = pod_resources(pod)

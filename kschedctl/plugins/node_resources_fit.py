@@ -22,6 +22,9 @@ never into the reasons.
 
 Score uses the configured strategy (LeastAllocated by default) over the configured resources
 with non-zero requests (100m cpu / 200Mi memory for each container that requests nothing).
+Unlike Filter, Score takes the pod's own request from its containers' specs (plus overhead):
+v1.34.4's fit.go builds the scorer without the pod-level-resources and in-place-resize flags,
+so ``spec.resources`` and resize status do not count there (BalancedAllocation's scorer has both).
 
 Differences from upstream: upstream lists several short scalar resources in Go map order
 (random from run to run); kschedctl lists them sorted by name. The PreFilter rejection of pods
@@ -172,7 +175,9 @@ class NodeResourcesFit(Plugin):
         else:
             scorer = requested_to_capacity_ratio_scorer(shape)
         self.strategy: str = strategy_type
-        self.scorer = ResourceAllocationScorer(strategy_type, resources, scorer, use_requested=False)
+        # fit.go's strategy map builds the scorer without the pod-level and in-place-resize flags
+        self.scorer = ResourceAllocationScorer(strategy_type, resources, scorer, use_requested=False,
+                                               pod_level_resources=False, status_resources=False)
 
     # --- PreFilter / Filter ----------------------------------------------------------------
 

@@ -28,7 +28,15 @@ from kschedctl.framework.interfaces import MAX_NODE_SCORE
 from kschedctl.framework.status import Code, Status
 from kschedctl.k8s.field import FieldError, child, index, invalid, required
 from kschedctl.k8s.gomath import go_round
-from kschedctl.k8s.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
+from kschedctl.k8s.resources import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    has_container_statuses,
+    is_pod_level_requests_set,
+    is_scalar_resource_name,
+    pod_requests_for_scoring,
+)
 from kschedctl.plugins.helper import build_broken_linear_function, int_field
 
 #: Scoring strategy names (upstream ``config.ScoringStrategyType``).
@@ -84,9 +92,15 @@ class ResourceAllocationScorer:
     ``use_requested`` picks the node's plain requested amounts for cpu and memory (and the
     pod's plain requests); otherwise the non-zero ones (100m cpu / 200Mi memory for each
     container that requests nothing), as NodeResourcesFit does.
+
+    ``pod_level_resources`` and ``status_resources`` are upstream's enablePodLevelResources and
+    enableInPlacePodVerticalScaling of the scorer: BalancedAllocation sets both from the feature
+    gates, but fit.go (v1.34.4) builds NodeResourcesFit's scorer without them, so its score reads
+    the containers' spec requests and ignores ``spec.resources`` and resizes in flight.
     """
 
-    __slots__ = ("name", "resources", "use_requested", "scorer", "_kinds")
+    __slots__ = ("name", "resources", "use_requested", "pod_level_resources", "status_resources",
+                 "scorer", "_kinds")
 
     def __init__(
         self,
@@ -94,10 +108,15 @@ class ResourceAllocationScorer:
         resources: Sequence[tuple[str, int]],
         scorer: Scorer,
         use_requested: bool,
+        *,
+        pod_level_resources: bool = True,
+        status_resources: bool = True,
     ) -> None:
         self.name = name
         self.resources: tuple[tuple[str, int], ...] = tuple(resources)
         self.use_requested = use_requested
+        self.pod_level_resources = pod_level_resources
+        self.status_resources = status_resources
         self.scorer = scorer
         self._kinds = tuple(_kind_of(res) for res, _ in self.resources)
 
@@ -105,15 +124,27 @@ class ResourceAllocationScorer:
         """The pod's request for each configured resource (upstream calculatePodResourceRequestList).
 
         cpu is in millicores, everything else in units; init, sidecar containers, overhead and
-        pod-level resources are already folded into ``pod_info.requests`` by PodInfo.
+        pod-level resources are already folded into ``pod_info.requests`` by PodInfo, with both
+        of PodInfo's options on; a scorer that turns one off recomputes for a pod it changes.
         """
         requests = pod_info.requests
+        pod = pod_info.pod
+        if ((not self.pod_level_resources and is_pod_level_requests_set(pod))
+                or (not self.status_resources and has_container_statuses(pod))):
+            requests = pod_requests_for_scoring(
+                pod, use_status_resources=self.status_resources,
+                pod_level_resources=self.pod_level_resources, non_zero=not self.use_requested)
+            cpu, memory = requests.milli_cpu, requests.memory
+        elif self.use_requested:
+            cpu, memory = requests.milli_cpu, requests.memory
+        else:
+            cpu, memory = pod_info.non_zero_milli_cpu, pod_info.non_zero_memory
         out: list[int] = []
         for (res, _), kind in zip(self.resources, self._kinds):
             if kind == RESOURCE_KIND_CPU:
-                out.append(requests.milli_cpu if self.use_requested else pod_info.non_zero_milli_cpu)
+                out.append(cpu)
             elif kind == RESOURCE_KIND_MEMORY:
-                out.append(requests.memory if self.use_requested else pod_info.non_zero_memory)
+                out.append(memory)
             elif kind == RESOURCE_KIND_EPHEMERAL:
                 out.append(requests.ephemeral_storage)
             else:

@@ -5,8 +5,8 @@ Upstream: pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions
   both mounts are read-only, the same AWS EBS volume ID, the same iSCSI IQN unless both are
   read-only, the same Ceph RBD image (a shared monitor, same pool and image) unless both are
   read-only, against every pod on the node.
-- ReadWriteOncePod (Filter, Unschedulable "node has pod using PersistentVolumeClaim with the same
-  name and ReadWriteOncePod access mode"): PreFilter looks up every PVC of the pod (a missing one
+- ReadWriteOncePod (Filter, Unschedulable "node(s) unavailable due to PersistentVolumeClaim with
+  ReadWriteOncePod access mode already in-use by another pod", v1.34.4's text): PreFilter looks up every PVC of the pod (a missing one
   is UnschedulableAndUnresolvable with the lister's "not found" text) and counts the
   ReadWriteOncePod ones that a scheduled pod already uses; any such use rejects every node (the
   claim can move only by preemption, which the AddPod/RemovePod extensions account for).
@@ -37,7 +37,7 @@ NAME = names.VOLUME_RESTRICTIONS
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
 #: Filter reason for a ReadWriteOncePod claim already used by a scheduled pod.
 ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT = (
-    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
 )
 
 #: CycleState key (upstream "PreFilter" + Name).

@@ -105,6 +105,10 @@ class Explainer(SchedulingSetup):
     def _explain(self, pod: dict, profile: str | None, cluster: Any, hint_nodes: Iterable[str]) -> ExplainResult:
         pod_info = PodInfo(admit(pod, cluster))
         fwk = self.framework(self.pick_profile(pod_info, profile))
+        # Each pod is an independent question: what an earlier pod's cycle allocated, reserved
+        # or deallocated (DRA claims in flight or written at PreBind, pods a plugin's cache
+        # reserved, gang back-offs) is not this pod's cluster.
+        self._start_afresh(fwk)
         fwk.handle.set_cluster(cluster)
         # Every random choice a plugin makes (preemption's dry-run offset) starts afresh per pod
         # from the seed, so one pod's answer does not depend on the pods explained before it.
@@ -120,9 +124,15 @@ class Explainer(SchedulingSetup):
         if skipped:
             outcome.warnings.append(skipped)
         result = build_result(outcome, fwk, self.snapshot, seed=self.seed, all_filters=self.all_filters)
-        # What would make it fit (kschedctl's own addition; never changes the cycle's answer).
+        # What would make it fit (kschedctl's own addition; never changes the cycle's answer),
+        # asked of the cluster as given, not as this pod's cycle left it.
+        self._start_afresh(fwk)
         attach_hints(result, fwk, self.snapshot, pod_info, hint_nodes)
         return result
+
+    def _start_afresh(self, fwk: Framework) -> None:
+        self.snapshot.start_afresh()
+        fwk.start_afresh()
 
 
 def explain(

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
@@ -254,8 +254,10 @@ class Scheduler:
             allowed = pre_res.node_names or set()
             # Keep snapshot order (upstream iterates a Go set, i.e. in random order).
             nodes = [n for n in all_nodes if n.name in allowed]
+            # Upstream names the set PreFilter returned, which is also the diagnosis's: the
+            # nominated node's rejection, evaluated above, has already added its plugin to it.
             exclusion = Status(Code.UnschedulableAndUnresolvable,
-                               f"node(s) didn't satisfy plugin(s) {go_list(unscheduled_plugins)}")
+                               f"node(s) didn't satisfy plugin(s) {go_list(diagnosis.unschedulable_plugins)}")
             diagnosis.node_to_status.set_absent_nodes_status(exclusion)
             if outcome is not None:
                 outcome.prefilter_exclusion = exclusion
@@ -280,14 +282,19 @@ class Scheduler:
     _unresolved = 0
 
     def _evaluate_nominated_node(self, fwk, state, pod_info, diagnosis, node_name) -> list["NodeInfo"]:
+        """Upstream evaluateNominatedNode, which takes the diagnosis by value: the node's status
+        lands in the shared NodeToStatus and a rejecting plugin in the shared (non-nil after
+        PreFilter) UnschedulablePlugins, but PendingPlugins is still nil there, so a Pending
+        plugin goes into the copy's new set and is lost."""
         node_info = self.snapshot.get_or_none(node_name)
         if node_info is None:
             return []
+        by_value = replace(diagnosis, pending_plugins=set())
         try:
-            feasible = self.find_nodes_that_pass_filters(fwk, state, pod_info, diagnosis, [node_info], None,
+            feasible = self.find_nodes_that_pass_filters(fwk, state, pod_info, by_value, [node_info], None,
                                                          from_start=False)
             if self.extenders:
-                feasible = self.find_nodes_that_pass_extenders(fwk, pod_info, feasible, diagnosis)
+                feasible = self.find_nodes_that_pass_extenders(fwk, pod_info, feasible, by_value)
             return feasible
         except SchedulingError:
             return []  # upstream logs the error and goes on with every node

@@ -149,3 +149,17 @@ def test_go_rounding_of_weighted_mean() -> None:
     from kschedctl.k8s.gomath import go_round as _go_round
 
     assert [_go_round(x) for x in (37.5, 0.5, 1.49999, 2.5, 0.49999999999999994)] == [38, 1, 1, 3, 0]
+
+
+def test_fit_score_reads_the_spec_during_a_resize_balanced_the_status() -> None:
+    """A pod whose status reports a larger cpu request (a resize in flight): fit.go builds
+    NodeResourcesFit's scorer without enableInPlacePodVerticalScaling, so its score reads the
+    spec's 1 cpu; BalancedAllocation's scorer reads the status's 3 cpu (v1.34.4)."""
+    pod = make_pod({"containers": [{"cpu": "1", "memory": "1Gi"}]}, "pod")
+    pod["status"] = {"containerStatuses": [
+        {"name": "c0", "resources": {"requests": {"cpu": "3", "memory": "1Gi"}}}]}
+    info = pod_info(pod)
+    fit = NodeResourcesFit(_fit_args({"strategy": "LeastAllocated", "resources": [{"name": "cpu", "weight": 1}]}), None)
+    balanced = ResourceAllocationScorer("balanced", [("cpu", 1)], least_allocated_scorer, True)
+    assert fit.scorer.pod_requests(info) == [1000]
+    assert balanced.pod_requests(info) == [3000]

@@ -122,7 +122,11 @@ def random_pod(rnd: random.Random, name: str, node: str = "") -> dict:
                                                                 "limits": {GPU: requests_limit}}})
             continue
         containers.append({"name": f"c{c}", "resources": {"requests": requests}})
-    return make_pod(name, node=node, containers=containers)
+    pod = make_pod(name, node=node, containers=containers)
+    if rnd.random() < 0.2:
+        # pod-level requests: BalancedAllocation scores them, NodeResourcesFit's score does not
+        pod["spec"]["resources"] = {"requests": {"cpu": rnd.choice(["4", "12"]), "memory": rnd.choice(["8Gi", "16Gi"])}}
+    return pod
 
 
 def _compare(columns: NodeColumns, plugin, incoming: dict, nodes: list) -> bool:

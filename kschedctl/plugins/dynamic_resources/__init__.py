@@ -28,7 +28,9 @@ and extended resources backed by DRA off.
   does not match; ``cannot allocate all claims`` when the allocator finds no devices; an allocator
   error (CEL, a missing class, an incomplete pool for ``All``) is an Error with its text. A
   node's Success carries the allocation in ``details``; a failure carries the device counts per
-  request (kschedctl's explanation, computed only when a report reads it).
+  request (kschedctl's explanation, computed only when a report reads it). A call made only for
+  the report (``--all-filters`` after the node's first rejection, where upstream stops) marks no
+  claim unavailable and keeps no allocation, so PostFilter sees what upstream's calls marked.
 - PostFilter: ``no new claims to deallocate`` without recorded claims; otherwise the first
   (lowest-index) allocated claim that was unavailable on some node and is reserved by nobody else
   is deallocated (``deallocation of ResourceClaim completed``), else ``still not schedulable``.
@@ -257,12 +259,15 @@ class DynamicResources(Plugin):
                 to_allocate = [data.claims[i] for i in data.to_allocate]
                 return Status(Code.UnschedulableAndUnresolvable, ERR_CANNOT_ALLOCATE,
                               details={"devices": DeviceGap(dra, to_allocate, node, data.allocated)})
+        display_only = state.display_only
         if unavailable:
-            data.unavailable.update(unavailable)
+            if not display_only:  # only a Filter call upstream makes marks claims for PostFilter
+                data.unavailable.update(unavailable)
             return Status(Code.UnschedulableAndUnresolvable, ERR_NOT_AVAILABLE,
                           details={"claims": [claim_ref(data.claims[i]) for i in unavailable]})
         if results is not None:
-            data.node_allocations[node_info.name] = results
+            if not display_only:
+                data.node_allocations[node_info.name] = results
             return Status(Code.Success, details={"allocations": _Described(data, results)})
         return None
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 from typing import Any, Iterable
 
 from kschedctl.plugins.dynamic_resources.features import DEFAULT_FEATURES, Features
@@ -39,6 +40,10 @@ POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 #: Characters the API server draws a generateName suffix from (utilrand's alphanums).
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_BASE_LEN = 57
+#: Pool versions are drawn from one counter for every DraState, so a version is never reused,
+#: not even by a fresh copy that starts again from the cluster's claims: an allocation memoized
+#: for a node at some versions is right for any state that shows those versions.
+_POOL_VERSIONS = itertools.count(1)
 
 
 class ClaimLookupError(Exception):
@@ -118,6 +123,20 @@ class DraState:
         self._node_pool_keys: dict[str, list[tuple[str, str]]] = {}
         for claim in self.claims.values():
             self._count(claim, 1)
+        # What the cluster gives, before any cycle changed it (``fresh``).
+        self._origin = (dict(self.claims), dict(self._allocated), dict(self.pool_versions))
+
+    def fresh(self) -> "DraState":
+        """The view as the cluster gives it, before any cycle allocated, reserved, deallocated or
+        generated a claim: where each explained pod starts (each is an independent question).
+        What never changes is shared: classes, slices, CEL programs, and the allocation memo,
+        whose entries stay right because pool versions are never reused."""
+        other = copy.copy(self)
+        claims, allocated, versions = self._origin
+        other.claims, other._allocated, other.pool_versions = dict(claims), dict(allocated), dict(versions)
+        other.in_flight = {}
+        other.made_for = {}
+        return other
 
     # ------------------------------------------------------------------ devices in use
     def _count(self, claim: dict, sign: int) -> None:
@@ -128,8 +147,7 @@ class DraState:
                 allocated[did] = n
             else:
                 allocated.pop(did, None)
-            pool = (did.driver, did.pool)
-            versions[pool] = versions.get(pool, 0) + 1
+            versions[(did.driver, did.pool)] = next(_POOL_VERSIONS)
 
     def node_pool_versions(self, node_name: str, node: dict | None) -> tuple[int, ...] | None:
         """The versions of the pools a node sees (None when its slices cannot be gathered)."""

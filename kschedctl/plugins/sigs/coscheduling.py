@@ -106,6 +106,11 @@ class Coscheduling(Plugin):
         self._backed_off: dict[str, float] = {}
         self._last_failed: dict[str, float] = {}
 
+    def start_afresh(self) -> None:
+        """Forget earlier cycles' gang failures and back-offs (``explain`` asks each pod alone)."""
+        self._backed_off.clear()
+        self._last_failed.clear()
+
     @staticmethod
     def validate_args(args: dict) -> list[tuple[str, str, str]]:
         """Upstream ValidateCoschedulingArgs (field paths relative to the args)."""

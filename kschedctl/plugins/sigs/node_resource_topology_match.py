@@ -320,6 +320,11 @@ class NodeResourceTopologyMatch(Plugin):
         return self._weighted(requested, available, one)
 
     # -- Reserve / Unreserve / PostBind -----------------------------------------------------
+    def start_afresh(self) -> None:
+        """Forget the pods earlier cycles reserved in the cache (``explain`` asks each pod alone)."""
+        self.cache.reserved.clear()
+        self.cache.assumed.clear()
+
     def reserve(self, state: "CycleState", pod_info: "PodInfo", node_name: str) -> Status | None:
         self.cache.reserve(node_name, pod_info.key, pod_info.pod)
         return Status(Code.Success, "")
