@@ -53,7 +53,8 @@ CordonOption = Annotated[Optional[list[str]], typer.Option(
 DrainOption = Annotated[Optional[list[str]], typer.Option(
     "--drain", metavar="NAME|SELECTOR", help="What if this node, or the nodes a label selector matches, were "
     "drained (kubectl drain --ignore-daemonsets --delete-emptydir-data; PodDisruptionBudgets honoured): the "
-    "evicted pods' replacements are scheduled first (repeatable).")]
+    "evicted pods' replacements are scheduled first (repeatable: the nodes drain one after the other, as "
+    "kubectl drain A B). Exit 1 when the drain would not complete.")]
 DrainForceOption = Annotated[bool, typer.Option(
     "--drain-force", help="With --drain: delete the pods that declare no controller, as kubectl drain --force "
                           "(without it, such a pod stops its node's drain, as kubectl does).")]
