@@ -154,6 +154,15 @@ class EditRecord:
     def replacements(self) -> list[str]:
         return [e.replacement for e in self.evicted if e.replacement]
 
+    def moves(self) -> list[dict[str, Any]]:
+        """Each eviction with its replacement and where that went: ``pod``, ``node`` (drained),
+        ``controller``, ``replacement``, ``to`` (the node, or None) and ``message`` (why not)."""
+        out = []
+        for eviction in self.evicted:
+            node, why = self.placements.get(eviction.replacement, (None, ""))
+            out.append({**eviction.to_dict(), "to": node, "message": why})
+        return out
+
     @property
     def pending(self) -> list[str]:
         """The replacements that found no node."""

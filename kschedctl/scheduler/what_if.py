@@ -40,6 +40,20 @@ class WhatIfReport:
     """What a run changed in the cluster before answering (plain data)."""
 
     records: list[EditRecord] = field(default_factory=list)
+    #: The cluster as it was before the edits (the report's "before"; not in the JSON).
+    state_before: ClusterState | None = field(default=None, repr=False)
+
+    def usage_before(self) -> list[Any]:
+        """Requested and allocatable per node of the cluster as it is, before the edits
+        (``NodeUsage``, as a simulation's ``nodes_before``)."""
+        if self.state_before is None:
+            return []
+        from kschedctl.framework.snapshot import Snapshot
+        from kschedctl.framework.types import PodInfo
+        from kschedctl.scheduler.simulation_result import usage
+
+        state = self.state_before
+        return usage(Snapshot(state.nodes, [PodInfo(p) for p in state.pods]))[0]
 
     def __bool__(self) -> bool:
         return bool(self.records)
@@ -132,6 +146,7 @@ class WhatIf:
         if not self.edits:
             return state, WhatIfReport()
         records = []
+        before = state
         edits = list(self.edits)
         while edits:
             if not isinstance(edits[0], Drain):
@@ -149,7 +164,7 @@ class WhatIf:
             state, record = drain_nodes(state, _drained_nodes(state, drains),
                                         ", ".join(str(d.target) for d in drains), place=place)
             records.append(record)
-        return state, WhatIfReport(records)
+        return state, WhatIfReport(records, before)
 
 
 def _drained_nodes(state: ClusterState, drains: list[Drain]) -> list[tuple[str, bool]]:

@@ -50,6 +50,13 @@ COMMANDS: dict[str, list[str]] = {
     "diff-simulate": ["diff", "-c", str(PROFILES / "default.yaml"), "-c", str(PROFILES / "bin-packing.yaml"),
                       "--cluster", CLUSTER, "--simulate", str(PODS / "web-deployment.yaml")],
     "sweep": ["sweep", str(PROFILES / "sweeps" / "packing.yaml"), "-j", "1", "--no-timings"],
+    # kubectl drain of zones a and b: one api eviction refused by its budget, 3 replacements pending
+    "simulate-drain": ["simulate", "--cluster", CLUSTER, "--seed", "1",
+                       "--drain", "topology.kubernetes.io/zone in (us-east-1a,us-east-1b)"],
+    # 69 copies of hello fit once node-a1 is drained
+    "capacity": ["capacity", str(PODS / "pod.yaml"), "--cluster", CLUSTER, "--drain", "node-a1", "--seed", "1"],
+    "replay": ["replay", str(ROOT / "fixtures" / "traces" / "small.jsonl")],
+    "test": ["test", str(PROFILES)],
 }
 
 #: Every trick at once: markup, an event handler, a quoted attribute break-out, an entity, a

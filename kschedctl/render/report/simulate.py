@@ -27,8 +27,10 @@ from kschedctl.scheduler.simulation_result import NodeUsage, SimulationResult
 CHART_NODES = 60
 
 
-def simulation_report(result: SimulationResult, title: str = "kschedctl simulate") -> str:
-    """The whole page for one simulation."""
+def simulation_report(result: SimulationResult, title: str = "kschedctl simulate",
+                      before: Sequence[NodeUsage] | None = None) -> str:
+    """The whole page for one simulation; ``before``: the usage the "before" columns show
+    instead of the run's start (the cluster as it is, when a what-if changed it first)."""
     counts = result.counts()
     summary = [("Pods", esc(len(result.placements)))]
     summary += [(outcome, badge(outcome) + f" {counts[outcome]}") for outcome in BATCH_OUTCOMES if counts.get(outcome)]
@@ -41,14 +43,17 @@ def simulation_report(result: SimulationResult, title: str = "kschedctl simulate
         summary.append(("Seed", esc(result.seed)))
     body = ["<h2>Summary</h2>", facts(summary)]
     body.extend(f'<p class="verdict bad">warning: {esc(w)}</p>' for w in result.warnings)
-    body.append(_placements_charts(result))
-    body.append(_utilisation(result))
-    body.append(_preemptions(result))
-    body.append(_not_placed(result))
-    body.append(_placements_table(result))
+    body.append(simulation_sections(result, before))
     scheduled = counts.get(Outcome.SCHEDULED, 0)
     return document("simulate", title, "\n".join(b for b in body if b),
                     subtitle=f"{scheduled} of {len(result.placements)} pod(s) scheduled on {len(result.nodes)} node(s)")
+
+
+def simulation_sections(result: SimulationResult, before: Sequence[NodeUsage] | None = None) -> str:
+    """The sections after the summary: placements per node and zone, usage before and after,
+    preemptions, pods not placed, every placement (replay's page shows them too)."""
+    return "\n".join(part for part in (_placements_charts(result), _utilisation(result, before),
+                                        _preemptions(result), _not_placed(result), _placements_table(result)) if part)
 
 
 def _busiest(nodes: Sequence[NodeUsage]) -> list[NodeUsage]:
@@ -112,12 +117,13 @@ def _over_the_run(result: SimulationResult) -> str:
             "</figcaption></figure>")
 
 
-def _utilisation(result: SimulationResult) -> str:
-    before = {n.name: n for n in result.nodes_before}
+def _utilisation(result: SimulationResult, as_is: Sequence[NodeUsage] | None = None) -> str:
+    before = {n.name: n for n in (result.nodes_before if as_is is None else as_is)}
     shown = _busiest(result.nodes)
     parts = ["<h2>Utilisation per node (requested / allocatable)</h2>"]
     if before:
-        parts.append('<div class="legend"><span><i class="before"></i>before the run</span>'
+        what = "before the run" if as_is is None else "the cluster as it is (before the what-if)"
+        parts.append(f'<div class="legend"><span><i class="before"></i>{esc(what)}</span>'
                      '<span><i class="after"></i>after the run</span></div>')
     parts.append('<div class="charts">')
     for resource, title in (("cpu", "CPU"), ("memory", "Memory")):
