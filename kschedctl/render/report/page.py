@@ -201,6 +201,14 @@ SCRIPT = """
     if (!table) { return; }
     box.addEventListener("change", function () { table.classList.toggle("hide-allpass", !box.checked); });
   });
+  // A link to a folded section (a placement's cycle) unfolds it.
+  function unfold() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var target = id ? document.getElementById(id) : null;
+    if (target && target.tagName === "DETAILS") { target.open = true; target.scrollIntoView(); }
+  }
+  window.addEventListener("hashchange", unfold);
+  unfold();
   document.body.setAttribute("data-ready", "yes");
 })();
 """.strip()

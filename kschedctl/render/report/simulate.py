@@ -9,6 +9,7 @@ from typing import Sequence
 from kschedctl.k8s.quantity import humanize_bytes
 from kschedctl.render.report.page import (
     MAX_ROWS,
+    attrs,
     badge,
     cell,
     cores,
@@ -16,6 +17,7 @@ from kschedctl.render.report.page import (
     esc,
     facts,
     percent,
+    raw_cell,
     row,
     table,
 )
@@ -25,6 +27,8 @@ from kschedctl.scheduler.simulation_result import NodeUsage, SimulationResult
 
 #: Nodes a chart draws one bar each for; beyond, the busiest ones (the tables list more).
 CHART_NODES = 60
+#: Pods whose last cycle the page opens as a filter × score matrix (``Simulator(decisions=)``).
+DRILL_PODS = 100
 
 
 def simulation_report(result: SimulationResult, title: str = "kschedctl simulate",
@@ -53,7 +57,8 @@ def simulation_sections(result: SimulationResult, before: Sequence[NodeUsage] | 
     """The sections after the summary: placements per node and zone, usage before and after,
     preemptions, pods not placed, every placement (replay's page shows them too)."""
     return "\n".join(part for part in (_placements_charts(result), _utilisation(result, before),
-                                        _preemptions(result), _not_placed(result), _placements_table(result)) if part)
+                                        _preemptions(result), _not_placed(result), _queue(result),
+                                        _placements_table(result), _decisions(result)) if part)
 
 
 def _busiest(nodes: Sequence[NodeUsage]) -> list[NodeUsage]:
@@ -185,10 +190,69 @@ def _badge_cell(outcome: str) -> str:
 
 def _placements_table(result: SimulationResult) -> str:
     ordered = sorted(result.placements, key=lambda p: (p.order is None, p.order or 0))
-    rows = [row([cell(p.order or "", class_="num"), cell(p.pod), cell(p.priority, class_="num"),
+    index = {pod: i for i, pod in enumerate(result.decisions)}
+    rows = [row([cell(p.order or "", class_="num"), _pod_cell(p.pod, index), cell(p.priority, class_="num"),
                  _badge_cell(p.outcome), cell(p.node or p.nominated_node or "-"), cell(p.attempts, class_="num"),
                  cell(p.preempted_by or "")], data_pod=p.pod) for p in ordered[:MAX_ROWS]]
-    return "<details><summary>Every placement, in the order the pods were placed</summary>" + table(
+    note = ('<p class="note">A pod\'s name opens its last scheduling cycle: every node\'s filter verdicts and '
+            "weighted scores, as explain shows them.</p>" if index else "")
+    return "<h2>Every placement</h2>" + note + table(
         ["#", "Pod", "Priority", "Outcome", "Node", "Attempts", "Preempted by"], rows, total=len(ordered),
-        shown=len(rows), class_="placements") + "</details>"
+        shown=len(rows), class_="placements")
+
+
+def _pod_cell(pod: str, index: dict[str, int]) -> str:
+    i = index.get(pod)
+    if i is None:
+        return cell(pod)
+    return raw_cell(f'<a href="#decision-{i}">{esc(pod)}</a>', data_sort=pod)
+
+
+def _decisions(result: SimulationResult) -> str:
+    """Each kept pod's last cycle, folded: the explain page's section for it."""
+    if not result.decisions:
+        return ""
+    from kschedctl.render.report.explain import pod_section
+
+    parts = ["<h2>Each placement, opened</h2>",
+             f'<p class="note">The last scheduling cycle of the first {len(result.decisions)} pod(s) tried, '
+             "in the cluster as it was at that cycle.</p>"]
+    placements = {p.pod: p for p in result.placements}
+    for i, (pod, decision) in enumerate(result.decisions.items()):
+        placed = placements.get(pod)
+        where = f" → {placed.node}" if placed is not None and placed.node else ""
+        outcome = placed.outcome if placed is not None else decision.outcome
+        parts.append(f'<details class="decision"{attrs(id=f"decision-{i}", data_pod=pod)}>'
+                     f"<summary>{esc(pod)}{esc(where)} {badge(outcome)}</summary>"
+                     f"{pod_section(i, decision)}</details>")
+    return "".join(parts)
+
+
+def _queue(result: SimulationResult) -> str:
+    """The scheduling queue over the run: how many pods were in activeQ, in backoff and waiting
+    for an event after each cycle, and the pods tried more than once or never placed."""
+    if len(result.queue) < 1:
+        return ""
+    series: dict[str, list[tuple[float, float]]] = {"activeQ": [], "backoff": [], "unschedulable (waiting)": []}
+    for sample in result.queue:
+        for name, value in zip(series, (sample.active, sample.backoff, sample.unschedulable)):
+            points = series[name]
+            if not points or points[-1][1] != value:
+                points.append((float(sample.cycle), float(value)))
+    chart = step_chart(list(series.items()), label="Pods in the scheduling queue after each cycle",
+                       chart="queue-over-run", x_label="scheduling cycle", y_label="pods")
+    parts = ['<section id="queue"><h2>The scheduling queue over the run</h2>', legend(list(series)),
+             f"<figure>{chart}<figcaption>Pods in activeQ, in backoff, and waiting for a cluster event "
+             "(unschedulable) after each scheduling cycle</figcaption></figure>"]
+    attempts = result.attempts()
+    if attempts:
+        rows = [row([cell(a["pod"]), cell(a["attempts"], class_="num"), cell(", ".join(map(str, a["cycles"]))),
+                     cell(" → ".join(a["outcomes"])), _badge_cell(a["outcome"])], data_pod=a["pod"])
+                for a in attempts[:MAX_ROWS]]
+        parts.append("<h3>Pods tried more than once or not placed</h3>" + table(
+            ["Pod", "Attempts", "Cycles", "Each attempt", "In the end"], rows, total=len(attempts), shown=len(rows),
+            class_="attempts"))
+    else:
+        parts.append('<p class="note">Every pod was placed at its first attempt.</p>')
+    return "".join(parts) + "</section>"
 
