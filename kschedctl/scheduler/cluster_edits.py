@@ -47,7 +47,7 @@ from kschedctl.limits import ADD_NODES_MAX
 __all__ = [
     "NodeTarget", "RemoveNodes", "Cordon", "Drain", "AddNodes", "LabelNodes", "TaintNodes", "NodeReadiness",
     "MarkNotReady", "READINESS", "NOT_READY_TAINT_KEY", "UNREACHABLE_TAINT_KEY",
-    "EditRecord", "Eviction", "apply_edits", "drain_nodes", "parse_taint", "parse_label",
+    "EditRecord", "Eviction", "apply_edits", "drain_nodes", "replace_lost_pods", "parse_taint", "parse_label",
     "UNSCHEDULABLE_TAINT_KEY", "MIRROR_POD_ANNOTATION", "controller_of", "replacement_pod",
 ]
 
@@ -176,8 +176,8 @@ class EditRecord:
     @property
     def complete(self) -> bool:
         """A drain as ``kubectl drain`` ends it well: every evictable pod evicted, no node stopped
-        by a pod without a controller, and every replacement placed (always true for other edits)."""
-        return self.action != "drain" or not (self.blocked or self.refused or self.pending)
+        by a pod without a controller; and, for a drain or lost nodes, every replacement placed."""
+        return not (self.blocked or self.refused or self.pending)
 
     def shortfall(self) -> list[str]:
         """What keeps a drain from completing, counted ("1 eviction blocked by a budget", ...)."""
@@ -196,7 +196,8 @@ class EditRecord:
         """One line saying what changed (the table's "what-if:" block)."""
         nodes = ", ".join(self.nodes)
         if self.action == "remove":
-            return f"removed {_count(self.nodes, 'node')} ({nodes}) with {_count(self.pods, 'pod')}"
+            replaced = f", {len(self.evicted)} replaced by their controllers" if self.evicted else ""
+            return f"removed {_count(self.nodes, 'node')} ({nodes}) with {_count(self.pods, 'pod')}{replaced}"
         if self.action == "cordon":
             return f"cordoned {nodes}"
         if self.action == "add":
@@ -231,6 +232,10 @@ class EditRecord:
         out: dict[str, Any] = {"action": self.action, "target": self.target, "nodes": list(self.nodes)}
         if self.action == "remove":
             out["removedPods"] = list(self.pods)
+            if self.evicted:
+                out["replaced"] = [e.to_dict() for e in self.evicted]
+                out["rescheduled"] = self._rescheduled()
+                out["complete"] = self.complete
         if self.labels:
             out["labels"] = dict(self.labels)
         if self.taints:
@@ -241,10 +246,14 @@ class EditRecord:
             out["notEvictable"] = [{"pod": p, "reason": r} for p, r in self.refused.items()]
             out["kept"] = [{"pod": p, "reason": r} for p, r in self.kept.items()]
             out["deleted"] = list(self.deleted)
-            out["rescheduled"] = [{"pod": p, "node": node, **({"message": why} if why else {})}
-                                  for p, (node, why) in self.placements.items()]
+            out["rescheduled"] = self._rescheduled()
             out["complete"] = self.complete
         return out
+
+
+    def _rescheduled(self) -> list[dict[str, Any]]:
+        return [{"pod": p, "node": node, **({"message": why} if why else {})}
+                for p, (node, why) in self.placements.items()]
 
 
 def _count(items: Sequence[Any], noun: str) -> str:
@@ -361,6 +370,23 @@ def drain_nodes(state: ClusterState, nodes: Sequence[tuple[str, bool]], target: 
                 break
             new = place(new, record, replacements)
     return new, record
+
+
+def replace_lost_pods(before: ClusterState, after: ClusterState, record: EditRecord) -> ClusterState:
+    """After ``RemoveNodes`` (``after``, a state the caller owns): the pods gone with the nodes
+    that their controllers make again, as new pending pods, recorded in ``record.evicted`` with
+    their replacements. The pod garbage collector deletes the pods of a deleted node without a
+    budget check; DaemonSet and mirror pods, finished pods and pods without a controller do not
+    come back."""
+    gone = set(record.pods)
+    for pod in before.pods:
+        key = _key(pod)
+        if key not in gone or _finished(pod) or _controller(pod) is None or _drain_filter(pod, True) is not None:
+            continue
+        replacement = _replacement(pod, after)
+        after.add_object(replacement)
+        record.evicted.append(Eviction(key, _node_of(pod) or "", _controller_text(pod), _key(replacement)))
+    return after
 
 
 def _evict(state: ClusterState, node: str, pods: list[dict],

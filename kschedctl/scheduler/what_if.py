@@ -27,6 +27,7 @@ from kschedctl.scheduler.cluster_edits import (
     RemoveNodes,
     apply_edits,
     drain_nodes,
+    replace_lost_pods,
     parse_label,
     parse_taint,
 )
@@ -71,11 +72,16 @@ class WhatIfReport:
                 out.append(f"  not evictable: {pod}: {reason}")
             for pod in record.deleted:
                 out.append(f"  deleted: {pod}")
+            verb = "deleted with its node" if record.action == "remove" else "evicted"
             for eviction in record.evicted:
                 node, why = record.placements.get(eviction.replacement, (None, ""))
                 where = f"-> {node}" if node else f"-> pending: {why}" if why else "-> pending"
-                out.append(f"  evicted {eviction.pod} ({eviction.controller}); "
+                out.append(f"  {verb} {eviction.pod} ({eviction.controller}); "
                            f"its replacement {eviction.replacement} {where}")
+            if record.action == "remove" and record.evicted:
+                shortfall = record.shortfall()
+                out.append(f"  not every pod comes back: {'; '.join(shortfall)}" if shortfall else
+                           "  every replacement placed")
             if record.action == "drain":
                 shortfall = record.shortfall()
                 out.append(f"  drain not complete: {'; '.join(shortfall)}" if shortfall else
@@ -150,7 +156,15 @@ class WhatIf:
         edits = list(self.edits)
         while edits:
             if not isinstance(edits[0], Drain):
-                state, [record] = apply_edits(state, [edits.pop(0)])
+                edit = edits.pop(0)
+                previous = state
+                state, [record] = apply_edits(state, [edit])
+                if isinstance(edit, RemoveNodes) and record.pods:
+                    # A lost node's pods come back through their controllers, as a drain's do.
+                    state = replace_lost_pods(previous, state, record)
+                    if record.replacements:
+                        state = reschedule(state, record, config, registry=registry, seed=seed,
+                                           extenders=extenders)
                 records.append(record)
                 continue
             drains = []

@@ -34,6 +34,21 @@ CASES = [
                      "message": "Cannot evict pod as it would violate the pod's disruption budget default/api "
                                 "(2 healthy, 2 required)"}]},
                  id="a budget refuses and replacements stay pending: exit 1"),
+    pytest.param(CLUSTER, ["--without-node", "node-a1"], 0,
+                 {"complete": True, "replaced": [
+                     {"pod": "default/api-6d9f7b8c5d-4mfnc", "node": "node-a1", "controller": "ReplicaSet/api-6d9f7b8c5d",
+                      "replacement": "default/api-6d9f7b8c5d-7rdz5"},
+                     {"pod": "default/report-7c9d5f6b8-b6xzd", "node": "node-a1",
+                      "controller": "ReplicaSet/report-7c9d5f6b8", "replacement": "default/report-7c9d5f6b8-xnch2"}]},
+                 id="a lost node's pods come back elsewhere: exit 0"),
+    pytest.param(CLUSTER, ["--without-nodes", "topology.kubernetes.io/zone=us-east-1a"], 1,
+                 {"complete": False}, id="zone a lost: cache-0's volume is there, it stays pending: exit 1"),
+    # n1's DaemonSet pod, static pod and finished Job pod do not come back; its web replica does
+    pytest.param(SMALL, ["--without-node", "n1"], 0,
+                 {"removedPods": ["default/web-5d4f-aaaaa", "monitoring/node-exporter-x1", "kube-system/etcd-n1",
+                                  "default/report-28f9x"],
+                  "rescheduled": [{"pod": "default/web-5d4f-4tbdn", "node": "n2"}]},
+                 id="only the pods a controller makes again are replaced"),
     pytest.param(SMALL, ["--drain", "n2"], 1,
                  {"complete": False, "evicted": [], "notEvictable": [{
                      "pod": "default/debug",

@@ -111,3 +111,11 @@ def test_the_report_reads_the_core_records() -> None:
     section = _section(report_html(SimulationResult(), what_if=report))
     assert "1 node not drained (n2): 1 pod without a controller" in _text(section)
     assert '<tr data-pod="default/debug"><td>default/debug</td><td>n2</td>' in section
+
+
+def test_a_lost_nodes_report_shows_where_its_pods_come_back(tmp_path: Path) -> None:
+    section = _section(_page(tmp_path, "simulate", "--cluster", CLUSTER, "--without-node", "node-a1"))
+    assert "Pods gone with the nodes and where their replacements went" in section
+    row = re.search(r'<tr data-pod="default/api-6d9f7b8c5d-4mfnc">(.*?)</tr>', section).group(1)
+    assert re.findall(r"<td>(.*?)</td>", row)[-1] == "node-a2"
+    assert "Every pod its controller makes again finds a node." in _text(section)

@@ -21,7 +21,7 @@ def what_if_section(report: Any) -> str:
             for r in report.records]
     parts.append(table(["Change", "Target", "Nodes", "What changed"], rows, sortable=False, class_="what-if"))
     for record in report.records:
-        if record.action == "drain":
+        if record.action == "drain" or record.evicted:
             parts.append(_drain(record))
     parts.append("</section>")
     return "".join(parts)
@@ -29,8 +29,12 @@ def what_if_section(report: Any) -> str:
 
 def _drain(record: Any) -> str:
     shortfall = record.shortfall()
-    verdict = ("The drain completes: every evictable pod evicted, every replacement placed." if not shortfall
-               else "The drain does not complete: " + "; ".join(shortfall) + ".")
+    if record.action == "drain":
+        verdict = ("The drain completes: every evictable pod evicted, every replacement placed." if not shortfall
+                   else "The drain does not complete: " + "; ".join(shortfall) + ".")
+    else:
+        verdict = ("Every pod its controller makes again finds a node." if not shortfall
+                   else "Not every pod comes back: " + "; ".join(shortfall) + ".")
     parts = [f'<p class="verdict {"bad" if shortfall else "ok"}" data-drain="{"incomplete" if shortfall else "complete"}">'
              f"{esc(verdict)}</p>"]
     moves = record.moves()
@@ -38,8 +42,9 @@ def _drain(record: Any) -> str:
         rows = [row([cell(m["pod"]), cell(m["node"]), cell(m.get("controller", "")), cell(m.get("replacement", "")),
                      raw_cell(esc(m["to"]) if m["to"] else f'<span class="badge bad">pending</span> {esc(m["message"])}')],
                     data_pod=m["pod"]) for m in moves[:MAX_ROWS]]
-        parts.append("<h3>Evictions and where the replacements went</h3>")
-        parts.append(table(["Evicted pod", "From", "Controller", "Replacement", "Placed on"], rows,
+        parts.append("<h3>Evictions and where the replacements went</h3>" if record.action == "drain" else
+                     "<h3>Pods gone with the nodes and where their replacements went</h3>")
+        parts.append(table(["Evicted pod" if record.action == "drain" else "Pod", "From", "Controller", "Replacement", "Placed on"], rows,
                            total=len(moves), shown=len(rows), class_="evictions"))
     if record.blocked:
         rows = [row([cell(pod), cell(message)], data_pod=pod) for pod, message in list(record.blocked.items())[:MAX_ROWS]]
