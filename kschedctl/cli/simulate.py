@@ -75,11 +75,12 @@ def simulate(
 
     from kschedctl.scheduler.simulate import Simulator
 
-    from kschedctl.render.report.simulate import DRILL_PODS
+    from kschedctl.render.report.simulate import drill_pods
 
     # The report opens each placement's cycle: those cycles keep every node's verdicts and scores.
     sim = Simulator(cluster_state, cfg, registry=registry, seed=inputs.seed, max_attempts=max_attempts,
-                    extenders=not inputs.no_extenders, decisions=DRILL_PODS if inputs.report else 0)
+                    extenders=not inputs.no_extenders,
+                    decisions=drill_pods(len(cluster_state.nodes)) if inputs.report else 0)
     sim.scheduler.tie_break_first = tie_break == TieBreak.first
     total = len(batch) + (len(sim.pending_cluster_pods()) if cluster_pending else 0)
     if total == 0 and not asks_what_if:

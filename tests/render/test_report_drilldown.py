@@ -44,3 +44,9 @@ def test_the_queue_view_shows_the_pods_tried_again(tmp_path: Path) -> None:
     rows = dict(re.findall(r'<tr data-pod="([^"]+)">(.*?)</tr>', queue))
     assert set(rows) == {"default/critical", "default/too-big"}
     assert "Unschedulable → Scheduled" in _text(rows["default/critical"])
+
+
+def test_large_clusters_open_fewer_cycles() -> None:
+    from kschedctl.render.report.simulate import drill_pods
+
+    assert [drill_pods(n) for n in (0, 8, 50, 100, 500, 15_000)] == [100, 100, 100, 50, 10, 10]

@@ -27,8 +27,16 @@ from kschedctl.scheduler.simulation_result import NodeUsage, SimulationResult
 
 #: Nodes a chart draws one bar each for; beyond, the busiest ones (the tables list more).
 CHART_NODES = 60
-#: Pods whose last cycle the page opens as a filter × score matrix (``Simulator(decisions=)``).
+#: Pods whose last cycle the page opens as a filter × score matrix (``Simulator(decisions=)``),
+#: and the matrix rows all of them may hold together (the page stays a few MB on large clusters).
 DRILL_PODS = 100
+DRILL_ROWS = 5_000
+
+
+def drill_pods(nodes: int) -> int:
+    """How many pods' cycles a report on ``nodes`` nodes opens: 100 on small clusters, 10 from
+    500 nodes on (a matrix lists at most ``MAX_ROWS`` nodes)."""
+    return max(1, min(DRILL_PODS, DRILL_ROWS // max(1, min(nodes, MAX_ROWS))))
 
 
 def simulation_report(result: SimulationResult, title: str = "kschedctl simulate",
@@ -49,8 +57,9 @@ def simulation_report(result: SimulationResult, title: str = "kschedctl simulate
     body.extend(f'<p class="verdict bad">warning: {esc(w)}</p>' for w in result.warnings)
     body.append(simulation_sections(result, before))
     scheduled = counts.get(Outcome.SCHEDULED, 0)
-    return document("simulate", title, "\n".join(b for b in body if b),
-                    subtitle=f"{scheduled} of {len(result.placements)} pod(s) scheduled on {len(result.nodes)} node(s)")
+    subtitle = (f"{scheduled} of {len(result.placements)} pod(s) scheduled on {len(result.nodes)} node(s)"
+                if result.placements else f"no pod to schedule; {len(result.nodes)} node(s)")
+    return document("simulate", title, "\n".join(b for b in body if b), subtitle=subtitle)
 
 
 def simulation_sections(result: SimulationResult, before: Sequence[NodeUsage] | None = None) -> str:
