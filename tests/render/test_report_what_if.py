@@ -73,7 +73,8 @@ def test_every_report_opens_with_its_what_if(tmp_path: Path, command: str) -> No
     page = _page(tmp_path, *argv, "--drain", "node-a1", "--cordon", "node-b2")
     section = _section(page)
     assert page.index('<section id="what-if">') < page.index("<h2>", page.index("</section>"))
-    assert re.findall(r'<tr data-action="(\w+)">', section) == ["cordon", "drain"]
+    assert re.findall(r'<tr data-action="(\w+)" data-nodes="([^"]+)">', section) == [
+        ("cordon", "node-b2"), ("drain", "node-a1")]
     assert 'data-drain="complete"' in section
 
 

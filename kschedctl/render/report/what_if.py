@@ -15,11 +15,11 @@ def what_if_section(report: Any) -> str:
     if not report:
         return ""
     parts = ['<section id="what-if"><h2>What if</h2>',
-             '<p class="note">The run answers for the cluster as changed here; "before" columns show '
-             "the cluster as it is.</p>"]
-    rows = [row([cell(r.action), cell(r.target), cell(", ".join(r.nodes)), cell(r.summary())], data_action=r.action)
+             '<p class="note">The answer below is for the cluster as changed here (its "before" '
+             "columns, where it has them, are the cluster as it is).</p>"]
+    rows = [row([cell(r.action), cell(r.target), cell(r.summary())], data_action=r.action, data_nodes=",".join(r.nodes))
             for r in report.records]
-    parts.append(table(["Change", "Target", "Nodes", "What changed"], rows, sortable=False, class_="what-if"))
+    parts.append(table(["Change", "Target", "What changed (nodes, pods)"], rows, sortable=False, class_="what-if"))
     for record in report.records:
         if record.action == "drain" or record.evicted:
             parts.append(_drain(record))
