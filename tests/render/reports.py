@@ -102,8 +102,13 @@ def hostile_results() -> dict[str, object]:
     metrics = {"scheduled": 3, "unschedulable": 1, "unschedulableReasons": {h: 1}, "largestFreeCpu": 1500,
                "largestFreeMemory": 1 << 30, "cpuUtilisation": 12.5, "seconds": 0.5}
     cells = [CellResult(0, h, h, h, 0, 1, metrics=dict(metrics)), CellResult(1, h, h, h, 1, 2, error=h)]
+    from kschedctl.scenarios.model import Scenario
+    from kschedctl.scenarios.report import CheckResult, ScenarioResult, TestReport
     from kschedctl.scheduler.capacity import CapacityResult
 
     capacity = CapacityResult(h, 2, {h: 2}, h, profile=h, outcome="Unschedulable", warnings=[h])
+    scenario = ScenarioResult(Scenario(h, h, 3, None, [], [], []),
+                              [CheckResult(h, "failed", 4, pod=h, reason=h, details=[h])])
     return {"explain": [scheduled, unschedulable], "simulate": simulation, "diff": diff,
-            "sweep": SweepResult(sweep, cells, "scheduled", 1, 0.5), "capacity": capacity}
+            "sweep": SweepResult(sweep, cells, "scheduled", 1, 0.5), "capacity": capacity,
+            "test": TestReport([scenario])}
