@@ -23,7 +23,7 @@ _EPILOG = """Example: how many more copies of a pod fit, and what stops the next
 
 
 @app.command(epilog=_EPILOG)
-@command_inputs(output=(TableOutputOption, OutputFormat.table), omit=("report",))
+@command_inputs(output=(TableOutputOption, OutputFormat.table))
 def capacity(
     pods: Annotated[Optional[list[str]], typer.Argument(
         help="A Pod or workload file (YAML/JSON; '-' for stdin); or -f FILE. Several files: whole sets of their pods "
@@ -103,6 +103,6 @@ def capacity(
 
         render_capacity(result, console, wide=wide)
 
-    inputs.emit(output, result.to_dict, table)
+    inputs.emit(output, result.to_dict, table, report=result)
     # "Does one more fit?" is the question: zero copies is the answer "no".
     raise typer.Exit(EXIT_NO if result.count == 0 and max_copies != 0 else EXIT_OK)

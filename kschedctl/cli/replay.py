@@ -16,6 +16,7 @@ from kschedctl.cli.options import (
     PluginOption,
     ProfileOption,
     QuietOption,
+    ReportOption,
     TableOutputOption,
     ValidateOption,
     WidthOption,
@@ -45,6 +46,7 @@ def replay(
     quiet: QuietOption = False,
     width: WidthOption = None,
     validate: ValidateOption = "strict",
+    report: ReportOption = None,
 ) -> None:
     """Replay a trace: rebuild the cluster as it was when recording started, apply its node changes
     and deletions as they happened, and schedule its pod arrivals in time order under the given
@@ -69,6 +71,10 @@ def replay(
         result = Replayer(recorded, cfg, profile, registry=registry, seed=seed, extenders=not no_extenders,
                           config_name=str(config) if config else None).run()
     print_warnings(result.warnings, quiet)
+    if report:
+        from kschedctl.render.report import write_report
+
+        write_report(report, result)
     if output == OutputFormat.table:
         from kschedctl.render.console import output_console
         from kschedctl.render.replay import render_replay

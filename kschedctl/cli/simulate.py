@@ -17,6 +17,7 @@ _EPILOG = """Example: will the 3 web replicas fit, and where, under the bin-pack
   $ kschedctl simulate fixtures/pods/web-deployment.yaml --cluster fixtures/cluster -c profiles/bin-packing.yaml
   $ kschedctl simulate fixtures/pods/web-deployment.yaml --cluster fixtures/cluster -o json   # SimulationResult
   $ kschedctl simulate --cluster fixtures/cluster --steps fixtures/steps/drain-node-a1.yaml   # step by step
+  $ kschedctl simulate --cluster fixtures/cluster --drain node-a1   # can I drain node-a1? (exit 0: yes)
 """
 
 
@@ -41,7 +42,8 @@ def simulate(
 ) -> None:
     """Schedule every pending pod one after another in queue-sort order, each placement assumed
     for the next, preempting as DefaultPreemption decides; show placements, unschedulable pods,
-    preemptions and node usage after the run. Exit 0 when every pod is scheduled, 1 otherwise."""
+    preemptions and node usage after the run. Exit 0 when every pod is scheduled (and every
+    --drain complete: each evictable pod evicted, each replacement placed), 1 otherwise."""
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
 
     from kschedctl.cli.common import expand_for_simulation, print_warnings
@@ -66,16 +68,22 @@ def simulate(
                              "every step schedules all pending pods")
         _run_steps(inputs, steps, batch, cluster_state, cfg, registry, output, warnings,
                    tie_break == TieBreak.first, max_attempts)
-    if not batch and not cluster_pending:
+    # A what-if is a question on its own: "can I drain node-a1?" needs no pod file.
+    asks_what_if = bool(inputs.what_if_report)
+    if not batch and not cluster_pending and not asks_what_if:
         raise UsageError("no pod to simulate: give pod or workload files")
 
     from kschedctl.scheduler.simulate import Simulator
 
+    from kschedctl.render.report.simulate import drill_pods
+
+    # The report opens each placement's cycle: those cycles keep every node's verdicts and scores.
     sim = Simulator(cluster_state, cfg, registry=registry, seed=inputs.seed, max_attempts=max_attempts,
-                    extenders=not inputs.no_extenders)
+                    extenders=not inputs.no_extenders,
+                    decisions=drill_pods(len(cluster_state.nodes)) if inputs.report else 0)
     sim.scheduler.tie_break_first = tie_break == TieBreak.first
     total = len(batch) + (len(sim.pending_cluster_pods()) if cluster_pending else 0)
-    if total == 0:
+    if total == 0 and not asks_what_if:
         raise UsageError("no pod to simulate: the files hold none and the cluster state has no pending pod")
     from kschedctl.render.simulate import progress_bar
 
@@ -95,7 +103,10 @@ def simulate(
         render_simulation(result, console, wide=wide)
 
     inputs.emit(output, result.to_dict, table, report=result)
-    raise typer.Exit(EXIT_OK if result.all_scheduled else EXIT_NO)
+    # kubectl drain fails on a refused eviction or an unmanaged pod; a replacement left pending
+    # is a "no" too: the drain would leave the workload short.
+    complete = not inputs.what_if_report or inputs.what_if_report.complete
+    raise typer.Exit(EXIT_OK if result.all_scheduled and complete else EXIT_NO)
 
 
 def _run_steps(inputs: CommandInputs, steps: list, batch: list, cluster_state: object, cfg: object,

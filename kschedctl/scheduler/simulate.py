@@ -74,6 +74,7 @@ from kschedctl.scheduler.setup import SchedulingSetup, build_framework
 from kschedctl.scheduler.simulation_result import (
     Placement,
     PreemptionRecord,
+    QueueSample,
     SimulationResult,
     usage,
 )
@@ -162,9 +163,13 @@ class _LeanFramework(Framework):
         self._local_scores = frozenset(pl.name for pl in self.plugins["score"]
                                        if pl.name in NODE_LOCAL_SCORES and _builtin(pl))
 
+    #: Keep this cycle's per-node filter records (a cycle the report drills into).
+    keep_filters = False
+
     def begin_trace(self, all_filters: bool = False) -> Trace:
         trace = Trace()
-        trace.filters = None  # type: ignore[assignment]
+        if not self.keep_filters:
+            trace.filters = None  # type: ignore[assignment]
         self.trace = trace
         self.all_filters = all_filters
         return trace
@@ -514,6 +519,7 @@ class Simulator(SchedulingSetup):
         pod_infos: Iterable[PodInfo] | None = None,
         memoize: bool = True,
         extenders: bool = True,
+        decisions: int = 0,
     ) -> None:
         super().__init__(cluster, config, registry, seed=seed, pod_infos=pod_infos, extenders=extenders)
         # A run places, nominates and marks the cluster's pending pods: it gets its own copies, so
@@ -521,6 +527,9 @@ class Simulator(SchedulingSetup):
         self.cluster_pod_infos = [pi if pi.node_name else PodInfo(_run_copy(pi.pod))
                                   for pi in self.cluster_pod_infos]
         self.max_attempts = max_attempts
+        #: How many pods' last cycle a run keeps as an ``ExplainResult`` (``result.decisions``,
+        #: the report's drill-down); those cycles record every node's filters and scores.
+        self.decisions = decisions
         #: "Now" at the start of a run (seconds since the epoch): the wall clock unless a caller
         #: stepping through virtual time sets it.
         self.clock_origin: float | None = None
@@ -660,7 +669,16 @@ class Simulator(SchedulingSetup):
             if self.memoize and rec.signature is None:
                 rec.signature = pod_signature(pod_info.pod)
             fwk.memo_key = rec.signature  # type: ignore[attr-defined]
+            drill = bool(self.decisions) and (pod_info.key in result.decisions
+                                              or len(result.decisions) < self.decisions)
+            if drill:
+                fwk.keep_filters = scheduler.for_display = True  # type: ignore[attr-defined]
             out = scheduler.run_cycle(fwk, pod_info)
+            if drill:
+                fwk.keep_filters = scheduler.for_display = False  # type: ignore[attr-defined]
+                from kschedctl.scheduler.explain import build_result
+
+                result.decisions[pod_info.key] = build_result(out, fwk, snapshot, seed=self.seed)
             rec.order = cycles
             if out.warnings:  # an ignorable extender failed...: once per distinct message
                 result.warnings.extend(w for w in out.warnings if w not in result.warnings)
@@ -672,6 +690,9 @@ class Simulator(SchedulingSetup):
                 self._conclude(loop, qp, out)
             if held:
                 self._settle(loop)
+            active, backoff, waiting = queue.sizes()
+            result.queue.append(QueueSample(cycles, pod_info.key, qp.attempts, out.outcome, active, backoff,
+                                            waiting, round(queue.now, 3)))
             if progress is not None and (cycles & 63) == 0:
                 progress(sum(1 for r in records.values() if r.outcome == Outcome.SCHEDULED), total)
         if progress is not None:

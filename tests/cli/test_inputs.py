@@ -36,7 +36,7 @@ def test_the_shared_options_are_the_same_everywhere(command: str) -> None:
             theirs.opts, theirs.help, theirs.default, theirs.metavar), name  # type: ignore[attr-defined]
 
 
-def test_capacity_has_no_report_and_diff_takes_two_configurations() -> None:
-    assert "report" not in _params("capacity")
+def test_capacity_has_a_report_and_diff_takes_two_configurations() -> None:
+    assert _params("capacity")["report"].opts == ["--report"]  # type: ignore[attr-defined]
     assert _params("diff")["config"].multiple  # type: ignore[attr-defined]
     assert _params("diff")["seed"].default == 0  # type: ignore[attr-defined]

@@ -15,6 +15,7 @@ from kschedctl.render.report.page import (
     document,
     esc,
     facts,
+    raw_cell,
     row,
     table,
 )
@@ -89,7 +90,9 @@ def _ranked_table(result: Any, ranked: list, timings: bool) -> str:
         heads.append(f'<th scope="col"{attrs(class_=cls, title=f"{m}: {better} is better")}>{esc(METRICS[m][0])}</th>')
     rows = []
     for i, c in enumerate(ranked[:MAX_ROWS], 1):
-        cells = [cell(i, class_="num"), cell(c.config), cell(c.cluster, class_="name"), cell(c.workload, class_="name")]
+        # a variant's name breaks before its override ("bin-packing[percentageOfNodesToScore=50]")
+        cells = [cell(i, class_="num"), raw_cell(esc(c.config).replace("[", "<wbr>[").replace(",", ",<wbr>")),
+                 cell(c.cluster, class_="name"), cell(c.workload, class_="name")]
         if repeated:
             cells.append(cell(c.seed, class_="num"))
         for m in metrics:
