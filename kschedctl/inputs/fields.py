@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar, Union
 
 from kschedctl.errors import InputError
+from kschedctl.inputs.api_checks import describe, problems
 
 __all__ = [
     "Validation",
@@ -184,6 +185,11 @@ def _schema() -> _Schema:
         return _Schema(json.load(f))
 
 
+def schema_kinds() -> list[str]:
+    """``apiVersion/kind`` of every object type the schema describes."""
+    return list(_schema().kinds)
+
+
 def schema_source() -> dict[str, str]:
     """Where the field names come from (versions of the sources)."""
     return dict(_schema().source)
@@ -235,7 +241,7 @@ def unknown_fields(obj: dict, seen: dict[tuple[int, str], Any] | None = None) ->
         return []
     found: list[tuple[tuple[str | int, ...], _Type]] = []
     _walk(obj, kind, (), found)
-    return [UnknownField(path, _suggest(str(path[-1]), parent.fields)) for path, parent in found]
+    return [UnknownField(path, suggest(str(path[-1]), parent.fields)) for path, parent in found]
 
 
 def drop_unknown_fields(obj: dict) -> list[UnknownField]:
@@ -367,7 +373,7 @@ def _walk_value(value: Any, shape: _Shape, path: tuple[str | int, ...],
                 _walk_value(item, inner, (*path, key), found)
 
 
-def _suggest(name: str, siblings: Iterable[str]) -> str | None:
+def suggest(name: str, siblings: Iterable[str]) -> str | None:
     """The sibling ``name`` was meant to be: the same letters in another case, else the closest."""
     folded = name.lower()
     candidates = sorted(siblings)
@@ -411,6 +417,17 @@ def check_documents(docs: _Docs, text: Callable[[], str | None] | None = None,
         obj = doc.obj
         if obj.__class__ is not dict:
             continue
+        refused = problems(obj)
+        if refused:
+            if lines is None:
+                lines = _Lines(text)
+            for problem in refused if setting.mode is Validation.warn else refused[:1]:
+                message = problem.message if problem.path[:1] in (("kind",), ("apiVersion",)) \
+                    else f"{describe(obj)} is invalid: {problem.message}"
+                line = lines.line_of(doc.line, problem.path)
+                if setting.mode is Validation.strict:
+                    raise InputError(message, doc.file, line)
+                setting.warn(f"{doc.file if line is None else f'{doc.file}:{line}'}: {message}")
         unknown = unknown_fields(obj, seen_clean)
         if not unknown:
             continue
