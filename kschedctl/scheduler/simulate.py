@@ -33,6 +33,7 @@ from __future__ import annotations
 import gc
 import json
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -79,6 +80,11 @@ from kschedctl.scheduler.simulation_result import (
 )
 
 _TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+
+#: Told of every cycle a run makes, ``(pod_info, outcome)``, while set (``diff`` asks why a pod
+#: moved from the very cycle that placed it; replay builds its simulators out of reach).
+CYCLE_OBSERVER: ContextVar[Callable[[Any, CycleOutcome], None] | None] = ContextVar("kschedctl_cycle_observer",
+                                                                                   default=None)
 
 #: The plugin named when a victim waiting at Permit is rejected (upstream DefaultPreemption).
 PREEMPTION_PLUGIN = "DefaultPreemption"
@@ -645,6 +651,7 @@ class Simulator(SchedulingSetup):
             result.warnings.append(skipped)
         held: dict[str, _Held] = {}
         loop = _Loop(queue, records, result, held)
+        observe = CYCLE_OBSERVER.get()
         while True:
             qp = queue.pop()
             if qp is None:
@@ -661,6 +668,8 @@ class Simulator(SchedulingSetup):
                 rec.signature = pod_signature(pod_info.pod)
             fwk.memo_key = rec.signature  # type: ignore[attr-defined]
             out = scheduler.run_cycle(fwk, pod_info)
+            if observe is not None:
+                observe(pod_info, out)
             rec.order = cycles
             if out.warnings:  # an ignorable extender failed...: once per distinct message
                 result.warnings.extend(w for w in out.warnings if w not in result.warnings)
