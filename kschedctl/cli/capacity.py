@@ -22,7 +22,7 @@ _EPILOG = """Example: how many more copies of a pod fit, and what stops the next
 
   $ kschedctl capacity fixtures/pods/web-deployment.yaml fixtures/pods/pod.yaml --cluster fixtures/cluster --ratio 3:1
 
-  How many nodes like node-a1 must be added for every replica of the workers to run?
+  How many nodes like node-a1 must be added to run every replica?
 
   $ kschedctl capacity fixtures/pods/workers-deployment.yaml --cluster fixtures/cluster --like node-a1 --nodes-needed
 """

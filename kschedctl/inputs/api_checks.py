@@ -11,9 +11,11 @@ the standard names):
   (``schema/served.json``, generated from the v1.34 OpenAPI spec by ``tools/field_schema.py``)
   and the scheduler-plugins CRDs kschedctl reads; a group neither knows (another project's CRD)
   is left to the readers, which skip what they do not use;
-- a container's ``resources``: each name a standard container resource (cpu, memory,
-  ephemeral-storage, hugepages-*) or a domain-qualified extended resource, a request at most
-  its limit, and an extended resource's request equal to its limit (which must be set).
+- a container's ``resources``, in the pod and workload files a command schedules (the objects
+  one would ``kubectl apply``; a cluster's pods were admitted by its API server, and generated
+  cluster fixtures need not hold to what admission adds): each name a standard container resource
+  (cpu, memory, ephemeral-storage, hugepages-*) or a domain-qualified extended resource, a request
+  at most its limit, and an extended resource's request equal to its limit (which must be set).
 
 Each finding gets a did-you-mean where a name is close (``memroy`` -> ``memory``, ``Pdo`` -> ``Pod``).
 """
@@ -22,6 +24,8 @@ from __future__ import annotations
 
 import difflib
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
@@ -31,9 +35,22 @@ from kschedctl.k8s.field import invalid, required
 from kschedctl.k8s.resources import is_extended_resource_name, is_hugepage_resource_name, is_native_resource
 from kschedctl.k8s.selectors import label_key_errors
 
-__all__ = ["Problem", "problems"]
+__all__ = ["Problem", "problems", "pod_files"]
+
+_POD_FILES: ContextVar[bool] = ContextVar("kschedctl_pod_files", default=False)
+
+
+@contextmanager
+def pod_files() -> Any:
+    """While set, the files read are pod and workload files: their container resources are checked."""
+    token = _POD_FILES.set(True)
+    try:
+        yield
+    finally:
+        _POD_FILES.reset(token)
 
 _SERVED_PATH = Path(__file__).with_name("schema") / "served.json"
+_DRA_GROUP = "resource.k8s.io"
 
 #: ``helper.standardResources`` (v1.34): names valid without a domain in any resource list.
 _STANDARD_RESOURCES = frozenset({
@@ -94,10 +111,12 @@ def kind_problem(obj: dict) -> Problem | None:
     if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
         return None
     served, by_kind = _served()
+    group = _group(api_version)
+    if group == _DRA_GROUP:
+        return None  # k8s.dra.to_v1 names the versions v1.34 serves for these, with its own message
     kinds = served.get(api_version)
     if kinds is not None and (kind in kinds or kind == "List" or (kind.endswith("List") and kind[:-4] in kinds)):
         return None
-    group = _group(api_version)
     known_group = any(_group(v) == group for v in served)
     if not known_group and kind not in by_kind:
         return None  # another project's group: the readers skip what they do not use
@@ -243,7 +262,7 @@ def problems(obj: dict) -> list[Problem]:
     found = kind_problem(obj)
     if found is not None:
         return [found]
-    return resource_problems(obj)
+    return resource_problems(obj) if _POD_FILES.get() else []
 
 
 def describe(obj: dict) -> str:

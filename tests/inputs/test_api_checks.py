@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from kschedctl.errors import InputError
+from kschedctl.inputs.api_checks import pod_files
 from kschedctl.inputs.fields import field_validation
 from kschedctl.inputs.loader import load_documents
 from tests.cli.helpers import run_cli
@@ -24,11 +25,12 @@ CASES = yaml.safe_load((HERE / "cases" / "api_checks.yaml").read_text(encoding="
 def test_api_server_checks(case: dict, tmp_path: Path) -> None:
     path = tmp_path / "obj.yaml"
     path.write_text(case["text"], encoding="utf-8")
-    if case.get("ok"):
-        load_documents([str(path)])
-        return
-    with pytest.raises(InputError) as err:
-        load_documents([str(path)])
+    with pod_files():
+        if case.get("ok"):
+            load_documents([str(path)])
+            return
+        with pytest.raises(InputError) as err:
+            load_documents([str(path)])
     assert err.value.file == str(path) and err.value.line == case["error"]["line"]
     assert err.value.message == case["error"]["message"]
 
@@ -49,6 +51,20 @@ def test_through_the_cli_warn_and_ignore(tmp_path: Path) -> None:
 def test_the_projects_own_objects_pass() -> None:
     with field_validation("strict"):
         load_documents([str(ROOT / "fixtures")])
+        with pod_files():
+            load_documents([str(ROOT / "fixtures" / "pods"), str(ROOT / "examples")])
+
+
+def test_a_clusters_pods_are_not_held_to_admission(tmp_path: Path) -> None:
+    """A cluster file's pods were admitted by its API server (or generated for a test): only pod
+    files, what one would kubectl apply, have their resources checked; kinds are checked in both."""
+    path = tmp_path / "cluster.yaml"
+    path.write_text(next(c for c in CASES if c["name"] == "an extended resource without a limit")["text"],
+                    encoding="utf-8")
+    load_documents([str(path)])
+    result = run_cli("explain", str(ROOT / "fixtures/pods/pod.yaml"), "--cluster", str(path))
+    assert result.exit_code in (0, 1), result.stderr
+    assert run_cli("explain", str(path), "--cluster", str(ROOT / "fixtures/cluster")).exit_code == 2
 
 
 def test_the_served_kinds_are_what_v1_34_serves() -> None:
