@@ -31,7 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
-from kschedctl.k8s.field import invalid, required
+from kschedctl.k8s.field import closest, invalid, required
 from kschedctl.k8s.resources import is_extended_resource_name, is_hugepage_resource_name, is_native_resource
 from kschedctl.k8s.selectors import label_key_errors
 
@@ -50,6 +50,7 @@ def pod_files() -> Any:
         _POD_FILES.reset(token)
 
 _SERVED_PATH = Path(__file__).with_name("schema") / "served.json"
+_FIELDS_PATH = Path(__file__).with_name("schema") / "fields.json"
 _DRA_GROUP = "resource.k8s.io"
 
 #: ``helper.standardResources`` (v1.34): names valid without a domain in any resource list.
@@ -89,9 +90,9 @@ def _served() -> tuple[dict[str, frozenset[str]], dict[str, list[str]]]:
     """apiVersion -> kinds served, and kind -> the apiVersions serving it."""
     with open(_SERVED_PATH, encoding="utf-8") as f:
         served = {v: set(kinds) for v, kinds in json.load(f)["served"].items()}
-    from kschedctl.inputs.fields import schema_kinds
-
-    for key in schema_kinds():  # the scheduler-plugins CRDs (and their older group) kschedctl reads
+    with open(_FIELDS_PATH, encoding="utf-8") as f:
+        described = list(json.load(f)["kinds"])
+    for key in described:  # the scheduler-plugins CRDs (and their older group) kschedctl reads
         api_version, kind = key.rsplit("/", 1)
         served.setdefault(api_version, set()).add(kind)
     by_kind: dict[str, list[str]] = {}
@@ -124,9 +125,7 @@ def kind_problem(obj: dict) -> Problem | None:
     if kind in by_kind:
         versions = sorted(by_kind[kind], key=lambda v: (_group(v) != group, v))
         return Problem(("apiVersion",), f'{message} (did you mean apiVersion "{versions[0]}"?)')
-    from kschedctl.inputs.fields import suggest
-
-    close = suggest(kind, kinds or ()) or suggest(kind, by_kind)
+    close = closest(kind, kinds or ()) or closest(kind, by_kind)
     hint = f' (did you mean "{close}"?)' if close else ""
     return Problem(("kind",), f"{message}{hint}")
 

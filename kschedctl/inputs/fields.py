@@ -185,11 +185,6 @@ def _schema() -> _Schema:
         return _Schema(json.load(f))
 
 
-def schema_kinds() -> list[str]:
-    """``apiVersion/kind`` of every object type the schema describes."""
-    return list(_schema().kinds)
-
-
 def schema_source() -> dict[str, str]:
     """Where the field names come from (versions of the sources)."""
     return dict(_schema().source)
