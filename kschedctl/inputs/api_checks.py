@@ -78,11 +78,13 @@ _POD_SPECS: dict[str, tuple[str, ...]] = {
 class Problem:
     """One finding: the path of the field it is about (for its line) and the message."""
 
-    __slots__ = ("path", "message")
+    __slots__ = ("path", "message", "refused")
 
-    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+    def __init__(self, path: tuple[str | int, ...], message: str, refused: bool = True) -> None:
         self.path = path
         self.message = message
+        #: False: a warning only (see ``_resources_problems``).
+        self.refused = refused
 
 
 @lru_cache(maxsize=1)
@@ -169,12 +171,17 @@ def _overcommit_allowed(name: str) -> bool:
 
 @lru_cache(maxsize=1024)
 def _resources_problems(requests_items: tuple[tuple[str, str], ...],
-                        limits_items: tuple[tuple[str, str], ...]) -> tuple[tuple[tuple[str, ...], str], ...]:
+                        limits_items: tuple[tuple[str, str], ...]) -> tuple[tuple[tuple[str, ...], str, bool], ...]:
     """The findings for one container's requests and limits (as items, so that the pods of one
-    template cost one check): (path below ``resources``, message) pairs, ``{path}`` standing for
-    the path of ``resources``."""
+    template cost one check): (path below ``resources``, message, refused) triples, ``{path}``
+    standing for the path of ``resources``.
+
+    An extended resource (or hugepages) requested below its limit, or without one, is refused by
+    the API server too, but only warned about here: files written for the scheduler alone (the
+    differential harness's generated pods among them) often request ``example.com/fpga`` without a
+    limit, and the scheduler itself reads the request as given."""
     requests, limits = dict(requests_items), dict(limits_items)
-    out: list[tuple[tuple[str, ...], str]] = []
+    out: list[tuple[tuple[str, ...], str, bool]] = []
     for part, amounts in (("limits", limits), ("requests", requests)):
         for name in amounts:
             errors = _name_errors(str(name), f"{{path}}.{part}[{name}]")
@@ -182,7 +189,7 @@ def _resources_problems(requests_items: tuple[tuple[str, str], ...],
                 # closer than field names need: "gpu" is an extended resource without its domain, not "cpu"
                 close = next(iter(difflib.get_close_matches(str(name), _CONTAINER_RESOURCES, n=1, cutoff=0.75)), None)
                 hint = f' (did you mean "{close}"?)' if close else ""
-                out.append(((part, str(name)), ", ".join(errors) + hint))
+                out.append(((part, str(name)), ", ".join(errors) + hint, True))
     for name, amount in requests.items():
         name = str(name)
         want = _quantity(amount)
@@ -192,14 +199,15 @@ def _resources_problems(requests_items: tuple[tuple[str, str], ...],
                 continue
             if want != limit and not _overcommit_allowed(name):
                 out.append((("requests", name), str(invalid("{path}.requests", _text(amount),
-                                                            f"must be equal to {name} limit of {_text(limits[name])}"))))
+                                                            f"must be equal to {name} limit of {_text(limits[name])}")),
+                            want > limit))
             elif want > limit:
                 out.append((("requests", name), str(invalid(
                     "{path}.requests", _text(amount), f"must be less than or equal to {name} limit of "
-                                                       f"{_text(limits[name])}"))))
+                                                       f"{_text(limits[name])}")), True))
         elif not _overcommit_allowed(name) and not _name_errors(name, ""):
             out.append((("requests", name), str(required("{path}.limits",
-                                                         "Limit must be set for non overcommitable resources"))))
+                                                         "Limit must be set for non overcommitable resources")), False))
     return tuple(out)
 
 
@@ -233,8 +241,8 @@ def resource_problems(obj: dict) -> list[Problem]:
         found = _resources_problems(tuple((str(k), _scalar(v)) for k, v in requests.items()),
                                     tuple((str(k), _scalar(v)) for k, v in limits.items()))
         dotted = _dotted(path)
-        for below, message in found:
-            out.append(Problem((*path, *below), message.replace("{path}", dotted)))
+        for below, message, refused in found:
+            out.append(Problem((*path, *below), message.replace("{path}", dotted), refused))
     return out
 
 

@@ -412,15 +412,15 @@ def check_documents(docs: _Docs, text: Callable[[], str | None] | None = None,
         obj = doc.obj
         if obj.__class__ is not dict:
             continue
-        refused = problems(obj)
-        if refused:
+        found = problems(obj)
+        if found:
             if lines is None:
                 lines = _Lines(text)
-            for problem in refused if setting.mode is Validation.warn else refused[:1]:
+            for problem in found:
                 message = problem.message if problem.path[:1] in (("kind",), ("apiVersion",)) \
                     else f"{describe(obj)} is invalid: {problem.message}"
                 line = lines.line_of(doc.line, problem.path)
-                if setting.mode is Validation.strict:
+                if setting.mode is Validation.strict and problem.refused:
                     raise InputError(message, doc.file, line)
                 setting.warn(f"{doc.file if line is None else f'{doc.file}:{line}'}: {message}")
         unknown = unknown_fields(obj, seen_clean)

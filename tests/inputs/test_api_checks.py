@@ -25,9 +25,11 @@ CASES = yaml.safe_load((HERE / "cases" / "api_checks.yaml").read_text(encoding="
 def test_api_server_checks(case: dict, tmp_path: Path) -> None:
     path = tmp_path / "obj.yaml"
     path.write_text(case["text"], encoding="utf-8")
-    with pod_files():
-        if case.get("ok"):
+    with pod_files(), field_validation("strict") as setting:
+        if "error" not in case:
             load_documents([str(path)])
+            want = case.get("warning")
+            assert setting.warnings == ([] if want is None else [f"{path}:{want['line']}: {want['message']}"])
             return
         with pytest.raises(InputError) as err:
             load_documents([str(path)])
@@ -59,7 +61,7 @@ def test_a_clusters_pods_are_not_held_to_admission(tmp_path: Path) -> None:
     """A cluster file's pods were admitted by its API server (or generated for a test): only pod
     files, what one would kubectl apply, have their resources checked; kinds are checked in both."""
     path = tmp_path / "cluster.yaml"
-    path.write_text(next(c for c in CASES if c["name"] == "an extended resource without a limit")["text"],
+    path.write_text(next(c for c in CASES if c["name"] == "an extended resource over its limit")["text"],
                     encoding="utf-8")
     load_documents([str(path)])
     result = run_cli("explain", str(ROOT / "fixtures/pods/pod.yaml"), "--cluster", str(path))
