@@ -210,7 +210,7 @@ def command_inputs(*, what_if: bool = True, omit: tuple[str, ...] = (),
     declared = {name: spec for name, spec in SHARED_OPTIONS.items() if name not in omit}
     declared.update(replace)
     if what_if:
-        declared.update(WHAT_IF_OPTIONS)
+        declared.update({name: spec for name, spec in WHAT_IF_OPTIONS.items() if name not in replace})
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         hints = typing.get_type_hints(command, include_extras=True)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import gc
 import json
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -80,6 +81,11 @@ from kschedctl.scheduler.simulation_result import (
 )
 
 _TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+
+#: Told of every cycle a run makes, ``(pod_info, outcome)``, while set (``diff`` asks why a pod
+#: moved from the very cycle that placed it; replay builds its simulators out of reach).
+CYCLE_OBSERVER: ContextVar[Callable[[Any, CycleOutcome], None] | None] = ContextVar("kschedctl_cycle_observer",
+                                                                                   default=None)
 
 #: The plugin named when a victim waiting at Permit is rejected (upstream DefaultPreemption).
 PREEMPTION_PLUGIN = "DefaultPreemption"
@@ -654,6 +660,7 @@ class Simulator(SchedulingSetup):
             result.warnings.append(skipped)
         held: dict[str, _Held] = {}
         loop = _Loop(queue, records, result, held)
+        observe = CYCLE_OBSERVER.get()
         while True:
             qp = queue.pop()
             if qp is None:
@@ -679,6 +686,8 @@ class Simulator(SchedulingSetup):
                 from kschedctl.scheduler.explain import build_result
 
                 result.decisions[pod_info.key] = build_result(out, fwk, snapshot, seed=self.seed)
+            if observe is not None:
+                observe(pod_info, out)
             rec.order = cycles
             if out.warnings:  # an ignorable extender failed...: once per distinct message
                 result.warnings.extend(w for w in out.warnings if w not in result.warnings)

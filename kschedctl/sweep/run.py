@@ -133,13 +133,11 @@ def load_cell_cluster(source: ClusterSource) -> Any:
 def run_cell(cell: Cell, options: RunOptions = RunOptions(), cluster_state: Any = None) -> CellResult:
     """Simulate one cell; its metrics, or the error that stopped it."""
     out = CellResult.of(cell)
-    started = time.perf_counter()
     from kschedctl.inputs.fields import field_validation
 
     with field_validation(options.validate) as validation:
         _guarded_cell(cell, options, cluster_state, out)
     out.warnings = validation.warnings
-    out.metrics["seconds"] = round(time.perf_counter() - started, 3)
     return out
 
 
@@ -177,15 +175,20 @@ def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any
         # a recorded trace: its arrivals, deletions and node changes in time order, on the cell's cluster
         from kschedctl.scheduler.replay import Replayer
 
-        replayed = Replayer(read_trace(cell.workload.files[0]), cfg, cell.config.profile, registry=registry,
-                            seed=cell.seed, extenders=options.extenders, cluster=state).run()
-        out.metrics = cell_metrics(replayed.simulation)
+        trace = read_trace(cell.workload.files[0])
+        started = time.perf_counter()
+        replayed = Replayer(trace, cfg, cell.config.profile, registry=registry, seed=cell.seed,
+                            extenders=options.extenders, cluster=state).run()
+        out.metrics = {**cell_metrics(replayed.simulation), "seconds": round(time.perf_counter() - started, 3)}
         return
     items = load_pods(list(cell.workload.files), state)
     batch, state = simulation_batch(items, items.joined(state))
+    # "seconds" is the scheduling alone: reading the files (once per worker for its configuration
+    # and cluster) and the worker's start-up would make the first cell of each worker look slow
+    started = time.perf_counter()
     sim = Simulator(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)
     result = sim.run(batch, cell.config.profile, include_cluster_pending=cell.include_cluster_pending)
-    out.metrics = cell_metrics(result)
+    out.metrics = {**cell_metrics(result), "seconds": round(time.perf_counter() - started, 3)}
 
 
 # -- many cells -----------------------------------------------------------------------------------
@@ -293,17 +296,23 @@ class SweepResult:
     seconds: float = 0.0
 
     def ranked(self) -> list[CellResult]:
-        from kschedctl.sweep.metrics import rank
+        return [r.cell for r in self.ranking()]
 
-        return rank(self.cells, self.rank_by)
+    def ranking(self) -> list[Any]:
+        """``metrics.ranking``: each cell's rank within its cluster and workload, ties shared."""
+        from kschedctl.sweep.metrics import ranking
+
+        return ranking(self.cells, self.rank_by)
 
     def to_dict(self, timings: bool = True) -> dict[str, Any]:
-        order = {c.index: i + 1 for i, c in enumerate(self.ranked())}
+        places = {r.cell.index: r for r in self.ranking()}
         out: dict[str, Any] = {
             "kind": "SweepResult",
             "name": self.sweep.name,
             "rankBy": self.rank_by,
-            "cells": [{**c.to_dict(timings), "rank": order[c.index]} for c in self.cells],
+            "rankedWithin": ["cluster", "workload"],
+            "cells": [{**c.to_dict(timings), "rank": places[c.index].rank, "tied": places[c.index].tied}
+                      for c in self.cells],
             "summary": {"cells": len(self.cells), "failed": sum(1 for c in self.cells if c.error),
                         "configs": [c.name for c in self.sweep.configs],
                         "clusters": [c.name for c in self.sweep.clusters],

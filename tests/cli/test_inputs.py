@@ -12,7 +12,7 @@ from kschedctl.cli.app import app
 from kschedctl.cli.inputs import SHARED_OPTIONS, WHAT_IF_OPTIONS
 
 #: Options a command declares its own way (diff compares two configurations, with seed 0).
-OWN = {"capacity": {"report"}, "diff": {"config", "profile", "seed", "no_extenders"},
+OWN = {"capacity": {"report", "like"}, "diff": {"config", "profile", "seed", "no_extenders"},
        "simulate": {"output"}}
 
 
