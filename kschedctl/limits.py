@@ -57,8 +57,10 @@ CAPACITY_MAX_SET_SIZE = 10_000
 TRACE_FILE_MAX_BYTES = 1024 * 1024 * 1024
 #: Most events one trace may hold (the cluster's objects at the start not counted).
 TRACE_MAX_EVENTS = 2_000_000
-#: Longest line of a trace, in bytes: one object (a Node with its images, a Pod) per line.
-TRACE_LINE_MAX_BYTES = 16 * 1024 * 1024
+#: Longest line of a trace, in bytes: one object (a Node with its images, a Pod) per line. The API
+#: server refuses a request body over 3 MiB (and etcd an object over 1.5 MiB), so no object it
+#: holds, with the few fields of its event line, is longer.
+TRACE_LINE_MAX_BYTES = 3 * 1024 * 1024
 
 __all__ = ["INPUT_FILE_MAX_BYTES", "INPUT_MAX_OBJECTS", "INPUT_MAX_DEPTH", "MAX_NUMBER_CHARS", "WORKLOAD_MAX_PODS",
            "ADD_NODES_MAX", "STEPS_MAX", "STEPS_VIRTUAL_TIME_MAX_SECONDS",
