@@ -180,6 +180,8 @@ class ScenarioRunner:
                 items.extend(pods_from_documents(docs, state))
             except KschedctlError as exc:
                 line = source.line if isinstance(source, InlinePod) else step.line
+                if isinstance(exc, InputError) and exc.file == scenario.file:  # an inline object: said once
+                    line, exc = exc.line or line, InputError(exc.message)
                 raise InputError(f"{step.where}.create: {_one_line(exc)}", scenario.file, line) from None
         return items
 

@@ -204,8 +204,9 @@ class Step:
                 count = spec.get("count", 1)
                 if type(count) is not int:
                     raise InputError(f"count: must be an integer, not {count!r}")
-                labels = tuple(parse_label(f"{k}={v}") for k, v in (spec.get("labels") or {}).items())
-                taints = tuple(str(t) for t in spec.get("taints") or ())
+                labels = tuple(parse_label(f"{k}={v}") for k, v in
+                               _mapping(spec.get("labels") or {}, "labels: {key: value}").items())
+                taints = _strings(spec.get("taints"), "taints: key=value:Effect, or a list of them")
                 for t in taints:
                     parse_taint(t)
                 self.edit = AddNodes(spec["like"], count, labels, taints, origin=origin)  # type: ignore[arg-type]
@@ -223,8 +224,8 @@ class Step:
             elif action == "taint":
                 spec = _mapping(value, "nodes: NODE, taints: [key=value:Effect], remove: [key:Effect]")
                 _only(spec, ("nodes", "taints", "remove"))
-                add = tuple(str(t) for t in spec.get("taints") or ())
-                remove = tuple(str(t) for t in spec.get("remove") or ())
+                add = _strings(spec.get("taints"), "taints: key=value:Effect, or a list of them")
+                remove = _strings(spec.get("remove"), "remove: key or key:Effect, or a list of them")
                 if not add and not remove:
                     raise InputError("give taints to add (taints:) or to remove (remove:)")
                 for t in add:
@@ -287,7 +288,8 @@ def _short(value: Any) -> str:
         return ", ".join(_short(v) for v in value)
     if isinstance(value, dict):
         if value.get("kind"):
-            return f"{value.get('kind')}/{(value.get('metadata') or {}).get('name', '')}"
+            meta = value.get("metadata")
+            return f"{value.get('kind')}/{meta.get('name', '') if isinstance(meta, dict) else ''}"
         return ", ".join(f"{k} {_short(v)}" for k, v in value.items())
     return str(value)
 
@@ -298,6 +300,13 @@ def _as_list(value: Any, what: str) -> list[str]:
     if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
         return list(value)
     raise InputError(f"expected {what}")
+
+
+def _strings(value: Any, what: str) -> tuple[str, ...]:
+    """An optional field holding one string or a list of them (none: empty)."""
+    if value is None or value == []:
+        return ()
+    return tuple(_as_list(value, what))
 
 
 def _mapping(value: Any, what: str) -> dict:
