@@ -43,9 +43,11 @@ def snapshot(
     """Print the live cluster's scheduling-relevant objects (nodes, pods, volumes, priority classes,
     disruption budgets, workloads' selectors, ...) as YAML or JSON that --cluster reads back with the
     same results. Cleaned of managedFields, resourceVersion and other noise; containers lose env,
-    envFrom, command, args, lifecycle hooks and probe commands and headers, volumes their flexVolume
-    options and CSI attributes, device configurations their opaque parameters (never read by the
-    scheduler, often secret); Secrets are never read. --file is written with mode 0600."""
+    envFrom, command, args, lifecycle hooks and probe commands, paths and headers, volumes their
+    URLs, addresses, credentials, options and CSI attributes, StorageClasses their parameters,
+    device configurations their opaque parameters, claims their device data (never read by the
+    scheduler, often secret; the YAML header lists them); Secrets are never read. --file is
+    written with mode 0600."""
     from kschedctl.cli.live import print_warnings, read_live_objects
     from kschedctl.errors import EXIT_OK, UsageError
 
@@ -111,6 +113,9 @@ def render_snapshot(live: Any, fmt: str, warnings: list[str]) -> str:
     ]
     counts = ", ".join(f"{n} {kind}" for kind, n in live.counts().items())
     header.append(f"# {counts or 'no objects'}")
+    from kschedctl.inputs.strip import REDACTED
+
+    header.append(f"# Left out (kube-scheduler v1.34 never reads them; secrets end up there): {REDACTED}")
     header.extend(f"# warning: {w}" for w in warnings)
     body = yaml.dump_all(objects, Dumper=dumper, sort_keys=False, allow_unicode=True,
                          default_flow_style=False, explicit_start=True) if objects else ""
