@@ -116,7 +116,10 @@ def _run_steps(inputs: CommandInputs, steps: list, batch: list, cluster_state: o
     stepped = SteppedCluster(cluster_state, cfg, registry=registry, seed=inputs.seed, profile=inputs.profile,
                              extenders=not inputs.no_extenders)
     stepped.tie_break_first, stepped.max_attempts = tie_break_first, max_attempts
-    run = run_steps(stepped, steps, items_of, pods=batch)
+    from kschedctl import limits
+
+    with limits.work_budget(steps[0].file if steps else None):
+        run = run_steps(stepped, steps, items_of, pods=batch)
     print_warnings([*getattr(cluster_state, "warnings", []), *warnings], inputs.quiet)
     if output == OutputFormat.table:
         from kschedctl.render.console import output_console

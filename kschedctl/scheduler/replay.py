@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from kschedctl import limits
 from kschedctl.errors import InputError
 from kschedctl.inputs.trace import Trace, TraceEvent, parse_time
 from kschedctl.scheduler.simulation_result import Placement, PreemptionRecord, SimulationResult
@@ -291,6 +292,7 @@ class Replayer:
         batch_start: float | None = None
         for i, event in enumerate(events):
             at = event.time - self.t0
+            limits.charge(limits.EVENTS)
             try:
                 lets_in = self._apply(event, at)
             except InputError as exc:  # an object the loaders refuse (a priority class that does not exist...)

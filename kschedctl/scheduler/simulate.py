@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from kschedctl import limits
 from kschedctl.errors import UsageError
 from kschedctl.framework.runtime import (
     Framework,
@@ -654,6 +655,8 @@ class Simulator(SchedulingSetup):
                 self._settle(loop)
                 continue
             cycles += 1
+            # counted before the cycle: a run past its budget stops before doing more
+            limits.charge(limits.NODE_CHECKS, max(1, snapshot.num_nodes()))
             pod_info = qp.pod_info
             fwk = self.frameworks[qp.profile]
             rec = records[pod_info.key]

@@ -77,6 +77,10 @@ __all__ = ["ACTIONS", "Step", "StepRecord", "SteppedCluster", "parse_duration", 
 
 #: DefaultTolerationSeconds' --default-not-ready-toleration-seconds / unreachable default.
 DEFAULT_TOLERATION_SECONDS = 300
+#: podMaxInUnschedulablePodsDuration: how long upstream's queue keeps a pod no event helped
+#: before it tries it again (its flushUnschedulablePodsLeftover, run every 30s; a step takes it
+#: at the step's end, so ``advance: 5m`` retries them).
+UNSCHEDULABLE_FLUSH_SECONDS = 300.0
 #: The Job controller's default spec.backoffLimit.
 DEFAULT_BACKOFF_LIMIT = 6
 #: Scheduling rounds after one action at most (a round schedules what the last one's
@@ -521,6 +525,8 @@ class SteppedCluster:
         self.jobs: dict[str, list[int]] = {}
         #: Pod key -> (when the taint manager saw it, when it evicts it).
         self.evictions: dict[str, tuple[float, float]] = {}
+        #: When the pending pods were last tried (virtual time).
+        self.tried_at = self.now
         for pod in self.state.pods:
             ref = controller_of(pod)
             if ref is not None and ref.get("kind") == "Job" and _phase(pod) == "Succeeded":
@@ -688,7 +694,11 @@ class SteppedCluster:
             self._taint_manager(record)
             self._schedule(record)
         self.now = until
-        self._schedule(record)
+        # Time alone is no cluster event: the pods left pending wait in upstream's unschedulable
+        # pods until one comes or until the queue flushes them after UNSCHEDULABLE_FLUSH_SECONDS
+        # (1,000 steps of "advance: 1s" retry nothing, as upstream does not).
+        if self.now - self.tried_at >= UNSCHEDULABLE_FLUSH_SECONDS:
+            self._schedule(record)
 
     def _evict(self, keys: list[str], record: StepRecord, why: str) -> None:
         by_key = {_key(p): p for p in self.state.pods}
@@ -818,6 +828,8 @@ class SteppedCluster:
     def _schedule(self, record: StepRecord) -> None:
         """Schedule every pending pod; repeat while preemption made controllers create pods."""
         from kschedctl.scheduler.simulate import Simulator
+
+        self.tried_at = self.now
 
         for _ in range(SETTLE_ROUNDS):
             pending = [p for p in self.state.pods if not (p.get("spec") or {}).get("nodeName")
