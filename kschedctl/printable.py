@@ -21,9 +21,8 @@ from functools import lru_cache
 #: (NEL, CSI, ...), Unicode line and paragraph separators, bidirectional overrides (text that
 #: reads differently from what it is), lone surrogates (undecodable bytes of a file name) and
 #: the two non-characters XML cannot carry.
-#: Then the bracket of ``##[``, the runner's older command mark, wherever it is in a line.
-_UNSAFE = re.compile("(?:[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-                     "\ud800-\udfff\ufffe\uffff]|(?<=##)\\[)")
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                     "\ud800-\udfff\ufffe\uffff]")
 #: The runner's older command mark (``##[set-output name=x;]y``), acted on anywhere in a line.
 OLD_COMMAND_MARK = "##["
 #: How the table and message outputs write it: the bracket as a visible escape.
@@ -54,8 +53,10 @@ def printable(text: object, keep: str = "") -> str:
     (``"\\n"`` where the caller's own line breaks are wanted) stay as they are."""
     text = str(text)
     if not _UNSAFE.search(text):
-        return text
-    return _unsafe_but(keep).sub(_escape, text)
+        return text.replace(OLD_COMMAND_MARK, OLD_COMMAND_MARK_DEFUSED) if OLD_COMMAND_MARK in text else text
+    # the escapes made here never form a ##[ (each begins with a backslash)
+    text = _unsafe_but(keep).sub(_escape, text)
+    return text.replace(OLD_COMMAND_MARK, OLD_COMMAND_MARK_DEFUSED) if OLD_COMMAND_MARK in text else text
 
 
 @lru_cache(maxsize=16)
@@ -65,7 +66,7 @@ def _unsafe_but(keep: str) -> re.Pattern[str]:
 
 def has_unsafe(text: str, keep: str = "") -> bool:
     """Whether ``printable(text, keep)`` would change ``text``."""
-    return _unsafe_but(keep).search(text) is not None
+    return _unsafe_but(keep).search(text) is not None or OLD_COMMAND_MARK in text
 
 
 def defuse_line(line: str) -> str:

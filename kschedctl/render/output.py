@@ -26,9 +26,7 @@ from kschedctl.printable import OLD_COMMAND_MARK, has_unsafe, printable
 _BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 #: What JSON (with ensure_ascii=False) would print as it is, but a terminal or CI log must not see.
-#: ``#`` is never escaped by JSON, so a ``##[`` of the text is one of a string.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-                          "|(?<=##)\\[")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 #: A line width no value reaches: PyYAML folds longer scalars at spaces.
 _NEVER_WRAP = 1 << 30
@@ -59,8 +57,9 @@ _Dumper.add_multi_representer(str, _represent_str_subclass)
 
 
 def to_json(data: Any) -> str:
-    text = json.dumps(data, indent=2, ensure_ascii=False)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    text = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(data, indent=2, ensure_ascii=False))
+    # JSON never escapes "#", so every ##[ of the text is one of a string's
+    return text.replace(OLD_COMMAND_MARK, "##\\u005b") if OLD_COMMAND_MARK in text else text
 
 
 def to_yaml(data: Any) -> str:
