@@ -103,9 +103,9 @@ def render_snapshot(live: Any, fmt: str, warnings: list[str]) -> str:
         from kschedctl.render.output import to_json
 
         return to_json({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": objects}) + "\n"
-    import yaml
+    from kschedctl.printable import printable
+    from kschedctl.render.output import to_yaml_documents
 
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     taken = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     header = [
         f"# kschedctl snapshot of {live.source}, taken {taken}",
@@ -117,6 +117,6 @@ def render_snapshot(live: Any, fmt: str, warnings: list[str]) -> str:
 
     header.append(f"# Left out (kube-scheduler v1.34 never reads them; secrets end up there): {REDACTED}")
     header.extend(f"# warning: {w}" for w in warnings)
-    body = yaml.dump_all(objects, Dumper=dumper, sort_keys=False, allow_unicode=True,
-                         default_flow_style=False, explicit_start=True) if objects else ""
-    return "\n".join(header) + "\n" + body
+    # the objects' strings as -o yaml writes them (a value holding ##[ or :: cannot act on a CI log)
+    body = to_yaml_documents(objects) if objects else ""
+    return "\n".join(printable(line) for line in header) + "\n" + body

@@ -69,6 +69,13 @@ def to_yaml(data: Any) -> str:
     return text.replace(OLD_COMMAND_MARK, "##\\x5b") if OLD_COMMAND_MARK in text else text
 
 
+def to_yaml_documents(docs: list[Any]) -> str:
+    """``docs`` as YAML documents (each after ``---``), under the same rules as ``to_yaml``."""
+    text = yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
+                         width=_NEVER_WRAP, explicit_start=True)
+    return text.replace(OLD_COMMAND_MARK, "##\\x5b") if OLD_COMMAND_MARK in text else text
+
+
 def dump(data: Any, fmt: str) -> str:
     """``data`` (plain dicts/lists) as ``json`` or ``yaml`` text, ending with a newline."""
     if fmt == "json":
