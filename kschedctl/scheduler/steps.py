@@ -527,6 +527,10 @@ class SteppedCluster:
         self.evictions: dict[str, tuple[float, float]] = {}
         #: When the pending pods were last tried (virtual time).
         self.tried_at = self.now
+        #: The pending pods the next scheduling tries (None: all): after nodes were added, those
+        #: a new node may let in (``node_event_hints``), as upstream's queue moves only those.
+        self.retry_only: set[str] | None = None
+        self._filters: frozenset[str] | None = None
         for pod in self.state.pods:
             ref = controller_of(pod)
             if ref is not None and ref.get("kind") == "Job" and _phase(pod) == "Succeeded":
@@ -606,11 +610,33 @@ class SteppedCluster:
                         record.replacements[eviction.replacement] = f"replaces {eviction.pod}, evicted by the drain"
                         self._admitted(eviction.replacement)
                         self._note_failure(before.get(eviction.pod))
+        if step.edit is not None and all(isinstance(e, AddNodes) for e in edits):
+            self.retry_only = self._helped_by([n for r in record.edits for n in r.nodes])
         gone = [before[k] for k in before if k not in {_key(p) for p in self.state.pods}]
         replaced = {e.pod for r in record.edits for e in r.evicted}
         self._controllers([p for p in gone if _key(p) not in replaced], record, "deleted")
         self._taint_manager(record)
         self._schedule(record)
+
+    def _helped_by(self, names: list[str]) -> set[str]:
+        """The pending pods one of the nodes ``names`` (just added) may let in; a pod nominated to a
+        node is always among them (its nomination holds room only while it is tried)."""
+        from kschedctl.scheduler.node_event_hints import node_may_help
+        from kschedctl.scheduler.simulate import Simulator
+
+        if self._filters is None:
+            sim = Simulator(self.state, self.config, registry=self.registry, seed=self.seed, extenders=False)
+            names_per_profile = [frozenset(fwk.plugin_names("filter")) for fwk in sim.frameworks.values()]
+            self._filters = frozenset.intersection(*names_per_profile) if names_per_profile else frozenset()
+        nodes = [self.state.node_by_name[n] for n in names if n in self.state.node_by_name]
+        helped = set()
+        for pod in self.state.pods:
+            if (pod.get("spec") or {}).get("nodeName"):
+                continue
+            if (pod.get("status") or {}).get("nominatedNodeName") or any(
+                    node_may_help(pod, node, self._filters) for node in nodes):
+                helped.add(_key(pod))
+        return helped
 
     # -- actions -------------------------------------------------------------------------------
     def _create(self, items: list[Any], record: StepRecord) -> None:
@@ -840,6 +866,10 @@ class SteppedCluster:
             extra = {"max_attempts": self.max_attempts} if self.max_attempts else {}
             sim = Simulator(self.state, self.config, registry=self.registry, seed=self.seed, extenders=self.extenders,
                             **extra)
+            retry, self.retry_only = self.retry_only, None
+            if retry is not None:  # the others wait, as in upstream's unschedulable pods
+                every = sim.pending_cluster_pods
+                sim.pending_cluster_pods = lambda: [pi for pi in every() if pi.key in retry]  # type: ignore[method-assign]
             sim.clock_origin = self.now
             sim.scheduler.tie_break_first = self.tie_break_first
             result = sim.run([], self.profile, include_cluster_pending=True)

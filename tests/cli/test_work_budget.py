@@ -169,3 +169,23 @@ def test_the_budget_of_test_is_the_runs_not_each_scenarios(tmp_path: Path, monke
     result = run_cli("test", str(tmp_path), "--allow-outside-paths")
     # 10 + 10 fit, the third scenario's 10 pass the 25 of the run
     _refused(result, str(tmp_path / "c.yaml"), "nodes created reached 30, past the limit of 25")
+
+
+def test_nodes_added_step_by_step_retry_only_the_pods_they_can_help(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # 300 pods no node fits, then 300 steps adding one small node each: no step retries them
+    big = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"big-{i}"},
+            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100"}}}]}}
+           for i in range(300)]
+    fits = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "fits"},
+            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}
+    steps = [{"create": big}] + [{"addNodes": {"like": "node-1", "count": 1}}] * 299 + [
+        {"create": [fits], "expect": [{"pending": [f"big-{i}" for i in range(300)]}]}]
+    path = _steps(tmp_path / "s.yaml", steps)
+    nodes = len([d for d in yaml.safe_load_all(Path(STEPS_CLUSTER).read_text(encoding="utf-8"))
+                 if d and d["kind"] == "Node"])
+    # the create step's attempts (10 each at most), then the last step's (a pod arrived: all retried)
+    monkeypatch.setattr(limits, "WORK_MAX_NODE_CHECKS", 300 * 10 * nodes + 301 * (nodes + 299) * 10)
+    result = run_cli("simulate", "--cluster", STEPS_CLUSTER, "--steps", path, "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["passed"] is True
