@@ -3,7 +3,9 @@
 Inputs are never trusted (scenario files and fixtures arrive in pull requests), so each reader
 refuses, with a one-line error naming the file (exit 2), anything past these limits before it
 builds anything large. The README's "Limits" section lists them; tests hold each at the limit
-and one past it.
+and one past it. Limits per item can multiply (pods × nodes × steps × repetitions), so the
+commands that run many things (test, sweep, replay, diff, simulate --steps) also count their
+whole run's work into one budget (``work_budget``, ``charge``), where the work is done.
 """
 
 from __future__ import annotations
@@ -89,8 +91,7 @@ __all__ = ["WORK_MAX_NODE_CHECKS", "WORK_MAX_NODES_CREATED", "WORK_MAX_EVENTS",
 
 # -- the work budget of a run ---------------------------------------------------------------------
 
-import multiprocessing  # noqa: E402 - the budget's machinery follows the constants it enforces
-from contextlib import contextmanager  # noqa: E402
+from contextlib import contextmanager  # noqa: E402 - the budget's machinery follows the constants it enforces
 from typing import Any, Iterator  # noqa: E402
 
 from kschedctl.errors import InputError  # noqa: E402
@@ -111,8 +112,12 @@ class WorkBudget:
     same budget (``share``/``adopt``); ``file`` names the input being worked on in the refusal."""
 
     def __init__(self, file: str | None = None, counters: Any = None) -> None:
+        if counters is None:
+            import multiprocessing  # only runs that count pay for it
+
+            counters = multiprocessing.Array("q", len(PRODUCTS))
         self.file = file
-        self.counters = counters if counters is not None else multiprocessing.Array("q", len(PRODUCTS))
+        self.counters = counters
         self.limits = tuple(globals()[name] for _, name in PRODUCTS)
 
     def charge(self, product: int, amount: int) -> None:

@@ -83,13 +83,26 @@ def test_a_pod_the_node_may_help_through_its_topology_or_labels_is_retried(tmp_p
     assert (replayed.replay.outcome, replayed.replay.node) == ("Scheduled", "gpu-1")
 
 
-def test_the_trace_in_replay_diff_and_sweep_is_cheap(tmp_path: Path) -> None:
+def test_the_trace_in_replay_diff_and_sweep_is_cheap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".git").mkdir()
     path = _node_event_trace(tmp_path / "t.jsonl", 200, 2000, cpu="100")
+    # each run's 200 attempts on the one node, twice in diff: the budget of that much work is enough
+    monkeypatch.setattr(limits, "WORK_MAX_NODE_CHECKS", 400)
     replayed = run_cli("replay", path, "-o", "json")
     assert replayed.exit_code == 0, replayed.stderr  # pending in the trace, pending in the replay: no difference
     assert json.loads(replayed.stdout)["summary"]
     diffed = run_cli("diff", "-c", BIN_PACKING, "-c", DEFAULT, path, "-o", "json")
     assert diffed.exit_code in (0, 1), diffed.stderr
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(yaml.safe_dump({"apiVersion": "kschedctl/v1", "kind": "Sweep", "name": "trace",
+                                     "configs": [{"name": "default"}], "clusters": ["t.jsonl"],
+                                     "workloads": ["t.jsonl"], "repetitions": 2}), encoding="utf-8")
+    swept = run_cli("sweep", str(sweep), "-j", "1", "-o", "json", "--allow-outside-paths")
+    assert swept.exit_code == 0, swept.stderr
+    assert [c["error"] for c in json.loads(swept.stdout)["cells"] if c.get("error")] == []
+    monkeypatch.setattr(limits, "WORK_MAX_NODE_CHECKS", 399)  # and the budget can fail it
+    _refused(run_cli("diff", "-c", BIN_PACKING, "-c", DEFAULT, path), path,
+             "scheduling attempts × nodes examined reached 400")
 
 
 def test_a_run_past_the_events_budget_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
