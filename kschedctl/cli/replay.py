@@ -67,7 +67,9 @@ def replay(
     from kschedctl.render.progress import progress_wanted, working
 
     show = output == OutputFormat.table and progress_wanted(quiet) and len(recorded.events) >= 500
-    with working(f"replaying {len(recorded.events)} events", show):
+    from kschedctl import limits
+
+    with working(f"replaying {len(recorded.events)} events", show), limits.work_budget(trace):
         result = Replayer(recorded, cfg, profile, registry=registry, seed=seed, extenders=not no_extenders,
                           config_name=str(config) if config else None).run()
     print_warnings(result.warnings, quiet)
@@ -108,13 +110,16 @@ def diff_trace(paths: list[str], cluster: Optional[list[str]], cfg_a: Any, cfg_b
         from kschedctl.inputs.cluster import load_cluster
 
         start = load_cluster(cluster)
+    from kschedctl import limits
+
     replays = [lambda cfg=cfg, side=side: Replayer(recorded, cfg, side.profile, registry=registry, seed=seed,
                                                    extenders=extenders, cluster=start).run()
                for cfg, side in ((cfg_a, side_a), (cfg_b, side_b))]
-    runs = [replay() for replay in replays]
-    result = diff_simulations(runs[0].simulation, runs[1].simulation, side_a, side_b, seed=seed)
-    if not (extenders and calls_extenders(cfg_a, cfg_b)):
-        explain_moves(result, *replays)
+    with limits.work_budget(paths[0]):  # both sides, and the moves' reruns, count into the run's one budget
+        runs = [replay() for replay in replays]
+        result = diff_simulations(runs[0].simulation, runs[1].simulation, side_a, side_b, seed=seed)
+        if not (extenders and calls_extenders(cfg_a, cfg_b)):
+            explain_moves(result, *replays)
     print_warnings(dict.fromkeys([*runs[0].warnings, *runs[1].warnings]), quiet)
     if report:
         from kschedctl.render.report import write_report

@@ -39,6 +39,9 @@ def simulate(
              "(drain, notReady, advance 5m, ...) and schedule what is pending after it.")] = None,
     max_attempts: Annotated[int, typer.Option(
         "--max-attempts", min=1, metavar="N", help="How often one pod is tried at most (retries follow cluster events).")] = 10,
+    allow_outside_paths: Annotated[bool, typer.Option(
+        "--allow-outside-paths", help="Let a --steps file's create steps name files outside the git repository "
+                                      "holding it (they are refused by default, as kschedctl test refuses them).")] = False,
 ) -> None:
     """Schedule every pending pod one after another in queue-sort order, each placement assumed
     for the next, preempting as DefaultPreemption decides; show placements, unschedulable pods,
@@ -66,8 +69,10 @@ def simulate(
         if inputs.report or not cluster_pending:
             raise UsageError(f"--steps does not take {'--report' if inputs.report else '--no-cluster-pending'}: "
                              "every step schedules all pending pods")
+        from kschedctl.scenarios.steps import confined_file_items
+
         _run_steps(inputs, steps, batch, cluster_state, cfg, registry, output, warnings,
-                   tie_break == TieBreak.first, max_attempts)
+                   tie_break == TieBreak.first, max_attempts, confined_file_items(steps_file, allow_outside_paths))
     # A what-if is a question on its own: "can I drain node-a1?" needs no pod file.
     asks_what_if = bool(inputs.what_if_report)
     if not batch and not cluster_pending and not asks_what_if:
@@ -111,18 +116,21 @@ def simulate(
 
 def _run_steps(inputs: CommandInputs, steps: list, batch: list, cluster_state: object, cfg: object,
                registry: object, output: OutputFormat, warnings: list, tie_break_first: bool,
-               max_attempts: int) -> None:
+               max_attempts: int, items_of: Any) -> None:
     """``simulate --steps``: the pods scheduled, then each step; exit 0 when every check of the
     steps passed (without checks: when nothing is left pending), 1 otherwise."""
     from kschedctl.cli.common import print_warnings
     from kschedctl.errors import EXIT_NO, EXIT_OK
-    from kschedctl.scenarios.steps import file_items, run_steps
+    from kschedctl.scenarios.steps import run_steps
     from kschedctl.scheduler.steps import SteppedCluster
 
     stepped = SteppedCluster(cluster_state, cfg, registry=registry, seed=inputs.seed, profile=inputs.profile,
                              extenders=not inputs.no_extenders)
     stepped.tie_break_first, stepped.max_attempts = tie_break_first, max_attempts
-    run = run_steps(stepped, steps, file_items, pods=batch)
+    from kschedctl import limits
+
+    with limits.work_budget(steps[0].file if steps else None):
+        run = run_steps(stepped, steps, items_of, pods=batch)
     print_warnings([*getattr(cluster_state, "warnings", []), *warnings], inputs.quiet)
     if output == OutputFormat.table:
         from kschedctl.render.console import output_console

@@ -101,7 +101,10 @@ def run_tests(
 
     show = len(scenarios) >= 20 and output is TestFormat.table and progress_wanted(False)
     with progress_bar("scenarios", len(scenarios), show) as progress:
-        report = runner.run(scenarios, progress=progress)
+        from kschedctl import limits
+
+        with limits.work_budget():  # one budget for the whole run, every scenario's work in it
+            report = runner.run(scenarios, progress=progress)
     for warning in runner.warnings:
         print_warning(warning)
     if junit is not None:

@@ -42,6 +42,7 @@ from kschedctl.errors import InputError
 from kschedctl.inputs.cluster import ClusterState, make_uid
 from kschedctl.k8s.selectors import SelectorError, label_selector, parse_selector
 from kschedctl.k8s.tolerations import taint_to_string
+from kschedctl import limits
 from kschedctl.limits import ADD_NODES_MAX
 
 __all__ = [
@@ -448,6 +449,7 @@ class AddNodes(Edit):
             raise InputError(f"--add-nodes {self.count}: must be between 1 and {ADD_NODES_MAX}")
         template = NodeTarget.parse(self.like, selector=False).nodes(state)[0]
         taints = [parse_taint(t) for t in self.taints]
+        limits.charge(limits.NODES_CREATED, self.count)  # the run's budget: before any is made
         new = state.copy()
         names = _fresh_names(template, self.count, new.node_by_name)
         source = state.node_by_name[template]

@@ -37,6 +37,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from kschedctl import limits
 from kschedctl.errors import UsageError
 from kschedctl.framework.runtime import (
     Framework,
@@ -670,6 +671,8 @@ class Simulator(SchedulingSetup):
                 self._settle(loop)
                 continue
             cycles += 1
+            # counted before the cycle: a run past its budget stops before doing more
+            limits.charge(limits.NODE_CHECKS, max(1, snapshot.num_nodes()))
             pod_info = qp.pod_info
             fwk = self.frameworks[qp.profile]
             rec = records[pod_info.key]

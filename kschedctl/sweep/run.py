@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from kschedctl import limits
 from kschedctl.errors import InputError, KschedctlError
 from kschedctl.inputs import access
 from kschedctl.scenarios.trust import TRUST_EVERYTHING, TrustPolicy
@@ -198,15 +199,19 @@ def run_cells(cells: list[Cell], workers: int = 1, options: RunOptions = RunOpti
               progress: Callable[[int], None] | None = None) -> list[CellResult]:
     """Every cell, in ``workers`` local processes (1: in this process); results in cell order."""
     results: list[CellResult | None] = [None] * len(cells)
+    budget = limits.current_budget()
     if workers <= 1 or len(cells) <= 1:
         for cell in cells:
             results[cell.index] = run_cell(cell, options)
+            if budget is not None:
+                budget.check()  # a cell past the run's budget ends the run, not just its row
             if progress:
                 progress(1)
         return [r for r in results if r is not None]
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(cells)), initializer=_ignore_sigint)
+    shared = (budget.file, budget.counters) if budget is not None else None
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(cells)), initializer=_start_worker, initargs=(shared,))
     try:
         futures = {pool.submit(run_cell, cell, options): cell for cell in cells}
         for future in as_completed(futures):
@@ -215,6 +220,8 @@ def run_cells(cells: list[Cell], workers: int = 1, options: RunOptions = RunOpti
                 results[cell.index] = future.result()
             except Exception as exc:  # the worker died (out of memory, killed)
                 results[cell.index] = CellResult.of(cell, f"worker failed: {exc}")
+            if budget is not None:
+                budget.check()
             if progress:
                 progress(1)
     except BaseException:
@@ -238,6 +245,13 @@ def _ignore_sigint() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _start_worker(shared: tuple[str, Any] | None) -> None:
+    """A worker process: SIGINT left to the parent, its work counted into the run's budget."""
+    _ignore_sigint()
+    if shared is not None:
+        limits.adopt(limits.WorkBudget(*shared))
 
 
 def run_cells_on_ray(cells: list[Cell], address: str, options: RunOptions = RunOptions(),
@@ -335,10 +349,11 @@ def run_sweep(sweep: Sweep, rank_by: str, workers: int | None = None, ray_addres
     """Run every cell of ``sweep`` locally (``workers`` processes, default: the cores) or on Ray."""
     todo = list(cells) if cells is not None else sweep.cells()
     started = time.perf_counter()
-    if ray_address:
-        results = run_cells_on_ray(todo, ray_address, options, progress)
-        used = 0
-    else:
-        used = workers or default_workers()
-        results = run_cells(todo, used, options, progress)
+    with limits.work_budget(sweep.file):  # one budget for every cell, in whichever process
+        if ray_address:
+            results = run_cells_on_ray(todo, ray_address, options, progress)
+            used = 0
+        else:
+            used = workers or default_workers()
+            results = run_cells(todo, used, options, progress)
     return SweepResult(sweep, results, rank_by, used, time.perf_counter() - started)
