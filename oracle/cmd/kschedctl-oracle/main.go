@@ -18,6 +18,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 )
@@ -113,9 +114,9 @@ func run(inv invocation) (any, error) {
 			pods = append(pods, p)
 		}
 	}
-	objs := append([]runtime.Object{}, cluster...)
-	for _, p := range pods {
-		objs = append(objs, p)
+	objs, err := apiObjects(cluster, pods, inv.command == "explain")
+	if err != nil {
+		return nil, err
 	}
 	parallelism := int32(1)
 	if inv.bench {
@@ -137,6 +138,43 @@ func run(inv invocation) (any, error) {
 		return items[0], nil
 	}
 	return map[string]any{"kind": "ExplainResultList", "items": items}, nil
+}
+
+// apiObjects is what the API server holds once the pending pods were created: every pod
+// completed as admission completes it (priority), the pending ones also as the pod strategy's
+// PrepareForCreate changes their spec. An explained pod that names its node in spec.nodeName is
+// stored without it: explain asks where such a pod would go, and it must not already sit on
+// its node in the scheduler's cache.
+func apiObjects(cluster []runtime.Object, pending []*v1.Pod, explain bool) ([]runtime.Object, error) {
+	classes := map[string]*schedulingv1.PriorityClass{}
+	for _, o := range cluster {
+		if pc, ok := o.(*schedulingv1.PriorityClass); ok {
+			classes[pc.Name] = pc
+		}
+	}
+	objs := append([]runtime.Object{}, cluster...)
+	for _, o := range cluster {
+		if pod, ok := o.(*v1.Pod); ok {
+			if err := completePod(pod, classes); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, pod := range pending {
+		if err := completePod(pod, classes); err != nil {
+			return nil, err
+		}
+		if err := prepareForCreate(pod); err != nil {
+			return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+		stored := pod
+		if explain && pod.Spec.NodeName != "" {
+			stored = pod.DeepCopy()
+			stored.Spec.NodeName = ""
+		}
+		objs = append(objs, stored)
+	}
+	return objs, nil
 }
 
 func main() {
