@@ -150,7 +150,6 @@ func (w *world) explain(pod *v1.Pod, profileName string, allFilters bool) explai
 		nts.ForEachExplicitNode(func(n string, s *fwk.Status) { failedOn[n] = s })
 	}
 	absent := w.absentNodes(ctx, f, pod, cycle)
-	allocations := dynamicresources.OracleNodeAllocations(state)
 	for _, ni := range cycle.AllNodes {
 		name := ni.Node().Name
 		nr := nodeResult{Name: name, Feasible: feasible[name], Filters: []filterEntry{}, Scores: []scoreEntry{}}
@@ -191,10 +190,15 @@ func (w *world) explain(pod *v1.Pod, profileName string, allFilters bool) explai
 				nr.Filters = append(nr.Filters, statusEntry("", failed))
 			}
 		}
-		if nr.Evaluated {
-			nr.Allocations = allocations[name]
-		}
 		res.Nodes = append(res.Nodes, nr)
+	}
+	// Read after --all-filters ran DynamicResources' Filter on nodes an earlier plugin rejected:
+	// the allocator's answer there too, as kschedctl reports it.
+	allocations := dynamicresources.OracleNodeAllocations(state)
+	for i := range res.Nodes {
+		if res.Nodes[i].Evaluated {
+			res.Nodes[i].Allocations = allocations[res.Nodes[i].Name]
+		}
 	}
 
 	if cycle.Scores != nil {

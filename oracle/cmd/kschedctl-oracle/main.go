@@ -128,7 +128,7 @@ func run(inv invocation) (any, error) {
 	}
 	defer w.close()
 	if inv.command == "simulate" {
-		return w.simulate(pods, inv.bench), nil
+		return w.simulate(pods, pendingPods(cluster), inv.bench), nil
 	}
 	var items []explainResult
 	for _, p := range pods {
@@ -175,6 +175,21 @@ func apiObjects(cluster []runtime.Object, pending []*v1.Pod, explain bool) ([]ru
 		objs = append(objs, stored)
 	}
 	return objs, nil
+}
+
+// pendingPods are the cluster state's pods waiting for a node: not bound, not finished, not
+// being deleted. simulate reports them beside the files' pods (the loop schedules them too).
+func pendingPods(cluster []runtime.Object) []*v1.Pod {
+	var out []*v1.Pod
+	for _, o := range cluster {
+		pod, ok := o.(*v1.Pod)
+		if !ok || pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil ||
+			pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
+			continue
+		}
+		out = append(out, pod)
+	}
+	return out
 }
 
 func main() {

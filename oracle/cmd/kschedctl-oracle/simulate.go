@@ -49,7 +49,7 @@ var debug = os.Getenv("ORACLE_DEBUG") != ""
 // With bench, the loop runs freely as kube-scheduler's does (binding cycles overlap the next
 // pods' scheduling cycles) and only waits for the cluster to settle when the queue looks empty:
 // the figure is upstream's throughput; the placements may differ from the step-by-step run's.
-func (w *world) simulate(pods []*v1.Pod, bench bool) simulateResult {
+func (w *world) simulate(pods, clusterPending []*v1.Pod, bench bool) simulateResult {
 	ctx := context.Background()
 	var writes, seen atomic.Int64
 	w.client.PrependReactor("*", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -139,6 +139,15 @@ func (w *world) simulate(pods []*v1.Pod, bench bool) simulateResult {
 			outcome = "Preempted" // placed by this run, then a victim of a later pod's preemption
 		}
 		res.Placements = append(res.Placements, placement{Pod: key, Outcome: outcome, Node: w.bound[key]})
+	}
+	for _, p := range clusterPending {
+		key := p.Namespace + "/" + p.Name
+		if _, ok := w.bound[key]; ok {
+			continue
+		}
+		if _, handled := w.sched.Profiles[p.Spec.SchedulerName]; handled { // another scheduler's pod otherwise
+			res.Placements = append(res.Placements, w.unplaced(ctx, p, lastMessage[key], lastCode))
+		}
 	}
 	for _, p := range pods {
 		key := p.Namespace + "/" + p.Name
