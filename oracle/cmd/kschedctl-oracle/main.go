@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -193,6 +194,9 @@ func pendingPods(cluster []runtime.Object) []*v1.Pod {
 }
 
 func main() {
+	// Upstream logs errors it handles (a PostFilter's Error status, say) through klog; the
+	// answers carry them, and a differential run's output must stay readable.
+	klog.SetLogger(logr.Discard())
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
 	args := os.Args[1:]
