@@ -107,7 +107,7 @@ def compare_explain(ours: dict[str, Any], theirs: dict[str, Any]) -> list[tuple[
     def differ(where: str, what: str, a: Any, b: Any) -> None:
         diffs.append((where, f"{what}: kschedctl {a!r} != upstream {b!r}"))
 
-    for key in ("outcome", "message", "feasibleNodes", "evaluatedNodes", "scoringSkippedUpstream"):
+    for key in ("outcome", "message", "feasibleNodes", "evaluatedNodes", "scoringSkippedUpstream", "provisionalNode"):
         if ours.get(key) != theirs.get(key):
             differ(key, key, ours.get(key), theirs.get(key))
     if theirs.get("outcome") == "Scheduled":

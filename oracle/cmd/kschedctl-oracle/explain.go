@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -50,17 +51,19 @@ type preemptionResult struct {
 }
 
 type explainResult struct {
-	Kind           string            `json:"kind"`
-	Pod            string            `json:"pod"`
-	Profile        string            `json:"profile"`
-	Outcome        string            `json:"outcome"`
-	SelectedNode   *string           `json:"selectedNode"`
-	Message        string            `json:"message"`
-	EvaluatedNodes int               `json:"evaluatedNodes"`
-	FeasibleNodes  int               `json:"feasibleNodes"`
-	TiedNodes      []string          `json:"tiedNodes"`
-	Nodes          []nodeResult      `json:"nodes"`
-	Preemption     *preemptionResult `json:"preemption"`
+	Kind         string  `json:"kind"`
+	Pod          string  `json:"pod"`
+	Profile      string  `json:"profile"`
+	Outcome      string  `json:"outcome"`
+	SelectedNode *string `json:"selectedNode"`
+	// ProvisionalNode: the node schedulePod chose when Reserve or Permit then said no.
+	ProvisionalNode string            `json:"provisionalNode,omitempty"`
+	Message         string            `json:"message"`
+	EvaluatedNodes  int               `json:"evaluatedNodes"`
+	FeasibleNodes   int               `json:"feasibleNodes"`
+	TiedNodes       []string          `json:"tiedNodes"`
+	Nodes           []nodeResult      `json:"nodes"`
+	Preemption      *preemptionResult `json:"preemption"`
 	// ScoringSkippedUpstream: one node was feasible, so schedulePod took it unscored.
 	ScoringSkippedUpstream bool `json:"scoringSkippedUpstream"`
 }
@@ -119,6 +122,17 @@ func (w *world) explain(pod *v1.Pod, profileName string, allFilters bool) explai
 		res.Outcome, res.SelectedNode = "Scheduled", &host
 		res.EvaluatedNodes, res.FeasibleNodes = cycle.Evaluated, len(cycle.Feasible)
 		res.ScoringSkippedUpstream = cycle.Scores == nil
+		if s := w.reserveAndPermit(ctx, f, state, pod, host); !s.IsSuccess() {
+			// schedulingCycle: a FitError over the one chosen node, or the error itself.
+			res.SelectedNode, res.ProvisionalNode = nil, host
+			res.Outcome, res.Message = "Error", s.Message()
+			if s.IsRejected() {
+				fitErr := &framework.FitError{NumAllNodes: 1, Pod: pod, Diagnosis: framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}}
+				fitErr.Diagnosis.NodeToStatus.Set(host, s)
+				fitErr.Diagnosis.AddPluginStatus(s)
+				res.Outcome, res.Message = "Rejected", fitErr.Error()
+			}
+		}
 	case errors.As(err, &fitErr):
 		res.Outcome = "Unschedulable"
 		res.EvaluatedNodes = fitErr.Diagnosis.NodeToStatus.Len()
@@ -205,6 +219,33 @@ func (w *world) explain(pod *v1.Pod, profileName string, allFilters bool) explai
 		w.reportScores(ctx, &res, cycle, state, pod, scorePlugins, weights)
 	}
 	return res
+}
+
+// reserveAndPermit runs the rest of upstream's schedulingCycle on the chosen node (assume,
+// Reserve, Permit), then undoes it (Unreserve, forget), as explain answers each pod alone:
+// its status is Reserve's or Permit's when one of them said no.
+func (w *world) reserveAndPermit(ctx context.Context, f framework.Framework, state fwk.CycleState, pod *v1.Pod, host string) *fwk.Status {
+	logger := klog.FromContext(ctx)
+	assumed := pod.DeepCopy()
+	assumed.Spec.NodeName = host
+	if err := w.sched.Cache.AssumePod(logger, assumed); err != nil {
+		return fwk.AsStatus(err)
+	}
+	defer func() {
+		f.RunReservePluginsUnreserve(ctx, state, assumed, host)
+		_ = w.sched.Cache.ForgetPod(logger, assumed)
+	}()
+	if s := f.RunReservePluginsReserve(ctx, state, assumed, host); !s.IsSuccess() {
+		return s
+	}
+	s := f.RunPermitPlugins(ctx, state, assumed, host)
+	if s.IsWait() {
+		if wp := f.GetWaitingPod(assumed.UID); wp != nil {
+			wp.Reject("", "explain answers without waiting")
+		}
+		return nil
+	}
+	return s
 }
 
 // absentNodes is the filter entry of each node the cycle did not visit because PreFilter
