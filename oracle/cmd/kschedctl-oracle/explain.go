@@ -114,6 +114,9 @@ func (w *world) explain(pod *v1.Pod, profileName string, allFilters bool) explai
 	state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
 	cycle, err := w.sched.OracleSchedulePod(ctx, f, state, pod)
 	filterPlugins, scorePlugins, weights := frameworkruntime.OraclePlugins(f)
+	// DynamicResources' allocations as its Filter left them: preemption's dry runs (PostFilter)
+	// run Filter again on nodes without their victims, and the plugin's state is shared.
+	allocations := dynamicresources.OracleNodeAllocations(state)
 
 	var fitErr *framework.FitError
 	switch {
@@ -206,15 +209,23 @@ func (w *world) explain(pod *v1.Pod, profileName string, allFilters bool) explai
 		}
 		res.Nodes = append(res.Nodes, nr)
 	}
-	// Read after --all-filters ran DynamicResources' Filter on nodes an earlier plugin rejected:
-	// the allocator's answer there too, as kschedctl reports it.
-	allocations := dynamicresources.OracleNodeAllocations(state)
+	if allFilters {
+		// --all-filters ran DynamicResources' Filter on nodes an earlier plugin rejected: the
+		// allocator's answer there too, as kschedctl reports it.
+		after := dynamicresources.OracleNodeAllocations(state)
+		for _, nr := range res.Nodes {
+			for _, fe := range nr.Filters {
+				if fe.Plugin == dynamicresources.Name && fe.Code == "Success" && after[nr.Name] != nil {
+					allocations[nr.Name] = after[nr.Name]
+				}
+			}
+		}
+	}
 	for i := range res.Nodes {
 		if res.Nodes[i].Evaluated {
 			res.Nodes[i].Allocations = allocations[res.Nodes[i].Name]
 		}
 	}
-
 	if cycle.Scores != nil {
 		w.reportScores(ctx, &res, cycle, state, pod, scorePlugins, weights)
 	}
