@@ -36,6 +36,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+import numpy as np
+
 from kschedctl.errors import UsageError
 from kschedctl.framework.runtime import (
     Framework,
@@ -256,7 +258,7 @@ class _LeanFramework(Framework):
         if not local:
             return None
         memo = self._memo
-        nominator = getattr(self.handle, "nominator", None)
+        nominator = self.handle.nominator
         by_node = nominator.by_node if nominator is not None else {}
         slow = self.run_filter_plugins_with_nominated_pods
         run_rest = self._run_filters
@@ -276,15 +278,15 @@ class _LeanFramework(Framework):
 
         return scan
 
-    def filter_verdicts(self, state: Any, pod_info: Any, nodes: list) -> Callable[[Any], Any] | None:
-        """For one cycle's scan: a function of positions in ``nodes`` (a numpy array) giving
-        whether each node passes the whole filter chain, from the node columns; None unless every
-        active filter is covered by them and nobody is nominated (the scan then asks node by
-        node). The scanner still gives each rejected node's status (see ``filter_scanner``)."""
+    def filter_verdicts(self, state: Any, pod_info: Any, nodes: list) -> "_ColumnVerdicts | None":
+        """For one cycle's scan: whether each node passes the whole filter chain, from the node
+        columns; None unless every active filter is covered by them and nobody is nominated (the
+        scan then asks node by node). The scanner still gives each rejected node's status (see
+        ``filter_scanner``)."""
         key = self.memo_key
         if key is None or self.all_filters:
             return None
-        nominator = getattr(self.handle, "nominator", None)
+        nominator = self.handle.nominator
         if nominator is not None and any(nominator.by_node.values()):
             return None
         _, local, rest = self._filter_plan(state, key)
@@ -297,11 +299,7 @@ class _LeanFramework(Framework):
         verdicts = verdict_function(self._columns, local + rest, key, state, pod_info)  # type: ignore[arg-type]
         if verdicts is None:
             return None
-        def at_positions(positions: Any) -> Any:
-            return verdicts(at[positions])
-
-        at_positions.certain = lambda positions: verdicts.certain(at[positions])  # type: ignore[attr-defined]
-        return at_positions
+        return _ColumnVerdicts(verdicts, at, len(nodes))
 
     def known_rejections(self, state: Any, pod_info: Any, nodes: list,
                          scan: Callable[[Any], Any]) -> list | None:
@@ -324,7 +322,7 @@ class _LeanFramework(Framework):
             if i is not None and nodes[i] is node_info:
                 statuses[i] = None  # asked again below
         entry.seen = NODE_CHANGES.count
-        nominator = getattr(self.handle, "nominator", None)
+        nominator = self.handle.nominator
         nominated = {name for name, pods in nominator.by_node.items() if pods} if nominator is not None else ()
         out = list(statuses)
         asked = [i for i, status in enumerate(statuses) if status is None]
@@ -350,7 +348,7 @@ class _LeanFramework(Framework):
             if len(self._rejections) >= _REJECTION_CHAINS:
                 del self._rejections[next(iter(self._rejections))]
             entry = self._rejections[chain] = _Rejections(nodes)
-        nominator = getattr(self.handle, "nominator", None)
+        nominator = self.handle.nominator
         by_node = nominator.by_node if nominator is not None else {}
         get = statuses.get
         entry.statuses = [None if by_node.get(n.name) else get(n.name) for n in nodes]
@@ -464,6 +462,51 @@ class _LeanFramework(Framework):
                 return None
             columns = self._columns = NodeColumns(snapshot)
         return columns.positions(nodes)
+
+
+class _ColumnVerdicts:
+    """``NodeVerdicts`` from the node columns: ``verdicts`` answers for column indices, ``at``
+    maps the scan's node positions to them (numpy arrays; the driver sees lists only)."""
+
+    __slots__ = ("_verdicts", "_at", "_count")
+
+    def __init__(self, verdicts: Any, at: Any, count: int) -> None:
+        self._verdicts = verdicts
+        self._at = at
+        self._count = count
+
+    def run(self, begin: int, end: int, need: int) -> "_ColumnRun":
+        positions = np.arange(begin, end) % self._count
+        return _ColumnRun(self._verdicts, self._at, positions, need)
+
+
+class _ColumnRun:
+    """One run of a ``_ColumnVerdicts`` scan (``VerdictRun``)."""
+
+    __slots__ = ("_verdicts", "_at", "_positions", "_passing", "cut", "stop", "rejected")
+
+    def __init__(self, verdicts: Any, at: Any, positions: Any, need: int) -> None:
+        self._verdicts = verdicts
+        self._at = at
+        self._positions = positions
+        passed = verdicts(at[positions])
+        passing = self._passing = np.flatnonzero(passed)
+        self.stop = len(passing) > need
+        self.cut = int(passing[need]) if self.stop else len(positions)
+        self.rejected: list[int] = np.flatnonzero(~passed[:self.cut]).tolist()
+
+    def positions_of(self, offsets: list[int]) -> list[int]:
+        return self._positions[offsets].tolist()
+
+    def passed_before(self, cut: int) -> list[int]:
+        passing = self._passing
+        return self._positions[passing[passing < cut]].tolist()
+
+    def visited(self, cut: int) -> list[int]:
+        return self._positions[:cut].tolist()
+
+    def certain(self) -> bool:
+        return bool(self._verdicts.certain(self._at[self._positions[:self.cut]]))
 
 
 class _Rejections:
