@@ -39,6 +39,9 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from kschedctl.errors import UsageError
+from kschedctl.fastpaths import FastPaths
+from kschedctl.fastpaths import settings as fast_path_settings
+from kschedctl.fastpaths import using as using_fast_paths
 from kschedctl.framework.runtime import (
     Framework,
     FrameworkHandle,
@@ -155,6 +158,8 @@ class _LeanFramework(Framework):
         self._memo: dict[str, tuple[int, dict]] = {}
         self._memo_plan: Any = None
         self._columns: NodeColumns | None = None
+        #: Whether the node columns answer for every node at once (built under the run's settings).
+        self._use_columns = fast_path_settings().columns
         self._spread: SpreadScores | None = None
         #: per whole node-local chain, every node's rejection of the last scan nobody passed
         self._rejections: dict[Any, _Rejections] = {}
@@ -455,6 +460,8 @@ class _LeanFramework(Framework):
     def _column_positions(self, nodes: list) -> Any:
         """Where ``nodes`` sit in the run's node columns (brought up to date first); None when
         the columns do not cover them."""
+        if not self._use_columns:
+            return None
         snapshot = self.handle.snapshot()
         columns = self._columns
         if columns is None or columns.snapshot is not snapshot or not columns.refresh():
@@ -557,8 +564,13 @@ class Simulator(SchedulingSetup):
         pod_infos: Iterable[PodInfo] | None = None,
         memoize: bool = True,
         extenders: bool = True,
+        fast_paths: FastPaths | None = None,
     ) -> None:
         super().__init__(cluster, config, registry, seed=seed, pod_infos=pod_infos, extenders=extenders)
+        #: The fast paths of this run (kschedctl.fastpaths): the process's unless given;
+        #: ``memoize=False`` turns off those a run decides (memos, columns, plugins' caches).
+        paths = fast_path_settings() if fast_paths is None else fast_paths
+        self.fast_paths = paths if memoize else paths.without_run_paths()
         # A run places, nominates and marks the cluster's pending pods: it gets its own copies, so
         # that the cluster state (shared by diff's two sides, a sweep's cells) stays as it was read.
         self.cluster_pod_infos = [pi if pi.node_name else PodInfo(_run_copy(pi.pod))
@@ -567,21 +579,25 @@ class Simulator(SchedulingSetup):
         #: "Now" at the start of a run (seconds since the epoch): the wall clock unless a caller
         #: stepping through virtual time sets it.
         self.clock_origin: float | None = None
-        #: Reuse node-local plugin answers across pods with the same spec (see _LeanFramework).
-        self.memoize = memoize
         self.nominator = PodNominator()
         #: Pods held at Permit, shared by every profile as upstream's map is.
         self.waiting_pods = WaitingPods()
         parallelism = getattr(self.config, "parallelism", 16)
-        self.frameworks: dict[str, Framework] = {
-            name: build_framework(
-                _LeanFramework, self.profile(name), self.registry,
-                FrameworkHandle(self.snapshot, cluster, parallelism, self.nominator, self.waiting_pods))
-            for name in self.profile_names()}
+        with using_fast_paths(self.fast_paths):  # the plugins take their caches' settings as they are built
+            self.frameworks: dict[str, Framework] = {
+                name: build_framework(
+                    _LeanFramework, self.profile(name), self.registry,
+                    FrameworkHandle(self.snapshot, cluster, parallelism, self.nominator, self.waiting_pods))
+                for name in self.profile_names()}
         global_pct = getattr(self.config, "percentage_of_nodes_to_score", 0)
         self.scheduler = Scheduler(self.snapshot, global_pct, seed=seed, extenders=self.extenders,
                                    hold_waiting_pods=True)
         self.scheduler.for_display = False  # a simulation's result shows no per-node scores
+
+    @property
+    def memoize(self) -> bool:
+        """Whether node-local plugin answers are reused across pods with the same spec (see _LeanFramework)."""
+        return self.fast_paths.memos
 
     def pending_cluster_pods(self) -> list[PodInfo]:
         """Pods of the cluster state waiting for a node (not bound, not finished, not terminating)."""
@@ -616,7 +632,8 @@ class Simulator(SchedulingSetup):
             pods = [admit(p, self.cluster) for p in pods]
         started = time.perf_counter()
         was_enabled = gc.isenabled()
-        gc.disable()  # many small acyclic records per cycle against a huge long-lived snapshot
+        if self.fast_paths.process_shortcuts:
+            gc.disable()  # many small acyclic records per cycle against a huge long-lived snapshot
         try:
             return self._run(pods, profile, include_cluster_pending, progress, started)
         finally:
