@@ -86,22 +86,16 @@ def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
     console.print(table)
     for short, full in legend:
         console.print(Text(f"  {short} = {full}"), soft_wrap=True)
-    reasons: dict[str, int] = {}
-    for cell in result.cells:
-        for reason, n in (cell.metrics.get("unschedulableReasons") or {}).items():
-            reasons[reason] = reasons.get(reason, 0) + n
+    reasons = result.unschedulable_reasons()
     if reasons:
         console.print("Why pods stayed unschedulable (pods, over all cells):")
-        for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:10]:
+        for reason, n in reasons[:10]:
             console.print(f"  {n:>6}  {printable(reason)}", markup=False, highlight=False)
-    failed: dict[str, list[int]] = {}
-    for i, cell in enumerate(ranked, 1):
-        if cell.error:
-            failed.setdefault(cell.error, []).append(i)
+    failed = result.failures()
     if failed:
-        count = sum(len(v) for v in failed.values())
+        count = sum(len(rows) for _, rows in failed)
         console.print(Text(f"{count} of {len(result.cells)} cells failed:", style="red"))
-        for error, rows in failed.items():
+        for error, rows in failed:
             console.print(Text(f"  #{', #'.join(map(str, rows))}: {printable(error)}"), highlight=False)
 
 

@@ -297,6 +297,22 @@ class SweepResult:
 
         return rank(self.cells, self.rank_by)
 
+    def unschedulable_reasons(self) -> list[tuple[str, int]]:
+        """Why pods stayed unschedulable, over every cell: (reason, pods), most pods first."""
+        reasons: dict[str, int] = {}
+        for cell in self.cells:
+            for reason, n in (cell.metrics.get("unschedulableReasons") or {}).items():
+                reasons[reason] = reasons.get(reason, 0) + n
+        return sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    def failures(self) -> list[tuple[str, list[int]]]:
+        """The cells that failed, per error: their places in ``ranked()`` (1 = best)."""
+        failed: dict[str, list[int]] = {}
+        for i, cell in enumerate(self.ranked(), 1):
+            if cell.error:
+                failed.setdefault(cell.error, []).append(i)
+        return list(failed.items())
+
     def to_dict(self, timings: bool = True) -> dict[str, Any]:
         order = {c.index: i + 1 for i, c in enumerate(self.ranked())}
         out: dict[str, Any] = {
