@@ -92,6 +92,9 @@ class QueuedPodInfo:
 class Handle(Protocol):
     """What the framework gives plugins: the snapshot, the cluster objects, the run's settings."""
 
+    #: The framework running the plugin (its engine hooks, the cycle's trace), None outside one.
+    framework: Any
+
     def snapshot(self) -> Any:
         """The ``Snapshot`` of this cycle: ``node_infos()``, ``get(name)``, image summaries."""
 

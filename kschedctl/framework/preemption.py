@@ -574,7 +574,8 @@ class Evaluator:
         best, decisions = self.select_candidate(run.candidates, times)
         if best is None or not best.name:
             return None, Status(Code.Unschedulable, MSG_NO_CANDIDATE_NODE, details=details)
-        trace = getattr(getattr(self.handle, "framework", None), "trace", None)
+        framework = self.handle.framework
+        trace = framework.trace if framework is not None else None
         if trace is None or trace.filters is not None:  # a batch's lean trace keeps no per-node records
             details["candidates"] = [_candidate_details(c, decisions, best) for c in run.candidates]
         details["nominatedNode"] = best.name
