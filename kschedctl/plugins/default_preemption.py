@@ -353,7 +353,7 @@ class _VictimsMemo:
         if entry is None or entry[0] is not node_info or entry[1] != node_info.generation:
             entry = self._nodes[name] = (node_info, node_info.generation, {})
         answers = entry[2]
-        trace = getattr(handle.framework, "trace", None)
+        trace = handle.framework.trace if handle.framework is not None else None
         answer = answers.get(nominated)
         if answer is None:
             marked: set[str] = set()
