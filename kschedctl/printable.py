@@ -6,6 +6,10 @@ command), and an ESC or OSC sequence drives the reader's terminal. ``printable``
 characters as visible escapes (``\\n``, ``\\x1b``), the way Python's ``repr`` would, and
 ``defuse_line`` keeps a line that still begins with ``::`` (a long name wrapped in a table) from
 reading as a workflow command. ``shorten`` cuts a value quoted in a message.
+
+GitHub's runner also acts on its older command syntax, ``##[command]``, found anywhere in a line
+(actions/runner's ``ActionCommand.TryParse`` searches with ``IndexOf("##[")``): ``printable``
+writes the bracket of every ``##[`` as ``\\x5b``, so no value prints as one.
 """
 
 from __future__ import annotations
@@ -19,6 +23,10 @@ from functools import lru_cache
 #: the two non-characters XML cannot carry.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
                      "\ud800-\udfff\ufffe\uffff]")
+#: The runner's older command mark (``##[set-output name=x;]y``), acted on anywhere in a line.
+OLD_COMMAND_MARK = "##["
+#: How the table and message outputs write it: the bracket as a visible escape.
+OLD_COMMAND_MARK_DEFUSED = "##\\x5b"
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 #: Longest value a message quotes whole; longer ones are cut (a 200,000-digit quantity is not
@@ -45,8 +53,10 @@ def printable(text: object, keep: str = "") -> str:
     (``"\\n"`` where the caller's own line breaks are wanted) stay as they are."""
     text = str(text)
     if not _UNSAFE.search(text):
-        return text
-    return _unsafe_but(keep).sub(_escape, text)
+        return text.replace(OLD_COMMAND_MARK, OLD_COMMAND_MARK_DEFUSED) if OLD_COMMAND_MARK in text else text
+    # the escapes made here never form a ##[ (each begins with a backslash)
+    text = _unsafe_but(keep).sub(_escape, text)
+    return text.replace(OLD_COMMAND_MARK, OLD_COMMAND_MARK_DEFUSED) if OLD_COMMAND_MARK in text else text
 
 
 @lru_cache(maxsize=16)
@@ -56,12 +66,15 @@ def _unsafe_but(keep: str) -> re.Pattern[str]:
 
 def has_unsafe(text: str, keep: str = "") -> bool:
     """Whether ``printable(text, keep)`` would change ``text``."""
-    return _unsafe_but(keep).search(text) is not None
+    return _unsafe_but(keep).search(text) is not None or OLD_COMMAND_MARK in text
 
 
 def defuse_line(line: str) -> str:
-    """``line`` unless it begins (after blanks, which GitHub's runner skips) with ``::``, the mark
-    of a workflow command; then that first colon is written ``\\x3a``."""
+    """``line`` with every ``##[`` written ``##\\x5b`` and, when it begins (after blanks, which
+    GitHub's runner skips) with ``::``, the mark of a workflow command, that first colon written
+    ``\\x3a``."""
+    if OLD_COMMAND_MARK in line:
+        line = line.replace(OLD_COMMAND_MARK, OLD_COMMAND_MARK_DEFUSED)
     stripped = line.lstrip()
     if not stripped.startswith("::"):
         return line
@@ -70,7 +83,7 @@ def defuse_line(line: str) -> str:
 
 def defuse_lines(text: str) -> str:
     """``defuse_line`` on every line of ``text``."""
-    if "::" not in text:
+    if "::" not in text and OLD_COMMAND_MARK not in text:
         return text
     return "\n".join(defuse_line(line) for line in text.split("\n"))
 

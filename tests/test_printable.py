@@ -31,6 +31,9 @@ from kschedctl.render.output import dump
     ("bad\udcff\udcfe.yaml", "bad\\xff\\xfe.yaml"),  # os.fsdecode's undecodable bytes: backslashreplace
     ("back\\slash", "back\\slash"),
     ("ünïcödé ✓", "ünïcödé ✓"),
+    ("##[set-output name=verdict;]all-green", "##\\x5bset-output name=verdict;]all-green"),
+    ("x ##[stop-commands]zz ###[y", "x ##\\x5bstop-commands]zz ###\\x5by"),
+    ("#[ # [ #\n#[", "#[ # [ #\\n#["),
 ])
 def test_printable(raw: str, shown: str) -> None:
     assert printable(raw) == shown
@@ -46,6 +49,8 @@ def test_printable_keeps_what_the_caller_asks() -> None:
     ("   ::add-mask::x", "   \\x3a:add-mask::x"),
     ("a ::warning::x", "a ::warning::x"),
     (": one colon", ": one colon"),
+    ("a ##[error]x", "a ##\\x5berror]x"),
+    ("  ::x ##[y", "  \\x3a:x ##\\x5by"),
 ])
 def test_defuse_line(line: str, shown: str) -> None:
     assert defuse_line(line) == shown
@@ -63,11 +68,13 @@ def test_message_line_is_one_bounded_line() -> None:
 
 def test_github_escaping() -> None:
     assert escape_data("50%\r\n::x\x1b") == "50%25%0D%0A::x\\x1b"
+    assert escape_data("a ##[error]b") == "a ##\\x5berror]b"
     assert escape_property("a:b,c\n") == "a%3Ab%2Cc%0A"
 
 
 HOSTILE = {"name": "x\n::warning::y \x1b[31m\x85\u2028", "file": "bad\udcff.yaml", "tab": "a\tb",
-           "long": "z" * 90 + " ::error::folded"}
+           "long": "z" * 90 + " ::error::folded", "old": "a ##[set-output name=x;]y", "::warning::key": "##[k",
+           "list": ["::error::item", "\\##[x"]}
 
 
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
@@ -76,9 +83,11 @@ def test_machine_output_keeps_values_on_their_line(fmt: str) -> None:
     for char in ("\x1b", "\x85", "\u2028", "\r"):
         assert char not in text
     assert not any(line.lstrip().startswith("::") for line in text.splitlines()), text
+    assert "##[" not in text
     text.encode("utf-8")  # no lone surrogate left: the output can be written
     back = json.loads(text) if fmt == "json" else yaml.safe_load(text)
     assert back["name"] == HOSTILE["name"] and back["long"] == HOSTILE["long"] and back["tab"] == "a\tb"
+    assert all(back[k] == HOSTILE[k] for k in ("old", "::warning::key", "list"))
     assert back["file"] == ("bad\udcff.yaml" if fmt == "json" else "bad\\xff.yaml")
 
 
@@ -92,8 +101,9 @@ def test_table_cells_are_escaped_and_keep_their_style() -> None:
     table = Table("name")
     table.add_row(Text("ok \x1b[31mred\nnext", style="bold"))
     table.add_row("::warning::from a cell")
+    table.add_row(Text("#", style="bold") + Text("#[error]split across styles"))
     out = _render(output_console(file=io.StringIO()), table)
-    assert "\x1b" not in out and "\\x1b[31mred" in out
+    assert "\x1b" not in out and "\\x1b[31mred" in out and "##[" not in out
     assert not any(line.lstrip().startswith("::") for line in out.splitlines()), out
 
 

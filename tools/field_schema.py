@@ -26,6 +26,11 @@ Run from the repository root (sources default to the Go module cache, ``go env G
     python tools/field_schema.py [--kubernetes DIR] [--scheduler-plugins DIR] [--check]
 
 ``--check`` compares with the shipped file instead of writing it (tests/inputs/test_fields.py runs it).
+
+It also writes ``kschedctl/inputs/schema/served.json``: every kind each built-in group version
+serves (the ``x-kubernetes-group-version-kind`` of the spec's operations), so that a file
+giving ``apiVersion: v2`` for a Pod, or ``kind: Pdo``, is refused as the API server refuses it
+(``--served-only`` writes or checks only this file, which needs only the Kubernetes sources).
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "kschedctl" / "inputs" / "schema" / "fields.json"
+SERVED_OUT = ROOT / "kschedctl" / "inputs" / "schema" / "served.json"
 KUBERNETES_VERSION = "v1.34.4"
 SCHEDULER_PLUGINS_VERSION = "v0.34.7"
 #: The scheduler-plugins CRD manifests, in the order they are read.
@@ -245,6 +251,33 @@ def build(kubernetes: Path, scheduler_plugins: Path) -> dict[str, Any]:
     }
 
 
+def build_served(kubernetes: Path) -> dict[str, Any]:
+    """apiVersion -> the kinds it serves, from the operations of the OpenAPI v3 spec."""
+    spec_dir = kubernetes / "api" / "openapi-spec" / "v3"
+    if not spec_dir.is_dir():
+        raise SystemExit(f"{spec_dir}: no OpenAPI v3 spec (give --kubernetes, a k8s.io/kubernetes {KUBERNETES_VERSION} tree)")
+    served: dict[str, set[str]] = {}
+    for path in sorted(glob.glob(str(spec_dir / "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            spec = json.load(f)
+        for item in spec.get("paths", {}).values():
+            for operation in item.values():
+                gvk = operation.get("x-kubernetes-group-version-kind") if isinstance(operation, dict) else None
+                if gvk:
+                    api_version = f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
+                    served.setdefault(api_version, set()).add(gvk["kind"])
+    return {"source": {"kubernetes": f"k8s.io/kubernetes {KUBERNETES_VERSION} api/openapi-spec/v3 (operations)",
+                       "generator": "tools/field_schema.py"},
+            "served": {api_version: sorted(kinds) for api_version, kinds in sorted(served.items())}}
+
+
+def dumps_served(data: dict[str, Any]) -> str:
+    lines = ["{", f'"source": {json.dumps(data["source"])},', '"served": {']
+    lines.append(",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in data["served"].items()))
+    lines.append("}}")
+    return "\n".join(lines) + "\n"
+
+
 def dumps(data: dict[str, Any]) -> str:
     """One type per line: small, and a regenerated file diffs type by type."""
     lines = ["{", f'"source": {json.dumps(data["source"])},', '"kinds": {']
@@ -265,7 +298,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scheduler-plugins", type=Path, default=sp_default,
                         help=f"a sigs.k8s.io/scheduler-plugins {SCHEDULER_PLUGINS_VERSION} tree")
     parser.add_argument("--check", action="store_true", help="compare with the shipped file, do not write")
+    parser.add_argument("--served-only", action="store_true", help="only served.json (needs only --kubernetes)")
     args = parser.parse_args(argv)
+    served = dumps_served(build_served(args.kubernetes))
+    if args.check and SERVED_OUT.read_text(encoding="utf-8") != served:
+        print(f"{SERVED_OUT.relative_to(ROOT)} is not what {KUBERNETES_VERSION} gives: run python tools/field_schema.py",
+              file=sys.stderr)
+        return 1
+    if not args.check:
+        SERVED_OUT.write_text(served, encoding="utf-8")
+        print(f"wrote {SERVED_OUT.relative_to(ROOT)} ({len(served):,} bytes)")
+    if args.served_only:
+        return 0
     text = dumps(build(args.kubernetes, args.scheduler_plugins))
     if args.check:
         if OUT.read_text(encoding="utf-8") != text:

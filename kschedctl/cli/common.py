@@ -180,7 +180,10 @@ def one_replica_notes(items: Iterable[Any], command: str) -> list[str]:
         count = replica_count(obj)
         if count > 1:
             kind, name = obj.get("kind"), (obj.get("metadata") or {}).get("name")
+            whole = ("add --simulate to compare every replica, each seeing the ones before it, under both sides"
+                     if command == "diff" else
+                     f"kschedctl simulate {getattr(source, 'file', 'FILE')} places every replica, each seeing the ones "
+                     "before it")
             notes.append(f"{kind} {name} has {count} replicas: {command} shows its first pod, which stands for all "
-                         f"of them; kschedctl simulate {getattr(source, 'file', 'FILE')} places every replica, each "
-                         "seeing the ones before it")
+                         f"of them; {whole}")
     return notes

@@ -4,8 +4,7 @@
 field validation, output, the node what-ifs, ...) into a command's signature where its
 ``inputs`` parameter stands, and calls the command with a ``CommandInputs`` built from them, so
 that a command declares and reads only what is its own. A command may replace one option's
-declaration (``diff`` takes ``--config`` twice) or leave options out (``capacity`` has no
-``--report``).
+declaration (``diff`` takes ``--config`` twice) or leave options out.
 
 Everything here imports the core lazily, so that ``kschedctl --help`` stays fast.
 """
@@ -53,7 +52,8 @@ CordonOption = Annotated[Optional[list[str]], typer.Option(
 DrainOption = Annotated[Optional[list[str]], typer.Option(
     "--drain", metavar="NAME|SELECTOR", help="What if this node, or the nodes a label selector matches, were "
     "drained (kubectl drain --ignore-daemonsets --delete-emptydir-data; PodDisruptionBudgets honoured): the "
-    "evicted pods' replacements are scheduled first (repeatable).")]
+    "evicted pods' replacements are scheduled first (repeatable: the nodes drain one after the other, as "
+    "kubectl drain A B). Exit 1 when the drain would not complete.")]
 DrainForceOption = Annotated[bool, typer.Option(
     "--drain-force", help="With --drain: delete the pods that declare no controller, as kubectl drain --force "
                           "(without it, such a pod stops its node's drain, as kubectl does).")]
@@ -191,7 +191,7 @@ class CommandInputs:
         if self.report and answer is not None:
             from kschedctl.render.report import write_report
 
-            write_report(self.report, answer)
+            write_report(self.report, answer, what_if=self.what_if_report)
 
     def render_what_if(self, console: Any) -> None:
         """The table's "what-if:" block, before the answer."""
@@ -210,7 +210,7 @@ def command_inputs(*, what_if: bool = True, omit: tuple[str, ...] = (),
     declared = {name: spec for name, spec in SHARED_OPTIONS.items() if name not in omit}
     declared.update(replace)
     if what_if:
-        declared.update(WHAT_IF_OPTIONS)
+        declared.update({name: spec for name, spec in WHAT_IF_OPTIONS.items() if name not in replace})
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         hints = typing.get_type_hints(command, include_extras=True)

@@ -16,6 +16,7 @@ from kschedctl.cli.options import (
     PluginOption,
     ProfileOption,
     QuietOption,
+    ReportOption,
     TableOutputOption,
     ValidateOption,
     WidthOption,
@@ -45,6 +46,7 @@ def replay(
     quiet: QuietOption = False,
     width: WidthOption = None,
     validate: ValidateOption = "strict",
+    report: ReportOption = None,
 ) -> None:
     """Replay a trace: rebuild the cluster as it was when recording started, apply its node changes
     and deletions as they happened, and schedule its pod arrivals in time order under the given
@@ -65,10 +67,16 @@ def replay(
     from kschedctl.render.progress import progress_wanted, working
 
     show = output == OutputFormat.table and progress_wanted(quiet) and len(recorded.events) >= 500
-    with working(f"replaying {len(recorded.events)} events", show):
+    from kschedctl import limits
+
+    with working(f"replaying {len(recorded.events)} events", show), limits.work_budget(trace):
         result = Replayer(recorded, cfg, profile, registry=registry, seed=seed, extenders=not no_extenders,
                           config_name=str(config) if config else None).run()
     print_warnings(result.warnings, quiet)
+    if report:
+        from kschedctl.render.report import write_report
+
+        write_report(report, result)
     if output == OutputFormat.table:
         from kschedctl.render.console import output_console
         from kschedctl.render.replay import render_replay
@@ -85,12 +93,13 @@ def diff_trace(paths: list[str], cluster: Optional[list[str]], cfg_a: Any, cfg_b
                registry: Any, seed: int, extenders: bool, output: OutputFormat, wide: bool, width: Optional[int],
                quiet: bool, report: Optional[str]) -> None:
     """``kschedctl diff A B TRACE.jsonl``: the trace replayed under A and under B, compared as two
-    simulate runs (``--cluster``: the trace's events on that cluster instead of the recorded one).
+    simulate runs (``--cluster``: the trace's events on that cluster instead of the recorded one),
+    each moved pod with the plugins that decided it.
     Ends the command (exit 0 when every placement is the same, 1 otherwise)."""
     from kschedctl.cli.common import print_warnings
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
     from kschedctl.inputs.trace import read_trace
-    from kschedctl.scheduler.diff import diff_simulations
+    from kschedctl.scheduler.diff import calls_extenders, diff_simulations, explain_moves
     from kschedctl.scheduler.replay import Replayer
 
     if len(paths) != 1:
@@ -101,9 +110,16 @@ def diff_trace(paths: list[str], cluster: Optional[list[str]], cfg_a: Any, cfg_b
         from kschedctl.inputs.cluster import load_cluster
 
         start = load_cluster(cluster)
-    runs = [Replayer(recorded, cfg, side.profile, registry=registry, seed=seed, extenders=extenders,
-                     cluster=start).run() for cfg, side in ((cfg_a, side_a), (cfg_b, side_b))]
-    result = diff_simulations(runs[0].simulation, runs[1].simulation, side_a, side_b, seed=seed)
+    from kschedctl import limits
+
+    replays = [lambda cfg=cfg, side=side: Replayer(recorded, cfg, side.profile, registry=registry, seed=seed,
+                                                   extenders=extenders, cluster=start).run()
+               for cfg, side in ((cfg_a, side_a), (cfg_b, side_b))]
+    with limits.work_budget(paths[0]):  # both sides, and the moves' reruns, count into the run's one budget
+        runs = [replay() for replay in replays]
+        result = diff_simulations(runs[0].simulation, runs[1].simulation, side_a, side_b, seed=seed)
+        if not (extenders and calls_extenders(cfg_a, cfg_b)):
+            explain_moves(result, *replays)
     print_warnings(dict.fromkeys([*runs[0].warnings, *runs[1].warnings]), quiet)
     if report:
         from kschedctl.render.report import write_report

@@ -17,6 +17,7 @@ _EPILOG = """Example: will the 3 web replicas fit, and where, under the bin-pack
   $ kschedctl simulate fixtures/pods/web-deployment.yaml --cluster fixtures/cluster -c profiles/bin-packing.yaml
   $ kschedctl simulate fixtures/pods/web-deployment.yaml --cluster fixtures/cluster -o json   # SimulationResult
   $ kschedctl simulate --cluster fixtures/cluster --steps fixtures/steps/drain-node-a1.yaml   # step by step
+  $ kschedctl simulate --cluster fixtures/cluster --drain node-a1   # can I drain node-a1? (exit 0: yes)
 """
 
 
@@ -38,10 +39,14 @@ def simulate(
              "(drain, notReady, advance 5m, ...) and schedule what is pending after it.")] = None,
     max_attempts: Annotated[int, typer.Option(
         "--max-attempts", min=1, metavar="N", help="How often one pod is tried at most (retries follow cluster events).")] = 10,
+    allow_outside_paths: Annotated[bool, typer.Option(
+        "--allow-outside-paths", help="Let a --steps file's create steps name files outside the git repository "
+                                      "holding it (they are refused by default, as kschedctl test refuses them).")] = False,
 ) -> None:
     """Schedule every pending pod one after another in queue-sort order, each placement assumed
     for the next, preempting as DefaultPreemption decides; show placements, unschedulable pods,
-    preemptions and node usage after the run. Exit 0 when every pod is scheduled, 1 otherwise."""
+    preemptions and node usage after the run. Exit 0 when every pod is scheduled (and every
+    --drain complete: each evictable pod evicted, each replacement placed), 1 otherwise."""
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
 
     from kschedctl.cli.common import expand_for_simulation, print_warnings
@@ -64,18 +69,26 @@ def simulate(
         if inputs.report or not cluster_pending:
             raise UsageError(f"--steps does not take {'--report' if inputs.report else '--no-cluster-pending'}: "
                              "every step schedules all pending pods")
+        from kschedctl.scenarios.steps import confined_file_items
+
         _run_steps(inputs, steps, batch, cluster_state, cfg, registry, output, warnings,
-                   tie_break == TieBreak.first, max_attempts)
-    if not batch and not cluster_pending:
+                   tie_break == TieBreak.first, max_attempts, confined_file_items(steps_file, allow_outside_paths))
+    # A what-if is a question on its own: "can I drain node-a1?" needs no pod file.
+    asks_what_if = bool(inputs.what_if_report)
+    if not batch and not cluster_pending and not asks_what_if:
         raise UsageError("no pod to simulate: give pod or workload files")
 
     from kschedctl.scheduler.simulate import Simulator
 
+    from kschedctl.render.report.simulate import drill_pods
+
+    # The report opens each placement's cycle: those cycles keep every node's verdicts and scores.
     sim = Simulator(cluster_state, cfg, registry=registry, seed=inputs.seed, max_attempts=max_attempts,
-                    extenders=not inputs.no_extenders)
+                    extenders=not inputs.no_extenders,
+                    decisions=drill_pods(len(cluster_state.nodes)) if inputs.report else 0)
     sim.scheduler.tie_break_first = tie_break == TieBreak.first
     total = len(batch) + (len(sim.pending_cluster_pods()) if cluster_pending else 0)
-    if total == 0:
+    if total == 0 and not asks_what_if:
         raise UsageError("no pod to simulate: the files hold none and the cluster state has no pending pod")
     from kschedctl.render.simulate import progress_bar
 
@@ -95,23 +108,29 @@ def simulate(
         render_simulation(result, console, wide=wide)
 
     inputs.emit(output, result.to_dict, table, report=result)
-    raise typer.Exit(EXIT_OK if result.all_scheduled else EXIT_NO)
+    # kubectl drain fails on a refused eviction or an unmanaged pod; a replacement left pending
+    # is a "no" too: the drain would leave the workload short.
+    complete = not inputs.what_if_report or inputs.what_if_report.complete
+    raise typer.Exit(EXIT_OK if result.all_scheduled and complete else EXIT_NO)
 
 
 def _run_steps(inputs: CommandInputs, steps: list, batch: list, cluster_state: object, cfg: object,
                registry: object, output: OutputFormat, warnings: list, tie_break_first: bool,
-               max_attempts: int) -> None:
+               max_attempts: int, items_of: Any) -> None:
     """``simulate --steps``: the pods scheduled, then each step; exit 0 when every check of the
     steps passed (without checks: when nothing is left pending), 1 otherwise."""
     from kschedctl.cli.common import print_warnings
     from kschedctl.errors import EXIT_NO, EXIT_OK
-    from kschedctl.scenarios.steps import file_items, run_steps
+    from kschedctl.scenarios.steps import run_steps
     from kschedctl.scheduler.steps import SteppedCluster
 
     stepped = SteppedCluster(cluster_state, cfg, registry=registry, seed=inputs.seed, profile=inputs.profile,
                              extenders=not inputs.no_extenders)
     stepped.tie_break_first, stepped.max_attempts = tie_break_first, max_attempts
-    run = run_steps(stepped, steps, file_items, pods=batch)
+    from kschedctl import limits
+
+    with limits.work_budget(steps[0].file if steps else None):
+        run = run_steps(stepped, steps, items_of, pods=batch)
     print_warnings([*getattr(cluster_state, "warnings", []), *warnings], inputs.quiet)
     if output == OutputFormat.table:
         from kschedctl.render.console import output_console

@@ -43,9 +43,11 @@ def snapshot(
     """Print the live cluster's scheduling-relevant objects (nodes, pods, volumes, priority classes,
     disruption budgets, workloads' selectors, ...) as YAML or JSON that --cluster reads back with the
     same results. Cleaned of managedFields, resourceVersion and other noise; containers lose env,
-    envFrom, command, args, lifecycle hooks and probe commands and headers, volumes their flexVolume
-    options and CSI attributes, device configurations their opaque parameters (never read by the
-    scheduler, often secret); Secrets are never read. --file is written with mode 0600."""
+    envFrom, command, args, lifecycle hooks and probe commands, paths and headers, volumes their
+    URLs, addresses, credentials, options and CSI attributes, StorageClasses their parameters,
+    device configurations their opaque parameters, claims their device data (never read by the
+    scheduler, often secret; the YAML header lists them); Secrets are never read. --file is
+    written with mode 0600."""
     from kschedctl.cli.live import print_warnings, read_live_objects
     from kschedctl.errors import EXIT_OK, UsageError
 
@@ -101,9 +103,9 @@ def render_snapshot(live: Any, fmt: str, warnings: list[str]) -> str:
         from kschedctl.render.output import to_json
 
         return to_json({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": objects}) + "\n"
-    import yaml
+    from kschedctl.printable import printable
+    from kschedctl.render.output import to_yaml_documents
 
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     taken = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     header = [
         f"# kschedctl snapshot of {live.source}, taken {taken}",
@@ -111,7 +113,10 @@ def render_snapshot(live: Any, fmt: str, warnings: list[str]) -> str:
     ]
     counts = ", ".join(f"{n} {kind}" for kind, n in live.counts().items())
     header.append(f"# {counts or 'no objects'}")
+    from kschedctl.inputs.strip import REDACTED
+
+    header.append(f"# Left out (kube-scheduler v1.34 never reads them; secrets end up there): {REDACTED}")
     header.extend(f"# warning: {w}" for w in warnings)
-    body = yaml.dump_all(objects, Dumper=dumper, sort_keys=False, allow_unicode=True,
-                         default_flow_style=False, explicit_start=True) if objects else ""
-    return "\n".join(header) + "\n" + body
+    # the objects' strings as -o yaml writes them (a value holding ##[ or :: cannot act on a CI log)
+    body = to_yaml_documents(objects) if objects else ""
+    return "\n".join(printable(line) for line in header) + "\n" + body

@@ -11,7 +11,7 @@ import typer
 from kschedctl.cli.app import app, error, warning as print_warning
 from kschedctl.cli.common import checks_fields
 from kschedctl.cli.options import (AllowExtendersOption, AllowExtenderURLOption, AllowOutsidePathsOption,
-                                   PluginOption, ValidateOption, WidthOption)
+                                   PluginOption, ReportOption, ValidateOption, WidthOption)
 
 
 class TestFormat(str, Enum):
@@ -72,6 +72,7 @@ def run_tests(
     allow_extender_url: AllowExtenderURLOption = None,
     width: WidthOption = None,
     validate: ValidateOption = "strict",
+    report_file: ReportOption = None,
 ) -> None:
     """``kschedctl test``: see ``_HELP``."""
     import sys
@@ -100,11 +101,18 @@ def run_tests(
 
     show = len(scenarios) >= 20 and output is TestFormat.table and progress_wanted(False)
     with progress_bar("scenarios", len(scenarios), show) as progress:
-        report = runner.run(scenarios, progress=progress)
+        from kschedctl import limits
+
+        with limits.work_budget():  # one budget for the whole run, every scenario's work in it
+            report = runner.run(scenarios, progress=progress)
     for warning in runner.warnings:
         print_warning(warning)
     if junit is not None:
         write_junit(str(junit), report)
+    if report_file:
+        from kschedctl.render.report import write_report
+
+        write_report(report_file, report)
     if output is TestFormat.table:
         from kschedctl.render.console import output_console
 

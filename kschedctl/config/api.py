@@ -34,7 +34,9 @@ class ConfigInvalidError(InputError):
     """A configuration kube-scheduler would refuse: exit 2 for commands that need a usable one."""
 
     def __init__(self, file: str, findings: list[FieldError]) -> None:
-        shown = "; ".join(str(f) for f in findings[:_FIRST_FINDINGS])
+        # a did-you-mean is kschedctl's word, after upstream's message (as `validate` shows it)
+        shown = "; ".join(str(f) + (f" ({f.hint})" if f.hint.startswith("did you mean") else "")
+                          for f in findings[:_FIRST_FINDINGS])
         more = len(findings) - _FIRST_FINDINGS
         if more > 0:
             shown += f" (and {more} more; run kschedctl validate)"

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar, Union
 
 from kschedctl.errors import InputError
+from kschedctl.inputs.api_checks import describe, problems
 
 __all__ = [
     "Validation",
@@ -235,7 +236,7 @@ def unknown_fields(obj: dict, seen: dict[tuple[int, str], Any] | None = None) ->
         return []
     found: list[tuple[tuple[str | int, ...], _Type]] = []
     _walk(obj, kind, (), found)
-    return [UnknownField(path, _suggest(str(path[-1]), parent.fields)) for path, parent in found]
+    return [UnknownField(path, suggest(str(path[-1]), parent.fields)) for path, parent in found]
 
 
 def drop_unknown_fields(obj: dict) -> list[UnknownField]:
@@ -367,7 +368,7 @@ def _walk_value(value: Any, shape: _Shape, path: tuple[str | int, ...],
                 _walk_value(item, inner, (*path, key), found)
 
 
-def _suggest(name: str, siblings: Iterable[str]) -> str | None:
+def suggest(name: str, siblings: Iterable[str]) -> str | None:
     """The sibling ``name`` was meant to be: the same letters in another case, else the closest."""
     folded = name.lower()
     candidates = sorted(siblings)
@@ -411,6 +412,17 @@ def check_documents(docs: _Docs, text: Callable[[], str | None] | None = None,
         obj = doc.obj
         if obj.__class__ is not dict:
             continue
+        found = problems(obj)
+        if found:
+            if lines is None:
+                lines = _Lines(text)
+            for problem in found:
+                message = problem.message if problem.path[:1] in (("kind",), ("apiVersion",)) \
+                    else f"{describe(obj)} is invalid: {problem.message}"
+                line = lines.line_of(doc.line, problem.path)
+                if setting.mode is Validation.strict and problem.refused:
+                    raise InputError(message, doc.file, line)
+                setting.warn(f"{doc.file if line is None else f'{doc.file}:{line}'}: {message}")
         unknown = unknown_fields(obj, seen_clean)
         if not unknown:
             continue

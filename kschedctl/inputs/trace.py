@@ -19,7 +19,9 @@ A trace is what happened on a live cluster over a while, in the format ``kschedc
 
 Times are RFC 3339 in UTC with milliseconds. Every line is checked as it is read (one line
 ``error: FILE:LINE: ...``, exit 2), within the limits of ``kschedctl.limits`` (file size, event
-count, line length), and every object goes through the loaders of cluster files.
+count, line length), and every object goes through the loaders of cluster files. Lines are read
+strictly: a field no line of its type carries is bad input, as an unknown field of a cluster file
+is, and an event's object must have the field types the API server would decode.
 """
 
 from __future__ import annotations
@@ -56,6 +58,17 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "ObjectDeleted": ("kind", "name"),
     "Resync": ("reason",),
 }
+#: Fields an event line may carry besides ``type``, ``time`` and its own (``EVENT_FIELDS``):
+#: ``resync`` on any event, ``kind`` on Resync, ``phase`` on PodDeleted. Any other field is bad
+#: input, as an unknown field of a cluster file is: a line carrying 15 MiB of fields nothing
+#: reads is refused, not parsed into the replay.
+EVENT_OPTIONAL_FIELDS: dict[str, tuple[str, ...]] = {
+    **{t: ("resync",) for t in EVENT_FIELDS}, "Resync": ("resync", "kind"), "PodDeleted": ("resync", "phase")}
+#: The fields of the other lines: the header, Object and End.
+HEADER_FIELDS = ("apiVersion", "kind", "kschedctlVersion", "started", "server", "context", "watched",
+                 "resourceVersions", "objects", "warnings")
+OBJECT_LINE_FIELDS = ("type", "object")
+END_FIELDS = ("type", "time", "reason", "events")
 #: Kinds recorded with ObjectAdded/ObjectUpdated/ObjectDeleted.
 OTHER_KINDS = ("PersistentVolumeClaim", "PersistentVolume")
 
@@ -180,7 +193,10 @@ def parse_trace(data: bytes, path: str) -> Trace:
             expected_objects = trace.header["objects"]
             continue
         kind = record.get("type")
+        if not isinstance(kind, str):
+            raise InputError(f"type must be a string, not {_shown(kind)}", path, number)
         if kind == "Object":
+            _check_fields(record, OBJECT_LINE_FIELDS, "an Object line", path, number)
             if trace.events:
                 raise InputError("an Object line after the first event (the cluster's objects come first)",
                                  path, number)
@@ -194,6 +210,7 @@ def parse_trace(data: bytes, path: str) -> Trace:
             raise InputError(f"{kind or 'the line'}: time must be an RFC 3339 time, "
                              f"not {_shown(record.get('time'))}", path, number)
         if kind == "End":
+            _check_fields(record, END_FIELDS, "End", path, number)
             trace.ended, trace.end_reason = when, str(record.get("reason") or "")
             continue
         if kind not in EVENT_FIELDS:
@@ -249,10 +266,25 @@ def _header(record: dict, path: str, number: int) -> Trace:
     objects = record.get("objects")
     if type(objects) is not int or objects < 0:
         raise InputError(f"header: objects must be a count, not {_shown(objects)}", path, number)
+    _check_fields(record, HEADER_FIELDS, "header", path, number)
     return Trace(path, record, started)
 
 
+def _check_fields(record: dict, allowed: tuple[str, ...], what: str, path: str, number: int) -> None:
+    unknown = [key for key in record if key not in allowed]
+    if unknown:
+        raise InputError(f"{what}: unknown field {_shown(unknown[0])}"
+                         f"{f' (and {len(unknown) - 1} more)' if len(unknown) > 1 else ''} "
+                         f"(it has {', '.join(allowed)})", path, number)
+
+
 def _check_event(kind: str, record: dict, path: str, number: int) -> None:
+    _check_fields(record, ("type", "time", *EVENT_FIELDS[kind], *EVENT_OPTIONAL_FIELDS[kind]), kind, path, number)
+    if "resync" in record and not isinstance(record["resync"], bool):
+        raise InputError(f"{kind}: resync must be true or false, not {_shown(record['resync'])}", path, number)
+    for name in ("kind", "phase"):
+        if name in record and name not in EVENT_FIELDS[kind] and not isinstance(record[name], (str, type(None))):
+            raise InputError(f"{kind}: {name} must be a string, not {_shown(record[name])}", path, number)
     for name in EVENT_FIELDS[kind]:
         value = record.get(name)
         if name == "object":
@@ -264,6 +296,7 @@ def _check_event(kind: str, record: dict, path: str, number: int) -> None:
             if expected is None and value["kind"] not in OTHER_KINDS:
                 raise InputError(f"{kind}: kind {value['kind']} is not recorded (only {', '.join(OTHER_KINDS)})",
                                  path, number)
+            _check_object_shape(kind, value, path, number)
         elif not isinstance(value, str) or not value:
             raise InputError(f"{kind}: {name} must be a non-empty string, not {_shown(value)}", path, number)
         elif name == "pod" and value.count("/") != 1:
@@ -273,6 +306,23 @@ def _check_event(kind: str, record: dict, path: str, number: int) -> None:
         key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}" if isinstance(meta, dict) else ""
         if key != record["pod"]:
             raise InputError(f"{kind}: pod {record['pod']} but the object is {key}", path, number)
+
+
+def _check_object_shape(kind: str, obj: dict, path: str, number: int) -> None:
+    """An event's object has the types the API server would decode (its metadata, spec and status
+    mappings first): the replay reads them event by event, after the loaders' checks."""
+    from kschedctl.inputs.shapes import check_node, check_pod
+
+    try:
+        for name in ("metadata", "spec", "status"):
+            if obj.get(name) is not None and not isinstance(obj[name], dict):
+                raise InputError(f"{name} must be a mapping, not {_shown(obj[name])}")
+        if obj["kind"] == "Pod":
+            check_pod(obj)
+        elif obj["kind"] == "Node":
+            check_node(obj)
+    except InputError as exc:
+        raise InputError(f"{kind}: {exc.message}", path, number) from None
 
 
 def _check_objects(trace: Trace) -> None:

@@ -186,7 +186,10 @@ class PodsToExplain(list):  # type: ignore[type-arg]
 def load_pods(paths: Iterable[str], cluster: ClusterState | None = None, stdin: Any = None) -> PodsToExplain:
     """The pods to explain from ``paths``; an ``InputError`` when they hold none."""
     paths = [str(p) for p in paths]
-    docs = load_documents(paths, stdin=stdin)
+    from kschedctl.inputs.api_checks import pod_files
+
+    with pod_files():
+        docs = load_documents(paths, stdin=stdin)
     if not docs:
         raise InputError("no objects found (expected a Pod or a workload)", ", ".join(paths) or None)
     return pods_from_documents(docs, cluster)

@@ -87,9 +87,28 @@ def duplicate(path: str, value: Any) -> FieldError:
 
 def not_supported(path: str, value: Any, valid: Iterable[str] | None) -> FieldError:
     detail = ""
+    valid = list(valid or ())
     if valid:
         detail = "supported values: " + ", ".join(json.dumps(v) for v in valid)
-    return FieldError(path, "NotSupported", _with_detail(f"Unsupported value: {render_value(value)}", detail))
+    error = FieldError(path, "NotSupported", _with_detail(f"Unsupported value: {render_value(value)}", detail))
+    close = closest(value, valid) if isinstance(value, str) else None
+    if close is not None:
+        error.hint = f'did you mean "{close}"?'
+    return error
+
+
+def closest(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate ``name`` was most likely meant to be (the same letters in another case, else
+    a close spelling: ``MostAlocated`` -> ``MostAllocated``), or None."""
+    import difflib
+
+    candidates = [c for c in candidates if isinstance(c, str) and c != name]
+    folded = name.lower()
+    for candidate in candidates:
+        if candidate.lower() == folded:
+            return candidate
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def forbidden(path: str, detail: str) -> FieldError:

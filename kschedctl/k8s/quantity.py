@@ -412,6 +412,13 @@ def format_milli_cpu(m: int) -> str:
     return format_decimal_si_nanos(m * _NANOS_PER_MILLI)
 
 
+def format_cores(m: int) -> str:
+    """Millicores as cores for people, up to three decimals: 3920 -> "3.92", 4000 -> "4", 250 -> "0.25"."""
+    sign = "-" if m < 0 else ""
+    whole, fraction = divmod(abs(m), 1000)
+    return f"{sign}{whole}" if not fraction else f"{sign}{whole}.{fraction:03d}".rstrip("0")
+
+
 def format_bytes(n: int) -> str:
     """``NewQuantity(n, BinarySI).String()``: 3Gi -> "3Gi", 500Mi -> "500Mi", 1234 -> "1234"."""
     return format_binary_si_nanos(n * NANO)

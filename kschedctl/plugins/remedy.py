@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.status import Status
 from kschedctl.framework.types import NodeInfo, PodInfo
-from kschedctl.k8s.quantity import format_bytes, format_milli_cpu, humanize_bytes, int_value, milli_value
+from kschedctl.k8s.quantity import format_bytes, format_cores, format_milli_cpu, humanize_bytes, int_value, milli_value
 from kschedctl.k8s.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_hugepage_resource_name
 
 #: Pods listed in one hint's text before "and N more".
@@ -76,10 +76,11 @@ def impossible(text: str, status: Status) -> Step:
 def format_amount(resource: str, amount: int, for_people: bool = False) -> str:
     """An amount of ``resource`` as a quantity: cpu from millicores, bytes binary-SI, others plain.
 
-    ``for_people`` rounds bytes to a readable unit (hint texts); details and changes stay exact.
+    ``for_people`` writes cpu in cores, as the tables around a hint do (``2.18``, never ``2180m``
+    beside ``3.92``), and rounds bytes to a readable unit; details and changes stay exact.
     """
     if resource == CPU:
-        return format_milli_cpu(amount)
+        return format_cores(amount) if for_people else format_milli_cpu(amount)
     if resource in (MEMORY, EPHEMERAL_STORAGE) or is_hugepage_resource_name(resource):
         return humanize_bytes(amount) if for_people else format_bytes(amount)
     return str(amount)

@@ -8,10 +8,18 @@ from rich.table import Table
 from rich.text import Text
 
 from kschedctl.printable import printable
-from kschedctl.scheduler.capacity import PER_NODE, CapacityResult, MixCapacityResult
+from kschedctl.scheduler.capacity import PER_NODE, CapacityResult, MixCapacityResult, change_against_today
 
 #: Nodes listed without --wide.
 TOP_NODES = 20
+
+
+def _count(count: int, baseline: int | None) -> Text:
+    text = Text(str(count), style="bold green" if count else "bold red")
+    change = change_against_today(count, baseline)
+    if change:
+        text.append(f" ({change})")
+    return text
 
 
 def render_capacity(result: CapacityResult | MixCapacityResult, console: Console, wide: bool = False) -> None:
@@ -24,7 +32,7 @@ def render_capacity(result: CapacityResult | MixCapacityResult, console: Console
     t.add_column(style="bold")
     t.add_column(overflow="fold")
     t.add_row("Profile", result.profile)
-    t.add_row("Copies that fit", Text(str(result.count), style="bold green" if result.count else "bold red"))
+    t.add_row("Copies that fit", _count(result.count, result.baseline))
     t.add_row("Nodes used", str(len(result.per_node)))
     t.add_row("Counted", "each node's share at once (node-local plugins only)" if result.method == PER_NODE
               else "one scheduling cycle per copy")
@@ -58,7 +66,7 @@ def render_mix(result: MixCapacityResult, console: Console, wide: bool = False) 
     t.add_column(overflow="fold")
     t.add_row("Set", ", ".join(f"{n} x {key}" for key, n in zip(result.pods, result.ratio)))
     t.add_row("Order in a set", printable(", ".join(result.pods[i] for i in result.order)))
-    t.add_row("Sets that fit", Text(str(result.sets), style="bold green" if result.sets else "bold red"))
+    t.add_row("Sets that fit", _count(result.sets, result.baseline))
     t.add_row("Nodes used", str(len(result.total_per_node())))
     if result.limit_reached:
         t.add_row("Stopped", printable(result.stop_reason or "-"))

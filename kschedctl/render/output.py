@@ -7,7 +7,10 @@ any string holding a control character double-quoted, where PyYAML escapes them 
 ``\\e``, ``\\N``), and an undecodable byte of a file name as ``\\xff`` text. So no line break of
 a value starts a new output line, and nothing reaches a terminal as a control sequence. Nor does
 YAML fold a long value at a space onto a new line (where ``text ::warning::x`` would put a
-workflow command at the start of a line): lines are never wrapped.
+workflow command at the start of a line): lines are never wrapped. A string holding ``::`` is
+double-quoted (a key ``::warning::x`` would otherwise begin a line), and the bracket of ``##[``,
+the runner's older command mark acted on anywhere in a line, is written as an escape in both
+(``\\u005b`` in JSON, ``\\x5b`` in a double-quoted YAML string): the values read back unchanged.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from kschedctl.printable import has_unsafe, printable
+from kschedctl.printable import OLD_COMMAND_MARK, has_unsafe, printable
 
 _BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -34,11 +37,11 @@ class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
 
 
 def _represent_str(dumper: Any, value: str) -> Any:
-    if not has_unsafe(value, keep="\t"):
+    if not has_unsafe(value, keep="\t") and "::" not in value:
         return dumper.represent_str(value)
     if _SURROGATES.search(value):  # libyaml cannot encode them: the bytes as \xff text
         value = _SURROGATES.sub(lambda m: printable(m.group()), value)
-        if not has_unsafe(value, keep="\t"):
+        if not has_unsafe(value, keep="\t") and "::" not in value:
             return dumper.represent_str(value)
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
 
@@ -54,13 +57,23 @@ _Dumper.add_multi_representer(str, _represent_str_subclass)
 
 
 def to_json(data: Any) -> str:
-    text = json.dumps(data, indent=2, ensure_ascii=False)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    text = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(data, indent=2, ensure_ascii=False))
+    # JSON never escapes "#", so every ##[ of the text is one of a string's
+    return text.replace(OLD_COMMAND_MARK, "##\\u005b") if OLD_COMMAND_MARK in text else text
 
 
 def to_yaml(data: Any) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
+    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
                      width=_NEVER_WRAP)
+    # Every string holding ##[ is double-quoted (has_unsafe), where \x5b is the bracket.
+    return text.replace(OLD_COMMAND_MARK, "##\\x5b") if OLD_COMMAND_MARK in text else text
+
+
+def to_yaml_documents(docs: list[Any]) -> str:
+    """``docs`` as YAML documents (each after ``---``), under the same rules as ``to_yaml``."""
+    text = yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
+                         width=_NEVER_WRAP, explicit_start=True)
+    return text.replace(OLD_COMMAND_MARK, "##\\x5b") if OLD_COMMAND_MARK in text else text
 
 
 def dump(data: Any, fmt: str) -> str:

@@ -49,10 +49,12 @@ def render_simulation(result: SimulationResult, console: Console, wide: bool = F
 
 
 def simulation_renderables(result: SimulationResult, wide: bool = False) -> list:
-    parts: list = [_summary(result)]
+    # No pod to schedule (a what-if asked alone): the node usage after the what-if is the answer.
+    parts: list = [_summary(result)] if result.placements else []
     for warning in result.warnings:
         parts.append(Text(f"warning: {warning}", style="yellow"))
-    parts.append(_placements(result, wide))
+    if result.placements:
+        parts.append(_placements(result, wide))
     failed = result.not_placed()
     if failed:
         parts.append(_failures(result, failed, wide))

@@ -43,10 +43,19 @@ def _cell_text(metric: str, value: Any, cpu: CpuUnit) -> str:
     return str(value)
 
 
-def _table(result: Any, ranked: list, shown: list[str], configs: dict[str, str]) -> Table:
+def rank_text(place: Any) -> str:
+    """A cell's rank for people: ``2``, ``=2`` when tied, ``-`` when unranked (failed)."""
+    if place.rank is None:
+        return "-"
+    return f"={place.rank}" if place.tied else str(place.rank)
+
+
+def _table(result: Any, ranking: list, shown: list[str], configs: dict[str, str]) -> Table:
+    ranked = [r.cell for r in ranking]
     cpu = cpu_unit(int(c.metrics["largestFreeCpu"]) for c in ranked
                    if not c.error and c.metrics.get("largestFreeCpu") is not None)
-    title = Text(f"Sweep {printable(result.sweep.name)}: {len(result.cells)} cells, ranked by {result.rank_by}")
+    title = Text(f"Sweep {printable(result.sweep.name)}: {len(result.cells)} cells, ranked by {result.rank_by} "
+                 "within each cluster and workload")
     table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
     table.add_column("#", justify="right")
     for col in ("config", "cluster", "workload"):
@@ -57,9 +66,14 @@ def _table(result: Any, ranked: list, shown: list[str], configs: dict[str, str])
         style = "bold" if metric == result.rank_by else None
         header = METRICS[metric][0] + (f" ({cpu.label})" if metric == "largestFreeCpu" else "")
         table.add_column(header, justify="right", style=style)
-    for i, cell in enumerate(ranked, 1):
+    group = None
+    for place in ranking:
+        cell = place.cell
+        if group is not None and (cell.cluster, cell.workload) != group:
+            table.add_section()
+        group = (cell.cluster, cell.workload)
         # names are text, not markup: "bin-packing[percentageOfNodesToScore=50]" has brackets
-        row: list[Any] = [str(i), Text(configs[printable(cell.config)]), Text(printable(cell.cluster)),
+        row: list[Any] = [rank_text(place), Text(configs[printable(cell.config)]), Text(printable(cell.cluster)),
                           Text(printable(cell.workload))]
         if result.sweep.repetitions > 1:
             row.append(str(cell.seed))
@@ -73,17 +87,21 @@ def _table(result: Any, ranked: list, shown: list[str], configs: dict[str, str])
 
 
 def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
-    ranked = result.ranked()
+    ranking = result.ranking()
+    ranked = [r.cell for r in ranking]
     shown = [m for m in _TABLE if timings or m != "seconds"]
     names = [printable(cell.config) for cell in ranked]
-    table = _table(result, ranked, shown, {name: name for name in names})
+    table = _table(result, ranking, shown, {name: name for name in names})
     legend: list[tuple[str, str]] = []
     if Measurement.get(console, console.options.update_width(1 << 16), table).maximum > console.width:
         # Too wide: long configuration names (a varied parameter makes them long) give way first.
         configs, legend = shorten(names, limit=max(12, console.width // 6))
         if legend:
-            table = _table(result, ranked, shown, configs)
+            table = _table(result, ranking, shown, configs)
     console.print(table)
+    if any(r.tied for r in ranking):
+        console.print(Text(f"  =N: tied on {result.rank_by} with another cell of its cluster and workload"),
+                       soft_wrap=True)
     for short, full in legend:
         console.print(Text(f"  {short} = {full}"), soft_wrap=True)
     reasons = result.unschedulable_reasons()
@@ -93,10 +111,11 @@ def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
             console.print(f"  {n:>6}  {printable(reason)}", markup=False, highlight=False)
     failed = result.failures()
     if failed:
-        count = sum(len(rows) for _, rows in failed)
+        count = sum(len(cells) for _, cells in failed)
         console.print(Text(f"{count} of {len(result.cells)} cells failed:", style="red"))
-        for error, rows in failed:
-            console.print(Text(f"  #{', #'.join(map(str, rows))}: {printable(error)}"), highlight=False)
+        for error, cells in failed:
+            rows = [f"{printable(cell.config)} on {printable(cell.cluster)}" for _, cell in cells]
+            console.print(Text(f"  {', '.join(dict.fromkeys(rows))}: {printable(error)}"), highlight=False)
 
 
 def sweep_csv(result: Any, timings: bool = True) -> str:
@@ -106,13 +125,14 @@ def sweep_csv(result: Any, timings: bool = True) -> str:
     extra = ["pods", "gated", "rejected", "errors", "preempted"]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["rank", "index", "config", "cluster", "workload", "repetition", "seed", *metrics, *extra,
+    writer.writerow(["rank", "tied", "index", "config", "cluster", "workload", "repetition", "seed", *metrics, *extra,
                      "unschedulableReasons", "error"])
-    order = {c.index: i + 1 for i, c in enumerate(result.ranked())}
+    places = {r.cell.index: r for r in result.ranking()}
     for c in result.cells:
         m = c.metrics
         reasons = "; ".join(f"{k}={v}" for k, v in (m.get("unschedulableReasons") or {}).items())
-        writer.writerow([order[c.index], c.index, printable(c.config), printable(c.cluster), printable(c.workload),
+        place = places[c.index]
+        writer.writerow(["" if place.rank is None else place.rank, "true" if place.tied else "false", c.index, printable(c.config), printable(c.cluster), printable(c.workload),
                          c.repetition, c.seed, *("" if m.get(k) is None else m.get(k) for k in metrics),
                          *("" if m.get(k) is None else m.get(k) for k in extra), printable(reasons),
                          printable(c.error or "")])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from kschedctl.k8s.quantity import humanize_bytes
+from kschedctl.k8s.quantity import format_cores, humanize_bytes
 
 _MILLI = 1000
 
@@ -31,11 +31,7 @@ class CpuUnit:
     def format(self, millicores: int) -> str:
         if self.millicores:
             return f"{millicores}m"
-        sign = "-" if millicores < 0 else ""
-        whole, fraction = divmod(abs(millicores), _MILLI)
-        if not fraction:
-            return f"{sign}{whole}"
-        return f"{sign}{whole}.{fraction:03d}".rstrip("0")
+        return format_cores(millicores)
 
 
 def cpu_unit(amounts: Iterable[int]) -> CpuUnit:

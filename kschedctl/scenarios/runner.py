@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from kschedctl import limits
 from kschedctl.errors import InputError, KschedctlError, internal_error_text
 from kschedctl.scenarios.model import Expectation, InlinePod, Scenario, as_list, pod_key
 from kschedctl.scenarios.report import ERROR, FAILED, PASSED, CheckResult, ScenarioResult, TestReport
@@ -84,8 +85,12 @@ class ScenarioRunner:
         started = time.perf_counter()
         report = TestReport()
         scenarios = list(scenarios)
+        budget = limits.current_budget()
         for scenario in scenarios:
+            limits.working_on(scenario.file)
             report.scenarios.append(self.run_scenario(scenario))
+            if budget is not None:
+                budget.check()  # past it, the run stops: the next scenario would be refused too
             if progress is not None:
                 progress(len(report.scenarios), len(scenarios))
         report.seconds = time.perf_counter() - started
@@ -180,6 +185,8 @@ class ScenarioRunner:
                 items.extend(pods_from_documents(docs, state))
             except KschedctlError as exc:
                 line = source.line if isinstance(source, InlinePod) else step.line
+                if isinstance(exc, InputError) and exc.file == scenario.file:  # an inline object: said once
+                    line, exc = exc.line or line, InputError(exc.message)
                 raise InputError(f"{step.where}.create: {_one_line(exc)}", scenario.file, line) from None
         return items
 

@@ -45,7 +45,7 @@ def read_steps_file(path: str) -> list[Step]:
     from kschedctl.scenarios.files import schema_findings
 
     try:
-        with access.open_input(path) as fh:
+        with access.open_input(path, regular_only=True) as fh:
             raw = fh.read(MAX_BYTES + 1)
     except OSError as exc:
         raise InputError(f"cannot read the file: {exc.strerror or exc}", path) from None
@@ -225,6 +225,25 @@ def run_steps(stepped: SteppedCluster, steps: list[Step], items_of: Callable[[St
             failures, details, _ = step_failures(spec, record)
             run.checks.append(StepCheck(step.index, expectation_title(spec), step.expect_lines[j], failures, details))
     return run
+
+
+def confined_file_items(steps_file: str, allow_outside_paths: bool = False) -> Callable[[Step, Any], list[Any]]:
+    """``file_items`` for ``simulate --steps FILE``, held to ``kschedctl test``'s trust rules: a steps
+    file may come from a pull request as a scenario does, so its ``create`` files must resolve
+    inside the repository holding it (``scenario_root`` of its directory) and be regular files.
+    ``allow_outside_paths`` lifts the first rule, not the second (a FIFO would hang the run)."""
+    import os
+
+    from kschedctl.scenarios.trust import scenario_root
+
+    # "/" holds every path: confined to it, open_input still refuses what is not a regular file.
+    roots = ("/",) if allow_outside_paths else (scenario_root(os.path.dirname(os.path.realpath(steps_file))),)
+
+    def items(step: Step, state: Any) -> list[Any]:
+        with access.confined(roots):
+            return file_items(step, state)
+
+    return items
 
 
 def file_items(step: Step, state: Any) -> list[Any]:

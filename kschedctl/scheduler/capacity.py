@@ -63,6 +63,8 @@ class CapacityResult:
     method: str = CYCLES
     #: For the user (stderr), not part of the contract's JSON: skipped or failing extenders.
     warnings: list[str] = field(default_factory=list)
+    #: Under a node what-if: the count on the cluster as it is (None without a what-if).
+    baseline: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -78,9 +80,24 @@ class CapacityResult:
             "preemptionPossible": self.preemption_possible,
             "method": self.method,
         }
+        _add_baseline(out, self.count, self.baseline)
         if self.seed is not None:
             out["seed"] = self.seed
         return out
+
+
+def _add_baseline(out: dict[str, Any], count: int, baseline: int | None) -> None:
+    if baseline is not None:
+        out["baseline"] = {"count": baseline, "change": count - baseline}
+
+
+def change_against_today(count: int, baseline: int | None) -> str:
+    """``+117 over today's 169``: a what-if's count beside the cluster as it is ("" without one)."""
+    if baseline is None:
+        return ""
+    if count == baseline:
+        return f"same as today's {baseline}"
+    return f"{count - baseline:+d} {'over' if count > baseline else 'under'} today's {baseline}"
 
 
 def _clone(pod: dict, index: int, tag: str = "") -> dict:
@@ -441,6 +458,7 @@ class MixCapacityResult:
     seconds: float = 0.0
     seed: int | None = None
     warnings: list[str] = field(default_factory=list)
+    baseline: int | None = None
 
     @property
     def pod(self) -> str:
@@ -482,6 +500,7 @@ class MixCapacityResult:
                                                                      self.per_node)],
             },
         }
+        _add_baseline(out, self.sets, self.baseline)
         if self.seed is not None:
             out["seed"] = self.seed
         return out

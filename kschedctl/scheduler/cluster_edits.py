@@ -9,14 +9,15 @@ and a sweep's cells), and only the nodes an edit touches are copied. The edits:
   objects are garbage-collected with their Node.
 - ``Cordon``: ``spec.unschedulable`` and the ``node.kubernetes.io/unschedulable:NoSchedule``
   taint the node lifecycle controller adds; pods stay.
-- ``Drain``: cordon, then ``kubectl drain --ignore-daemonsets --delete-emptydir-data``: DaemonSet
-  and mirror pods stay; a pod that declares no controller stops the drain of its node (nothing
-  on it is evicted, as kubectl refuses the node) unless ``force``; each eviction goes through the
-  eviction API's PodDisruptionBudget check (``disruptionsAllowed`` computed as the disruption
-  controller does, from minAvailable/maxUnavailable and the healthy matching pods, decremented
-  per eviction); an eviction a budget blocks is reported and the pod stays. Each evicted pod
-  that has a controller comes back as a new pending pod (its replacement); where the
-  replacements land is ``kschedctl.scheduler.what_if``'s to answer.
+- ``Drain`` (``drain_nodes``): ``kubectl drain --ignore-daemonsets --delete-emptydir-data NODE...``:
+  every node cordoned first, then node after node: DaemonSet and mirror pods stay; a pod that
+  declares no controller stops the drain of its node (nothing on it is evicted, as kubectl
+  refuses the node) unless ``force``; each eviction goes through the eviction API's
+  PodDisruptionBudget check (``disruptionsAllowed`` computed as the disruption controller does,
+  from minAvailable/maxUnavailable and the healthy matching pods, decremented per eviction); an
+  eviction a budget blocks is reported and the pod stays. Each evicted pod that has a
+  controller comes back as a new pending pod (its replacement); where the replacements land
+  is the caller's ``place`` to answer (``kschedctl.scheduler.what_if``), node after node.
 - ``AddNodes``: copies of a node with fresh names (``kubernetes.io/hostname`` set to the name),
   schedulable, with optional extra labels and taints, and no pods.
 - ``LabelNodes``, ``TaintNodes``: patch labels and taints; ``NodeReadiness``: turn a node
@@ -35,18 +36,19 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from kschedctl.errors import InputError
 from kschedctl.inputs.cluster import ClusterState, make_uid
 from kschedctl.k8s.selectors import SelectorError, label_selector, parse_selector
 from kschedctl.k8s.tolerations import taint_to_string
+from kschedctl import limits
 from kschedctl.limits import ADD_NODES_MAX
 
 __all__ = [
     "NodeTarget", "RemoveNodes", "Cordon", "Drain", "AddNodes", "LabelNodes", "TaintNodes", "NodeReadiness",
     "MarkNotReady", "READINESS", "NOT_READY_TAINT_KEY", "UNREACHABLE_TAINT_KEY",
-    "EditRecord", "Eviction", "apply_edits", "parse_taint", "parse_label",
+    "EditRecord", "Eviction", "apply_edits", "drain_nodes", "replace_lost_pods", "parse_taint", "parse_label",
     "UNSCHEDULABLE_TAINT_KEY", "MIRROR_POD_ANNOTATION", "controller_of", "replacement_pod",
 ]
 
@@ -146,16 +148,57 @@ class EditRecord:
     labels: dict[str, str | None] = field(default_factory=dict)
     taints: list[str] = field(default_factory=list)
     placements: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    #: pod of ``refused`` -> the node whose drain it stopped.
+    refused_nodes: dict[str, str] = field(default_factory=dict)
 
     @property
     def replacements(self) -> list[str]:
         return [e.replacement for e in self.evicted if e.replacement]
 
+    def moves(self) -> list[dict[str, Any]]:
+        """Each eviction with its replacement and where that went: ``pod``, ``node`` (drained),
+        ``controller``, ``replacement``, ``to`` (the node, or None) and ``message`` (why not)."""
+        out = []
+        for eviction in self.evicted:
+            node, why = self.placements.get(eviction.replacement, (None, ""))
+            out.append({**eviction.to_dict(), "to": node, "message": why})
+        return out
+
+    @property
+    def pending(self) -> list[str]:
+        """The replacements that found no node."""
+        return [pod for pod, (node, _) in self.placements.items() if node is None]
+
+    @property
+    def undrained(self) -> list[str]:
+        """The nodes whose drain a pod without a controller stopped (kubectl drain fails there)."""
+        return list(dict.fromkeys(self.refused_nodes.get(pod, "") for pod in self.refused))
+
+    @property
+    def complete(self) -> bool:
+        """A drain as ``kubectl drain`` ends it well: every evictable pod evicted, no node stopped
+        by a pod without a controller; and, for a drain or lost nodes, every replacement placed."""
+        return not (self.blocked or self.refused or self.pending)
+
+    def shortfall(self) -> list[str]:
+        """What keeps a drain from completing, counted ("1 eviction blocked by a budget", ...)."""
+        out = []
+        if self.blocked:
+            out.append(f"{_count(list(self.blocked), 'eviction')} blocked by a PodDisruptionBudget")
+        if self.refused:
+            nodes = self.undrained
+            out.append(f"{_count(nodes, 'node')} not drained ({', '.join(nodes)}): "
+                       f"{_count(list(self.refused), 'pod')} without a controller")
+        if self.pending:
+            out.append(f"{_count(self.pending, 'replacement')} pending")
+        return out
+
     def summary(self) -> str:
         """One line saying what changed (the table's "what-if:" block)."""
         nodes = ", ".join(self.nodes)
         if self.action == "remove":
-            return f"removed {_count(self.nodes, 'node')} ({nodes}) with {_count(self.pods, 'pod')}"
+            replaced = f", {len(self.evicted)} replaced by their controllers" if self.evicted else ""
+            return f"removed {_count(self.nodes, 'node')} ({nodes}) with {_count(self.pods, 'pod')}{replaced}"
         if self.action == "cordon":
             return f"cordoned {nodes}"
         if self.action == "add":
@@ -190,6 +233,10 @@ class EditRecord:
         out: dict[str, Any] = {"action": self.action, "target": self.target, "nodes": list(self.nodes)}
         if self.action == "remove":
             out["removedPods"] = list(self.pods)
+            if self.evicted:
+                out["replaced"] = [e.to_dict() for e in self.evicted]
+                out["rescheduled"] = self._rescheduled()
+                out["complete"] = self.complete
         if self.labels:
             out["labels"] = dict(self.labels)
         if self.taints:
@@ -200,9 +247,14 @@ class EditRecord:
             out["notEvictable"] = [{"pod": p, "reason": r} for p, r in self.refused.items()]
             out["kept"] = [{"pod": p, "reason": r} for p, r in self.kept.items()]
             out["deleted"] = list(self.deleted)
-            out["rescheduled"] = [{"pod": p, "node": node, **({"message": why} if why else {})}
-                                  for p, (node, why) in self.placements.items()]
+            out["rescheduled"] = self._rescheduled()
+            out["complete"] = self.complete
         return out
+
+
+    def _rescheduled(self) -> list[dict[str, Any]]:
+        return [{"pod": p, "node": node, **({"message": why} if why else {})}
+                for p, (node, why) in self.placements.items()]
 
 
 def _count(items: Sequence[Any], noun: str) -> str:
@@ -275,59 +327,110 @@ class Drain(Edit):
         return f"drain {self.target}" + (" (force)" if self.force else "")
 
     def apply(self, state: ClusterState) -> tuple[ClusterState, EditRecord]:
-        names = self.target.nodes(state)
-        record = EditRecord("drain", str(self.target), names)
-        new = state.copy()
-        for name in names:
-            _cordon(_own_node(new, name))
-        budgets = _Budgets(new)
-        removed: list[str] = []
-        replacements: list[dict] = []
-        for name in names:
-            on_node = [p for p in new.pods if _node_of(p) == name]
-            to_evict: list[dict] = []
-            refused: dict[str, str] = {}
-            for pod in on_node:
-                verdict = self._filter(pod)
-                if verdict is None:
-                    to_evict.append(pod)
-                elif verdict.startswith("keep:"):
-                    record.kept[_key(pod)] = verdict[5:]
-                else:
-                    refused[_key(pod)] = verdict
-            if refused:
-                # kubectl lists every pod it cannot delete and leaves the node cordoned, undrained.
-                record.refused.update(refused)
-                continue
-            for pod in to_evict:
-                key = _key(pod)
-                if _finished(pod) or _controller(pod) is None:
-                    removed.append(key)
-                    record.deleted.append(key)
-                    continue
-                refusal = budgets.evict(pod)
-                if refusal:
-                    record.blocked[key] = refusal
-                    continue
-                removed.append(key)
-                replacement = _replacement(pod, new)
-                replacements.append(replacement)
-                record.evicted.append(Eviction(key, name, _controller_text(pod), _key(replacement)))
-        new.drop(pods=removed)
-        for pod in replacements:
-            new.add_object(pod)
-        return new, record
+        return drain_nodes(state, [(name, self.force) for name in self.target.nodes(state)], str(self.target))
 
-    def _filter(self, pod: dict) -> str | None:
-        """kubectl drain's filters in its order: None to delete, "keep:why" to skip, else an error."""
-        controller = _controller(pod)
-        if controller is not None and controller.get("kind") == "DaemonSet":
-            return "keep:DaemonSet-managed"
-        if MIRROR_POD_ANNOTATION in ((pod.get("metadata") or {}).get("annotations") or {}):
-            return "keep:mirror pod (static pod of the kubelet)"
-        if controller is None and not _finished(pod) and not self.force:
-            return "declares no controller (kubectl drain refuses; --force deletes it for good)"
-        return None
+
+#: Places a drain's replacement pods (keys) in a state: returns the state with those placed
+#: bound, and fills the record's ``placements``.
+Place = Callable[[ClusterState, "EditRecord", list[str]], ClusterState]
+
+
+def drain_nodes(state: ClusterState, nodes: Sequence[tuple[str, bool]], target: str,
+                place: Place | None = None) -> tuple[ClusterState, EditRecord]:
+    """``kubectl drain NODE...`` on ``nodes`` (name, force) in order: every node cordoned first,
+    then node after node, its pods evicted through the PodDisruptionBudget check, and, with
+    ``place``, its replacements placed before the next node. The budgets are computed afresh
+    from the cluster before each node's evictions, and again after its replacements are placed
+    to retry the evictions they refused: a replacement that found a node counts as healthy, as
+    once it runs and is Ready (kubectl drain retries a refused eviction until then). An eviction
+    still refused when nothing more changes is ``blocked``."""
+    record = EditRecord("drain", target, [name for name, _ in nodes])
+    new = state.copy()
+    for name, _ in nodes:
+        _cordon(_own_node(new, name))
+    for name, force in nodes:
+        on_node = [p for p in new.pods if _node_of(p) == name]
+        to_evict: list[dict] = []
+        refused: dict[str, str] = {}
+        for pod in on_node:
+            verdict = _drain_filter(pod, force)
+            if verdict is None:
+                to_evict.append(pod)
+            elif verdict.startswith("keep:"):
+                record.kept[_key(pod)] = verdict[5:]
+            else:
+                refused[_key(pod)] = verdict
+        if refused:
+            # kubectl lists every pod it cannot delete and leaves the node cordoned, undrained.
+            record.refused.update(refused)
+            record.refused_nodes.update((pod, name) for pod in refused)
+            continue
+        while to_evict:
+            new, replacements, to_evict = _evict(new, name, to_evict, record)
+            if place is None or not replacements:
+                break
+            new = place(new, record, replacements)
+    return new, record
+
+
+def replace_lost_pods(before: ClusterState, after: ClusterState, record: EditRecord) -> ClusterState:
+    """After ``RemoveNodes`` (``after``, a state the caller owns): the pods gone with the nodes
+    that their controllers make again, as new pending pods, recorded in ``record.evicted`` with
+    their replacements. The pod garbage collector deletes the pods of a deleted node without a
+    budget check; DaemonSet and mirror pods, finished pods and pods without a controller do not
+    come back."""
+    gone = set(record.pods)
+    for pod in before.pods:
+        key = _key(pod)
+        if key not in gone or _finished(pod) or _controller(pod) is None or _drain_filter(pod, True) is not None:
+            continue
+        replacement = _replacement(pod, after)
+        after.add_object(replacement)
+        record.evicted.append(Eviction(key, _node_of(pod) or "", _controller_text(pod), _key(replacement)))
+    return after
+
+
+def _evict(state: ClusterState, node: str, pods: list[dict],
+           record: EditRecord) -> tuple[ClusterState, list[str], list[dict]]:
+    """One round of a node's evictions under the budgets of ``state``: the new state, the
+    replacements made (pending in it) and the pods whose eviction a budget refused."""
+    budgets = _Budgets(state)
+    removed: list[str] = []
+    replacements: list[dict] = []
+    blocked: list[dict] = []
+    for pod in pods:
+        key = _key(pod)
+        record.blocked.pop(key, None)
+        if _finished(pod) or _controller(pod) is None:
+            removed.append(key)
+            record.deleted.append(key)
+            continue
+        refusal = budgets.evict(pod)
+        if refusal:
+            record.blocked[key] = refusal
+            blocked.append(pod)
+            continue
+        removed.append(key)
+        replacement = _replacement(pod, state)
+        replacements.append(replacement)
+        record.evicted.append(Eviction(key, node, _controller_text(pod), _key(replacement)))
+    new = state.copy()
+    new.drop(pods=removed)
+    for pod in replacements:
+        new.add_object(pod)
+    return new, [_key(p) for p in replacements], blocked
+
+
+def _drain_filter(pod: dict, force: bool) -> str | None:
+    """kubectl drain's filters in its order: None to delete, "keep:why" to skip, else an error."""
+    controller = _controller(pod)
+    if controller is not None and controller.get("kind") == "DaemonSet":
+        return "keep:DaemonSet-managed"
+    if MIRROR_POD_ANNOTATION in ((pod.get("metadata") or {}).get("annotations") or {}):
+        return "keep:mirror pod (static pod of the kubelet)"
+    if controller is None and not _finished(pod) and not force:
+        return "declares no controller (kubectl drain refuses; --force deletes it for good)"
+    return None
 
 
 @dataclass(frozen=True)
@@ -346,6 +449,7 @@ class AddNodes(Edit):
             raise InputError(f"--add-nodes {self.count}: must be between 1 and {ADD_NODES_MAX}")
         template = NodeTarget.parse(self.like, selector=False).nodes(state)[0]
         taints = [parse_taint(t) for t in self.taints]
+        limits.charge(limits.NODES_CREATED, self.count)  # the run's budget: before any is made
         new = state.copy()
         names = _fresh_names(template, self.count, new.node_by_name)
         source = state.node_by_name[template]

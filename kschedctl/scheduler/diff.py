@@ -16,8 +16,9 @@ same way and only the profiles differ. ``DiffResult.to_dict()`` is ``kind: DiffR
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from kschedctl.scheduler.outcome import Outcome
 from kschedctl.scheduler.result import ExplainResult, NodeResult
@@ -107,15 +108,20 @@ class ScoreDiff:
     notes: list[str] = field(default_factory=list)
     #: The notes that say a filter decided (one node not feasible, or not evaluated, on one side).
     filter_notes: list[str] = field(default_factory=list)
+    #: Set when the two nodes tie at the top on a side: the move is the random tie-break's, not a score's.
+    tie: str = ""
 
     def deciding(self) -> list[PluginScoreChange]:
         """The plugins whose change pushed the pod towards B's node, largest first."""
         return [p for p in self.plugins if (p.change or 0) > 0]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"from": self.from_node, "to": self.to_node, "totalA": dict(self.total_a),
-                "totalB": dict(self.total_b), "plugins": [p.to_dict() for p in self.plugins],
-                "notes": list(self.notes)}
+        out = {"from": self.from_node, "to": self.to_node, "totalA": dict(self.total_a),
+               "totalB": dict(self.total_b), "plugins": [p.to_dict() for p in self.plugins],
+               "notes": list(self.notes)}
+        if self.tie:
+            out["tie"] = self.tie
+        return out
 
 
 @dataclass
@@ -328,12 +334,19 @@ def score_diff(a: ExplainResult, b: ExplainResult, labels: tuple[str, str] = ("A
         if note:
             out.notes.append(note)
             out.filter_notes.append(note)
-    # Equal top scores are broken by the seeded random pick: say so, it is not a score difference.
-    for result, label, picked in ((b, lb, y), (a, la, x)):
-        if len(result.tied_nodes) > 1:
-            out.notes.append(f"under {label}, {', '.join(result.tied_nodes)} tie at the top: the random "
-                             f"tie-break picked {picked}")
+    _note_ties(out, ((b.tied_nodes, lb, y), (a.tied_nodes, la, x)))
     return out
+
+
+def _note_ties(out: ScoreDiff, sides: Iterable[tuple[Sequence[str], str, str]]) -> None:
+    """Equal top scores are broken by the seeded random pick: say so, it is not a score difference;
+    when both nodes are among them, the move itself is that pick (``tie``)."""
+    for tied, label, picked in sides:
+        if len(tied) > 1:
+            out.notes.append(f"under {label}, {', '.join(tied)} tie at the top: the random tie-break picked {picked}")
+            if not out.tie and out.from_node in tied and out.to_node in tied:
+                out.tie = (f"a tie under {label}: {out.from_node} and {out.to_node} score the same at the top, "
+                           f"the random tie-break picked {picked}")
 
 
 def _reason(a: Placed, b: Placed, sd: ScoreDiff | None, labels: tuple[str, str]) -> str:
@@ -349,6 +362,8 @@ def _reason(a: Placed, b: Placed, sd: ScoreDiff | None, labels: tuple[str, str])
             return f"preemption nominates {a.nominated_node or 'no node'} under {la}, " \
                    f"{b.nominated_node or 'no node'} under {lb}"
         return f"{a.outcome} under {la}, {b.outcome} under {lb}"
+    if sd.tie and not sd.filter_notes:
+        return sd.tie
     parts = [f"{p.plugin} {p.change:+d}" for p in sd.deciding()[:3]]
     if sd.filter_notes:
         # A filter verdict decided it; the scores only say how the newly feasible node ranks.
@@ -529,11 +544,98 @@ def diff_simulate(
         kwargs: dict[str, Any] = {"registry": registry, "seed": seed, "extenders": extenders}
         if max_attempts is not None:
             kwargs["max_attempts"] = max_attempts
-        sim = Simulator(cluster, cfg, **kwargs)
-        results.append(sim.run(list(pods), side.profile, include_cluster_pending=include_cluster_pending))
-    return diff_simulations(results[0], results[1], side_a, side_b, seed=seed)
+        results.append(lambda cfg=cfg, side=side, kwargs=kwargs: Simulator(cluster, cfg, **kwargs).run(
+            list(pods), side.profile, include_cluster_pending=include_cluster_pending))
+    out = diff_simulations(results[0](), results[1](), side_a, side_b, seed=seed)
+    if not (extenders and calls_extenders(config_a, config_b)):
+        explain_moves(out, results[0], results[1])
+    return out
+
+
+def calls_extenders(*configs: Any) -> bool:
+    """Whether a run under these configurations calls extenders: ``explain_moves`` then does not
+    run them again (an extender is a live service: each call is one more request to it)."""
+    return any(getattr(cfg, "extenders", None) for cfg in configs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Why a pod of a batch moved: the cycles that placed it
+# ---------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def _placing_cycles(keys: set[str]) -> Iterator[dict[str, Any]]:
+    """The cycle that (last) placed each pod of ``keys`` in the runs made inside the block."""
+    from kschedctl.scheduler.simulate import CYCLE_OBSERVER
+
+    seen: dict[str, Any] = {}
+
+    def observe(pod_info: Any, out: Any) -> None:
+        if pod_info.key in keys and out.outcome == Outcome.SCHEDULED and out.selected_node:
+            seen[pod_info.key] = out
+
+    token = CYCLE_OBSERVER.set(observe)
+    try:
+        yield seen
+    finally:
+        CYCLE_OBSERVER.reset(token)
+
+
+def _cycle_scores(out: Any) -> dict[str, dict[str, int]]:
+    return {ns.name: dict(ns.scores) for ns in out.node_scores or ()}
+
+
+def cycle_score_diff(a: Any, b: Any, labels: tuple[str, str] = ("A", "B")) -> ScoreDiff:
+    """``score_diff`` from the two cycles that placed a pod of a batch (A's on ``x``, B's on ``y``):
+    the weighted scores each side gave both nodes at that moment of its own run."""
+    x, y = a.selected_node, b.selected_node
+    scores_a, scores_b = _cycle_scores(a), _cycle_scores(b)
+    a_x, a_y, b_x, b_y = (scores_a.get(x, {}), scores_a.get(y, {}), scores_b.get(x, {}), scores_b.get(y, {}))
+    out = ScoreDiff(x, y)
+    for name in dict.fromkeys([*a_x, *a_y, *b_x, *b_y]):
+        out.plugins.append(PluginScoreChange(name, a_x.get(name), a_y.get(name), b_x.get(name), b_y.get(name),
+                                             a.weights.get(name), b.weights.get(name)))
+    out.plugins.sort(key=lambda p: (-(p.change or 0), p.plugin))
+    totals_a = {ns.name: ns.total_score for ns in a.node_scores or ()}
+    totals_b = {ns.name: ns.total_score for ns in b.node_scores or ()}
+    out.total_a = {x: totals_a.get(x), y: totals_a.get(y)}
+    out.total_b = {x: totals_b.get(x), y: totals_b.get(y)}
+    la, lb = labels
+    for cycle, node, picked, label in ((a, y, x, la), (b, x, y, lb)):
+        if cycle.feasible_nodes == 1:
+            note = f"{node} was not feasible under {label} when the pod was placed: {picked} was the only feasible node"
+        elif node not in (totals_a if cycle is a else totals_b):
+            note = f"{node} was not among the feasible nodes under {label} when the pod was placed"
+        else:
+            continue
+        out.notes.append(note)
+        out.filter_notes.append(note)
+    _note_ties(out, ((b.tied_nodes, lb, y), (a.tied_nodes, la, x)))
+    return out
+
+
+def explain_moves(out: DiffResult, run_a: Callable[[], Any], run_b: Callable[[], Any]) -> None:
+    """Give each pod of a batch diff that is placed under both sides, on different nodes, the
+    deciding plugins, as pod mode does: both runs are made again (same seed, same answers) with
+    the cycles that placed those pods kept, and their scores compared. Only when some pod moved,
+    and not with extenders (see ``calls_extenders``), whose moved pods keep the plain reason."""
+    moved = {d.pod: d for d in out.pods if d.moved and d.a is not None and d.b is not None
+             and d.a.outcome == Outcome.SCHEDULED and d.b.outcome == Outcome.SCHEDULED and d.a.node and d.b.node}
+    if not moved:
+        return
+    labels = (out.a.label, out.b.label)
+    with _placing_cycles(set(moved)) as cycles_a:
+        run_a()
+    with _placing_cycles(set(moved)) as cycles_b:
+        run_b()
+    for key, d in moved.items():
+        ca, cb = cycles_a.get(key), cycles_b.get(key)
+        if ca is None or cb is None or ca.selected_node != d.a.node or cb.selected_node != d.b.node:
+            continue  # not the same run again (a custom plugin with its own randomness): keep the plain reason
+        d.score_diff = cycle_score_diff(ca, cb, labels)
+        d.reason = _reason(d.a, d.b, d.score_diff, labels)
 
 
 __all__ = ["DiffResult", "PodDiff", "Placed", "ScoreDiff", "PluginScoreChange", "Side", "SpreadSummary",
            "UsageDiff", "UsageSide", "DEFAULT_SEED", "compare_results", "diff_pods", "diff_simulate",
-           "diff_simulations", "placed_of", "score_diff", "spread_summary"]
+           "diff_simulations", "placed_of", "score_diff", "spread_summary", "cycle_score_diff", "explain_moves"]

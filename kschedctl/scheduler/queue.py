@@ -376,6 +376,10 @@ class SchedulingQueue:
         """activeQ in pop order (for tests and reports)."""
         return [s.qp.key for s in sorted(self._active)]
 
+    def sizes(self) -> tuple[int, int, int]:
+        """Pods in activeQ, in the backoff queues, and waiting for an event (gated ones included)."""
+        return len(self._active), len(self._backoff) + len(self._error_backoff), len(self.unschedulable)
+
     def backoff_keys(self) -> list[str]:
         return [s.qp.key for s in sorted(self._backoff)] + [s.qp.key for s in sorted(self._error_backoff)]
 

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from kschedctl import limits
 from kschedctl.errors import InputError
 from kschedctl.inputs.trace import Trace, TraceEvent, parse_time
 from kschedctl.scheduler.simulation_result import Placement, PreemptionRecord, SimulationResult
@@ -266,6 +267,10 @@ class Replayer:
         self.not_handled: set[str] = set()
         self.gone: set[str] = set()  # pods the replay deleted (preemption victims)
         self._infos: dict[int, Any] = {}
+        #: The pending pods the next run tries (None: all of them), and the filter plugins every
+        #: profile runs (for the node events' hints).
+        self._retry: set[str] | None = None
+        self._filters: frozenset[str] | None = None
         self.result = ReplayResult(trace.file, str(trace.header.get("started")), trace.duration, config_name,
                                    profile, seed, trace.counts())
         for warning in self.state.warnings:
@@ -291,10 +296,13 @@ class Replayer:
         batch_start: float | None = None
         for i, event in enumerate(events):
             at = event.time - self.t0
+            limits.charge(limits.EVENTS)
             try:
                 lets_in = self._apply(event, at)
             except InputError as exc:  # an object the loaders refuse (a priority class that does not exist...)
                 raise exc.at(self.trace.file, event.line) from None
+            if lets_in and event.type not in ("NodeAdded", "NodeUpdated"):
+                self._retry = None  # an arrival, a deletion, an update: every pending pod is tried
             dirty = dirty or lets_in
             if event.type == "PodCreated" and batch_start is None:
                 batch_start = at
@@ -325,7 +333,7 @@ class Replayer:
         state = self.state
         if kind in ("NodeAdded", "NodeUpdated"):
             state.add_object(event.object)
-            return True
+            return self._helped_by(event.object)
         if kind == "NodeDeleted":
             state.remove_object("Node", event.node)
             return False
@@ -390,6 +398,23 @@ class Replayer:
             return True
         return False  # Resync: its difference follows as events
 
+    def _helped_by(self, node: dict) -> bool:
+        """Mark the pending pods a node event may let in for the next run (upstream's queue moves
+        only those: ``node_event_hints``); whether there is any."""
+        from kschedctl.scheduler.node_event_hints import node_may_help
+
+        if self._filters is None:
+            from kschedctl.scheduler.simulate import Simulator
+
+            sim = Simulator(self.state, self.config, registry=self.registry, seed=self.seed, extenders=False)
+            # a check counts only where every profile runs its plugin
+            names = [frozenset(fwk.plugin_names("filter")) for fwk in sim.frameworks.values()]
+            self._filters = frozenset.intersection(*names) if names else frozenset()
+        helped = {key for key, pod in self.pending.items() if node_may_help(pod, node, self._filters)}
+        if self._retry is not None:
+            self._retry |= helped
+        return bool(helped)
+
     def _schedule(self, at: float) -> None:
         """One simulate run over the pods pending in the replay; placements go into its cluster."""
         from kschedctl.scheduler.simulate import Simulator
@@ -406,7 +431,8 @@ class Replayer:
         self._infos = infos
         sim = Simulator(self.state, self.config, registry=self.registry, seed=self.seed, extenders=self.extenders,
                         pod_infos=list(infos.values()))
-        batch = [_run_copy(pod) for pod in self.pending.values()]
+        retry, self._retry = self._retry, set()
+        batch = [_run_copy(pod) for key, pod in self.pending.items() if retry is None or key in retry]
         outcome = sim.run(batch, self.profile, include_cluster_pending=False, admit_pods=False)
         for warning in outcome.warnings:
             if warning not in self.result.warnings:

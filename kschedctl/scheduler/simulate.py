@@ -33,11 +33,13 @@ from __future__ import annotations
 import gc
 import json
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from kschedctl import limits
 from kschedctl.errors import UsageError
 from kschedctl.fastpaths import FastPaths
 from kschedctl.fastpaths import settings as fast_path_settings
@@ -79,11 +81,17 @@ from kschedctl.scheduler.setup import SchedulingSetup, build_framework
 from kschedctl.scheduler.simulation_result import (
     Placement,
     PreemptionRecord,
+    QueueSample,
     SimulationResult,
     usage,
 )
 
 _TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+
+#: Told of every cycle a run makes, ``(pod_info, outcome)``, while set (``diff`` asks why a pod
+#: moved from the very cycle that placed it; replay builds its simulators out of reach).
+CYCLE_OBSERVER: ContextVar[Callable[[Any, CycleOutcome], None] | None] = ContextVar("kschedctl_cycle_observer",
+                                                                                   default=None)
 
 #: The plugin named when a victim waiting at Permit is rejected (upstream DefaultPreemption).
 PREEMPTION_PLUGIN = "DefaultPreemption"
@@ -169,9 +177,13 @@ class _LeanFramework(Framework):
         self._local_scores = frozenset(pl.name for pl in self.plugins["score"]
                                        if pl.name in NODE_LOCAL_SCORES and _builtin(pl))
 
+    #: Keep this cycle's per-node filter records (a cycle the report drills into).
+    keep_filters = False
+
     def begin_trace(self, all_filters: bool = False) -> Trace:
         trace = Trace()
-        trace.filters = None  # type: ignore[assignment]
+        if not self.keep_filters:
+            trace.filters = None  # type: ignore[assignment]
         self.trace = trace
         self.all_filters = all_filters
         return trace
@@ -564,6 +576,7 @@ class Simulator(SchedulingSetup):
         pod_infos: Iterable[PodInfo] | None = None,
         memoize: bool = True,
         extenders: bool = True,
+        decisions: int = 0,
         fast_paths: FastPaths | None = None,
     ) -> None:
         super().__init__(cluster, config, registry, seed=seed, pod_infos=pod_infos, extenders=extenders)
@@ -576,6 +589,9 @@ class Simulator(SchedulingSetup):
         self.cluster_pod_infos = [pi if pi.node_name else PodInfo(_run_copy(pi.pod))
                                   for pi in self.cluster_pod_infos]
         self.max_attempts = max_attempts
+        #: How many pods' last cycle a run keeps as an ``ExplainResult`` (``result.decisions``,
+        #: the report's drill-down); those cycles record every node's filters and scores.
+        self.decisions = decisions
         #: "Now" at the start of a run (seconds since the epoch): the wall clock unless a caller
         #: stepping through virtual time sets it.
         self.clock_origin: float | None = None
@@ -705,6 +721,7 @@ class Simulator(SchedulingSetup):
             result.warnings.append(skipped)
         held: dict[str, _Held] = {}
         loop = _Loop(queue, records, result, held)
+        observe = CYCLE_OBSERVER.get()
         while True:
             qp = queue.pop()
             if qp is None:
@@ -714,13 +731,26 @@ class Simulator(SchedulingSetup):
                 self._settle(loop)
                 continue
             cycles += 1
+            # counted before the cycle: a run past its budget stops before doing more
+            limits.charge(limits.NODE_CHECKS, max(1, snapshot.num_nodes()))
             pod_info = qp.pod_info
             fwk = self.frameworks[qp.profile]
             rec = records[pod_info.key]
             if self.memoize and rec.signature is None:
                 rec.signature = pod_signature(pod_info.pod)
             fwk.memo_key = rec.signature  # type: ignore[attr-defined]
+            drill = bool(self.decisions) and (pod_info.key in result.decisions
+                                              or len(result.decisions) < self.decisions)
+            if drill:
+                fwk.keep_filters = scheduler.for_display = True  # type: ignore[attr-defined]
             out = scheduler.run_cycle(fwk, pod_info)
+            if drill:
+                fwk.keep_filters = scheduler.for_display = False  # type: ignore[attr-defined]
+                from kschedctl.scheduler.explain import build_result
+
+                result.decisions[pod_info.key] = build_result(out, fwk, snapshot, seed=self.seed)
+            if observe is not None:
+                observe(pod_info, out)
             rec.order = cycles
             if out.warnings:  # an ignorable extender failed...: once per distinct message
                 result.warnings.extend(w for w in out.warnings if w not in result.warnings)
@@ -732,6 +762,9 @@ class Simulator(SchedulingSetup):
                 self._conclude(loop, qp, out)
             if held:
                 self._settle(loop)
+            active, backoff, waiting = queue.sizes()
+            result.queue.append(QueueSample(cycles, pod_info.key, qp.attempts, out.outcome, active, backoff,
+                                            waiting, round(queue.now, 3)))
             if progress is not None and (cycles & 63) == 0:
                 progress(sum(1 for r in records.values() if r.outcome == Outcome.SCHEDULED), total)
         if progress is not None:

@@ -55,6 +55,22 @@ class PreemptionRecord:
 
 
 @dataclass
+class QueueSample:
+    """The scheduling queue after one cycle: which pod was tried (its attempt), how the cycle
+    ended, and how many pods were then in activeQ, in backoff, and waiting for an event."""
+
+    cycle: int
+    pod: str
+    attempt: int
+    outcome: str
+    active: int
+    backoff: int
+    unschedulable: int
+    #: Seconds of the run's virtual clock.
+    time: float = 0.0
+
+
+@dataclass
 class ResourceUsage:
     """Requested vs allocatable of a node or a zone; amounts in millicores / bytes / counts."""
 
@@ -107,6 +123,29 @@ class SimulationResult:
     #: Usage per node before the run (the report's before/after charts; not in the JSON, whose
     #: ``nodes`` are after the run).
     nodes_before: list[NodeUsage] = field(default_factory=list)
+    #: The queue after every cycle (the report's queue view; not in the JSON).
+    queue: list[QueueSample] = field(default_factory=list)
+    #: Pod -> the ``ExplainResult`` of its last cycle, for the pods a run was asked to keep
+    #: (``Simulator(decisions=N)``: the report's drill-down; not in the JSON).
+    decisions: dict[str, Any] = field(default_factory=dict)
+
+    def attempts(self) -> list[dict[str, Any]]:
+        """Per pod tried more than once or not scheduled, in the order first tried: ``pod``,
+        ``attempts``, ``cycles`` (each attempt's cycle), ``outcomes`` (each attempt's end) and
+        ``outcome`` (its placement's)."""
+        tried: dict[str, dict[str, Any]] = {}
+        for sample in self.queue:
+            entry = tried.setdefault(sample.pod, {"pod": sample.pod, "cycles": [], "outcomes": []})
+            entry["cycles"].append(sample.cycle)
+            entry["outcomes"].append(sample.outcome)
+        final = {p.pod: p.outcome for p in self.placements}
+        out = []
+        for pod, entry in tried.items():
+            entry["attempts"] = len(entry["cycles"])
+            entry["outcome"] = final.get(pod, entry["outcomes"][-1])
+            if entry["attempts"] > 1 or entry["outcome"] != Outcome.SCHEDULED:
+                out.append(entry)
+        return out
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}

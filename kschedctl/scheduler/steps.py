@@ -77,6 +77,10 @@ __all__ = ["ACTIONS", "Step", "StepRecord", "SteppedCluster", "parse_duration", 
 
 #: DefaultTolerationSeconds' --default-not-ready-toleration-seconds / unreachable default.
 DEFAULT_TOLERATION_SECONDS = 300
+#: podMaxInUnschedulablePodsDuration: how long upstream's queue keeps a pod no event helped
+#: before it tries it again (its flushUnschedulablePodsLeftover, run every 30s; a step takes it
+#: at the step's end, so ``advance: 5m`` retries them).
+UNSCHEDULABLE_FLUSH_SECONDS = 300.0
 #: The Job controller's default spec.backoffLimit.
 DEFAULT_BACKOFF_LIMIT = 6
 #: Scheduling rounds after one action at most (a round schedules what the last one's
@@ -204,8 +208,9 @@ class Step:
                 count = spec.get("count", 1)
                 if type(count) is not int:
                     raise InputError(f"count: must be an integer, not {count!r}")
-                labels = tuple(parse_label(f"{k}={v}") for k, v in (spec.get("labels") or {}).items())
-                taints = tuple(str(t) for t in spec.get("taints") or ())
+                labels = tuple(parse_label(f"{k}={v}") for k, v in
+                               _mapping(spec.get("labels") or {}, "labels: {key: value}").items())
+                taints = _strings(spec.get("taints"), "taints: key=value:Effect, or a list of them")
                 for t in taints:
                     parse_taint(t)
                 self.edit = AddNodes(spec["like"], count, labels, taints, origin=origin)  # type: ignore[arg-type]
@@ -223,8 +228,8 @@ class Step:
             elif action == "taint":
                 spec = _mapping(value, "nodes: NODE, taints: [key=value:Effect], remove: [key:Effect]")
                 _only(spec, ("nodes", "taints", "remove"))
-                add = tuple(str(t) for t in spec.get("taints") or ())
-                remove = tuple(str(t) for t in spec.get("remove") or ())
+                add = _strings(spec.get("taints"), "taints: key=value:Effect, or a list of them")
+                remove = _strings(spec.get("remove"), "remove: key or key:Effect, or a list of them")
                 if not add and not remove:
                     raise InputError("give taints to add (taints:) or to remove (remove:)")
                 for t in add:
@@ -287,7 +292,8 @@ def _short(value: Any) -> str:
         return ", ".join(_short(v) for v in value)
     if isinstance(value, dict):
         if value.get("kind"):
-            return f"{value.get('kind')}/{(value.get('metadata') or {}).get('name', '')}"
+            meta = value.get("metadata")
+            return f"{value.get('kind')}/{meta.get('name', '') if isinstance(meta, dict) else ''}"
         return ", ".join(f"{k} {_short(v)}" for k, v in value.items())
     return str(value)
 
@@ -298,6 +304,13 @@ def _as_list(value: Any, what: str) -> list[str]:
     if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
         return list(value)
     raise InputError(f"expected {what}")
+
+
+def _strings(value: Any, what: str) -> tuple[str, ...]:
+    """An optional field holding one string or a list of them (none: empty)."""
+    if value is None or value == []:
+        return ()
+    return tuple(_as_list(value, what))
 
 
 def _mapping(value: Any, what: str) -> dict:
@@ -512,6 +525,12 @@ class SteppedCluster:
         self.jobs: dict[str, list[int]] = {}
         #: Pod key -> (when the taint manager saw it, when it evicts it).
         self.evictions: dict[str, tuple[float, float]] = {}
+        #: When the pending pods were last tried (virtual time).
+        self.tried_at = self.now
+        #: The pending pods the next scheduling tries (None: all): after nodes were added, those
+        #: a new node may let in (``node_event_hints``), as upstream's queue moves only those.
+        self.retry_only: set[str] | None = None
+        self._filters: frozenset[str] | None = None
         for pod in self.state.pods:
             ref = controller_of(pod)
             if ref is not None and ref.get("kind") == "Job" and _phase(pod) == "Succeeded":
@@ -591,11 +610,33 @@ class SteppedCluster:
                         record.replacements[eviction.replacement] = f"replaces {eviction.pod}, evicted by the drain"
                         self._admitted(eviction.replacement)
                         self._note_failure(before.get(eviction.pod))
+        if step.edit is not None and all(isinstance(e, AddNodes) for e in edits):
+            self.retry_only = self._helped_by([n for r in record.edits for n in r.nodes])
         gone = [before[k] for k in before if k not in {_key(p) for p in self.state.pods}]
         replaced = {e.pod for r in record.edits for e in r.evicted}
         self._controllers([p for p in gone if _key(p) not in replaced], record, "deleted")
         self._taint_manager(record)
         self._schedule(record)
+
+    def _helped_by(self, names: list[str]) -> set[str]:
+        """The pending pods one of the nodes ``names`` (just added) may let in; a pod nominated to a
+        node is always among them (its nomination holds room only while it is tried)."""
+        from kschedctl.scheduler.node_event_hints import node_may_help
+        from kschedctl.scheduler.simulate import Simulator
+
+        if self._filters is None:
+            sim = Simulator(self.state, self.config, registry=self.registry, seed=self.seed, extenders=False)
+            names_per_profile = [frozenset(fwk.plugin_names("filter")) for fwk in sim.frameworks.values()]
+            self._filters = frozenset.intersection(*names_per_profile) if names_per_profile else frozenset()
+        nodes = [self.state.node_by_name[n] for n in names if n in self.state.node_by_name]
+        helped = set()
+        for pod in self.state.pods:
+            if (pod.get("spec") or {}).get("nodeName"):
+                continue
+            if (pod.get("status") or {}).get("nominatedNodeName") or any(
+                    node_may_help(pod, node, self._filters) for node in nodes):
+                helped.add(_key(pod))
+        return helped
 
     # -- actions -------------------------------------------------------------------------------
     def _create(self, items: list[Any], record: StepRecord) -> None:
@@ -679,7 +720,11 @@ class SteppedCluster:
             self._taint_manager(record)
             self._schedule(record)
         self.now = until
-        self._schedule(record)
+        # Time alone is no cluster event: the pods left pending wait in upstream's unschedulable
+        # pods until one comes or until the queue flushes them after UNSCHEDULABLE_FLUSH_SECONDS
+        # (1,000 steps of "advance: 1s" retry nothing, as upstream does not).
+        if self.now - self.tried_at >= UNSCHEDULABLE_FLUSH_SECONDS:
+            self._schedule(record)
 
     def _evict(self, keys: list[str], record: StepRecord, why: str) -> None:
         by_key = {_key(p): p for p in self.state.pods}
@@ -810,6 +855,8 @@ class SteppedCluster:
         """Schedule every pending pod; repeat while preemption made controllers create pods."""
         from kschedctl.scheduler.simulate import Simulator
 
+        self.tried_at = self.now
+
         for _ in range(SETTLE_ROUNDS):
             pending = [p for p in self.state.pods if not (p.get("spec") or {}).get("nodeName")
                        and _phase(p) not in ("Succeeded", "Failed")
@@ -819,6 +866,10 @@ class SteppedCluster:
             extra = {"max_attempts": self.max_attempts} if self.max_attempts else {}
             sim = Simulator(self.state, self.config, registry=self.registry, seed=self.seed, extenders=self.extenders,
                             **extra)
+            retry, self.retry_only = self.retry_only, None
+            if retry is not None:  # the others wait, as in upstream's unschedulable pods
+                every = sim.pending_cluster_pods
+                sim.pending_cluster_pods = lambda: [pi for pi in every() if pi.key in retry]  # type: ignore[method-assign]
             sim.clock_origin = self.now
             sim.scheduler.tie_break_first = self.tie_break_first
             result = sim.run([], self.profile, include_cluster_pending=True)

@@ -26,6 +26,8 @@ from kschedctl.scheduler.cluster_edits import (
     NodeTarget,
     RemoveNodes,
     apply_edits,
+    drain_nodes,
+    replace_lost_pods,
     parse_label,
     parse_taint,
 )
@@ -39,6 +41,20 @@ class WhatIfReport:
     """What a run changed in the cluster before answering (plain data)."""
 
     records: list[EditRecord] = field(default_factory=list)
+    #: The cluster as it was before the edits (the report's "before"; not in the JSON).
+    state_before: ClusterState | None = field(default=None, repr=False)
+
+    def usage_before(self) -> list[Any]:
+        """Requested and allocatable per node of the cluster as it is, before the edits
+        (``NodeUsage``, as a simulation's ``nodes_before``)."""
+        if self.state_before is None:
+            return []
+        from kschedctl.framework.snapshot import Snapshot
+        from kschedctl.framework.types import PodInfo
+        from kschedctl.scheduler.simulation_result import usage
+
+        state = self.state_before
+        return usage(Snapshot(state.nodes, [PodInfo(p) for p in state.pods]))[0]
 
     def __bool__(self) -> bool:
         return bool(self.records)
@@ -56,12 +72,26 @@ class WhatIfReport:
                 out.append(f"  not evictable: {pod}: {reason}")
             for pod in record.deleted:
                 out.append(f"  deleted: {pod}")
+            verb = "deleted with its node" if record.action == "remove" else "evicted"
             for eviction in record.evicted:
                 node, why = record.placements.get(eviction.replacement, (None, ""))
                 where = f"-> {node}" if node else f"-> pending: {why}" if why else "-> pending"
-                out.append(f"  evicted {eviction.pod} ({eviction.controller}); "
+                out.append(f"  {verb} {eviction.pod} ({eviction.controller}); "
                            f"its replacement {eviction.replacement} {where}")
+            if record.action == "remove" and record.evicted:
+                shortfall = record.shortfall()
+                out.append(f"  not every pod comes back: {'; '.join(shortfall)}" if shortfall else
+                           "  every replacement placed")
+            if record.action == "drain":
+                shortfall = record.shortfall()
+                out.append(f"  drain not complete: {'; '.join(shortfall)}" if shortfall else
+                           "  drain complete: every evictable pod evicted, every replacement placed")
         return out
+
+    @property
+    def complete(self) -> bool:
+        """Every drain complete, as ``kubectl drain`` would end (see ``EditRecord.complete``)."""
+        return all(record.complete for record in self.records)
 
     def to_dict(self) -> list[dict[str, Any]]:
         return [record.to_dict() for record in self.records]
@@ -122,21 +152,60 @@ class WhatIf:
         if not self.edits:
             return state, WhatIfReport()
         records = []
-        for edit in self.edits:
-            state, [record] = apply_edits(state, [edit])
-            if isinstance(edit, Drain) and record.replacements:
-                state = reschedule(state, record, config, registry=registry, seed=seed, extenders=extenders)
+        before = state
+        edits = list(self.edits)
+        while edits:
+            if not isinstance(edits[0], Drain):
+                edit = edits.pop(0)
+                previous = state
+                state, [record] = apply_edits(state, [edit])
+                if isinstance(edit, RemoveNodes) and record.pods:
+                    # A lost node's pods come back through their controllers, as a drain's do.
+                    state = replace_lost_pods(previous, state, record)
+                    if record.replacements:
+                        state = reschedule(state, record, config, registry=registry, seed=seed,
+                                           extenders=extenders)
+                records.append(record)
+                continue
+            drains = []
+            while edits and isinstance(edits[0], Drain):
+                drains.append(edits.pop(0))
+
+            def place(new: ClusterState, record: EditRecord, keys: list[str]) -> ClusterState:
+                return reschedule(new, record, config, registry=registry, seed=seed, extenders=extenders,
+                                  keys=keys)
+
+            state, record = drain_nodes(state, _drained_nodes(state, drains),
+                                        ", ".join(str(d.target) for d in drains), place=place)
             records.append(record)
-        return state, WhatIfReport(records)
+        return state, WhatIfReport(records, before)
+
+
+def _drained_nodes(state: ClusterState, drains: list[Drain]) -> list[tuple[str, bool]]:
+    """The nodes of consecutive drains, each once, in the order named: ``--drain A --drain B`` is
+    ``kubectl drain A B``, as is a selector matching A and B."""
+    nodes: dict[str, bool] = {}
+    for drain in drains:
+        try:
+            names = drain.target.nodes(state)
+        except InputError as exc:
+            if drain.origin and not exc.message.startswith(drain.origin):
+                exc.message = f"{drain.origin}: {exc.message}"
+                exc.args = (exc.message,)
+            raise
+        for name in names:
+            nodes.setdefault(name, drain.force)
+    return list(nodes.items())
 
 
 def reschedule(state: ClusterState, record: EditRecord, config: Any = None, registry: Any = None,
-               seed: int | None = None, extenders: bool = True) -> ClusterState:
-    """Schedule a drain's replacement pods in ``state``; fill ``record.placements`` and return
-    the state with the placed ones bound (a copy; the others stay pending)."""
+               seed: int | None = None, extenders: bool = True, keys: list[str] | None = None) -> ClusterState:
+    """Schedule a drain's replacement pods (``keys``, else all of ``record``'s) in ``state``; fill
+    ``record.placements`` and return the state with the placed ones bound (a copy; the others
+    stay pending)."""
     from kschedctl.scheduler.simulate import Simulator
 
-    wanted = set(record.replacements)
+    wanted = set(record.replacements if keys is None else keys)
     pods = [p for p in state.pods if _key(p) in wanted]
     state = state.copy()
     state.drop(pods=wanted)

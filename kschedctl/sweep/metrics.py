@@ -2,12 +2,18 @@
 
 Every metric is a plain number (amounts in millicores and bytes, shares in percent), so that a
 cell's metrics are JSON, YAML and CSV alike, and comparable across cells.
+
+Cells are ranked only against the cells that ran the same workload on the same cluster (what a
+cell measures depends on both: a smaller cluster uses fewer nodes whatever the profile), and
+equal values share a rank (1, 2, 2, 4): a tie is reported as one, never broken by the matrix
+order into a "better" cell.
 """
 
 from __future__ import annotations
 
 import re
 import statistics
+from dataclasses import dataclass
 from typing import Any
 
 from kschedctl.scheduler.outcome import Outcome
@@ -97,15 +103,41 @@ def cell_metrics(result: Any) -> dict[str, Any]:
     return out
 
 
-def rank(cells: list[Any], metric: str) -> list[Any]:
-    """Cells best first by ``metric`` (its better direction); failed cells and cells without the
-    metric last; ties keep matrix order."""
+@dataclass(frozen=True)
+class Ranked:
+    """One cell's place: its rank among the cells of its cluster and workload (None when it failed
+    or lacks the metric), and whether another cell of that group has the same value."""
+
+    cell: Any
+    rank: int | None
+    tied: bool
+
+
+def ranking(cells: list[Any], metric: str) -> list[Ranked]:
+    """Cells grouped by (cluster, workload), groups in matrix order; within a group, better first
+    by ``metric`` (its better direction), equal values sharing a rank (standard competition
+    ranking), matrix order among equals; failed cells and cells without the metric last, unranked."""
     _, higher_better = METRICS[metric]
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for cell in sorted(cells, key=lambda c: c.index):
+        groups.setdefault((cell.cluster, cell.workload), []).append(cell)
+    out: list[Ranked] = []
+    for members in groups.values():
+        valued = [(c, None if c.error else c.metrics.get(metric)) for c in members]
+        ranked = sorted(((c, v) for c, v in valued if v is not None),
+                        key=lambda cv: (-float(cv[1]) if higher_better else float(cv[1]), cv[0].index))
+        counts: dict[float, int] = {}
+        for _, v in ranked:
+            counts[float(v)] = counts.get(float(v), 0) + 1
+        position, previous = 0, None
+        for i, (c, v) in enumerate(ranked, 1):
+            if previous is None or float(v) != previous:
+                position, previous = i, float(v)
+            out.append(Ranked(c, position, counts[float(v)] > 1))
+        out.extend(Ranked(c, None, False) for c, v in valued if v is None)
+    return out
 
-    def key(cell: Any) -> tuple[int, float, int]:
-        value = None if cell.error else cell.metrics.get(metric)
-        if value is None:
-            return (1, 0.0, cell.index)
-        return (0, -float(value) if higher_better else float(value), cell.index)
 
-    return sorted(cells, key=key)
+def rank(cells: list[Any], metric: str) -> list[Any]:
+    """The cells in ``ranking`` order."""
+    return [r.cell for r in ranking(cells, metric)]

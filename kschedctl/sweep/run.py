@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from kschedctl import limits
 from kschedctl.errors import InputError, KschedctlError
 from kschedctl.inputs import access
 from kschedctl.scenarios.trust import TRUST_EVERYTHING, TrustPolicy
@@ -133,13 +134,11 @@ def load_cell_cluster(source: ClusterSource) -> Any:
 def run_cell(cell: Cell, options: RunOptions = RunOptions(), cluster_state: Any = None) -> CellResult:
     """Simulate one cell; its metrics, or the error that stopped it."""
     out = CellResult.of(cell)
-    started = time.perf_counter()
     from kschedctl.inputs.fields import field_validation
 
     with field_validation(options.validate) as validation:
         _guarded_cell(cell, options, cluster_state, out)
     out.warnings = validation.warnings
-    out.metrics["seconds"] = round(time.perf_counter() - started, 3)
     return out
 
 
@@ -177,15 +176,20 @@ def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any
         # a recorded trace: its arrivals, deletions and node changes in time order, on the cell's cluster
         from kschedctl.scheduler.replay import Replayer
 
-        replayed = Replayer(read_trace(cell.workload.files[0]), cfg, cell.config.profile, registry=registry,
-                            seed=cell.seed, extenders=options.extenders, cluster=state).run()
-        out.metrics = cell_metrics(replayed.simulation)
+        trace = read_trace(cell.workload.files[0])
+        started = time.perf_counter()
+        replayed = Replayer(trace, cfg, cell.config.profile, registry=registry, seed=cell.seed,
+                            extenders=options.extenders, cluster=state).run()
+        out.metrics = {**cell_metrics(replayed.simulation), "seconds": round(time.perf_counter() - started, 3)}
         return
     items = load_pods(list(cell.workload.files), state)
     batch, state = simulation_batch(items, items.joined(state))
+    # "seconds" is the scheduling alone: reading the files (once per worker for its configuration
+    # and cluster) and the worker's start-up would make the first cell of each worker look slow
+    started = time.perf_counter()
     sim = Simulator(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)
     result = sim.run(batch, cell.config.profile, include_cluster_pending=cell.include_cluster_pending)
-    out.metrics = cell_metrics(result)
+    out.metrics = {**cell_metrics(result), "seconds": round(time.perf_counter() - started, 3)}
 
 
 # -- many cells -----------------------------------------------------------------------------------
@@ -195,15 +199,19 @@ def run_cells(cells: list[Cell], workers: int = 1, options: RunOptions = RunOpti
               progress: Callable[[int], None] | None = None) -> list[CellResult]:
     """Every cell, in ``workers`` local processes (1: in this process); results in cell order."""
     results: list[CellResult | None] = [None] * len(cells)
+    budget = limits.current_budget()
     if workers <= 1 or len(cells) <= 1:
         for cell in cells:
             results[cell.index] = run_cell(cell, options)
+            if budget is not None:
+                budget.check()  # a cell past the run's budget ends the run, not just its row
             if progress:
                 progress(1)
         return [r for r in results if r is not None]
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(cells)), initializer=_ignore_sigint)
+    shared = (budget.file, budget.counters) if budget is not None else None
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(cells)), initializer=_start_worker, initargs=(shared,))
     try:
         futures = {pool.submit(run_cell, cell, options): cell for cell in cells}
         for future in as_completed(futures):
@@ -212,6 +220,8 @@ def run_cells(cells: list[Cell], workers: int = 1, options: RunOptions = RunOpti
                 results[cell.index] = future.result()
             except Exception as exc:  # the worker died (out of memory, killed)
                 results[cell.index] = CellResult.of(cell, f"worker failed: {exc}")
+            if budget is not None:
+                budget.check()
             if progress:
                 progress(1)
     except BaseException:
@@ -235,6 +245,13 @@ def _ignore_sigint() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _start_worker(shared: tuple[str, Any] | None) -> None:
+    """A worker process: SIGINT left to the parent, its work counted into the run's budget."""
+    _ignore_sigint()
+    if shared is not None:
+        limits.adopt(limits.WorkBudget(*shared))
 
 
 def run_cells_on_ray(cells: list[Cell], address: str, options: RunOptions = RunOptions(),
@@ -293,9 +310,13 @@ class SweepResult:
     seconds: float = 0.0
 
     def ranked(self) -> list[CellResult]:
-        from kschedctl.sweep.metrics import rank
+        return [r.cell for r in self.ranking()]
 
-        return rank(self.cells, self.rank_by)
+    def ranking(self) -> list[Any]:
+        """``metrics.ranking``: each cell's rank within its cluster and workload, ties shared."""
+        from kschedctl.sweep.metrics import ranking
+
+        return ranking(self.cells, self.rank_by)
 
     def unschedulable_reasons(self) -> list[tuple[str, int]]:
         """Why pods stayed unschedulable, over every cell: (reason, pods), most pods first."""
@@ -305,21 +326,23 @@ class SweepResult:
                 reasons[reason] = reasons.get(reason, 0) + n
         return sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
 
-    def failures(self) -> list[tuple[str, list[int]]]:
-        """The cells that failed, per error: their places in ``ranked()`` (1 = best)."""
-        failed: dict[str, list[int]] = {}
+    def failures(self) -> list[tuple[str, list[tuple[int, CellResult]]]]:
+        """The cells that failed, per error: each with its row in ``ranked()`` (1 = the first)."""
+        failed: dict[str, list[tuple[int, CellResult]]] = {}
         for i, cell in enumerate(self.ranked(), 1):
             if cell.error:
-                failed.setdefault(cell.error, []).append(i)
+                failed.setdefault(cell.error, []).append((i, cell))
         return list(failed.items())
 
     def to_dict(self, timings: bool = True) -> dict[str, Any]:
-        order = {c.index: i + 1 for i, c in enumerate(self.ranked())}
+        places = {r.cell.index: r for r in self.ranking()}
         out: dict[str, Any] = {
             "kind": "SweepResult",
             "name": self.sweep.name,
             "rankBy": self.rank_by,
-            "cells": [{**c.to_dict(timings), "rank": order[c.index]} for c in self.cells],
+            "rankedWithin": ["cluster", "workload"],
+            "cells": [{**c.to_dict(timings), "rank": places[c.index].rank, "tied": places[c.index].tied}
+                      for c in self.cells],
             "summary": {"cells": len(self.cells), "failed": sum(1 for c in self.cells if c.error),
                         "configs": [c.name for c in self.sweep.configs],
                         "clusters": [c.name for c in self.sweep.clusters],
@@ -342,10 +365,11 @@ def run_sweep(sweep: Sweep, rank_by: str, workers: int | None = None, ray_addres
     """Run every cell of ``sweep`` locally (``workers`` processes, default: the cores) or on Ray."""
     todo = list(cells) if cells is not None else sweep.cells()
     started = time.perf_counter()
-    if ray_address:
-        results = run_cells_on_ray(todo, ray_address, options, progress)
-        used = 0
-    else:
-        used = workers or default_workers()
-        results = run_cells(todo, used, options, progress)
+    with limits.work_budget(sweep.file):  # one budget for every cell, in whichever process
+        if ray_address:
+            results = run_cells_on_ray(todo, ray_address, options, progress)
+            used = 0
+        else:
+            used = workers or default_workers()
+            results = run_cells(todo, used, options, progress)
     return SweepResult(sweep, results, rank_by, used, time.perf_counter() - started)

@@ -40,9 +40,9 @@ FIRST_LINES = {
          "  Blockers     NodeResourcesFit on 5 nodes (Insufficient cpu, Insufficient memory); TaintToleration on "
          "2 nodes (node(s)",
          "               had untolerated taint(s)); NodeUnschedulable on 1 node (node(s) were unschedulable)",
-         "  Closest fix  node-b2 needs 60180m more cpu and 497Gi more memory (over the node's whole allocatable: "
-         "eviction cannot",
-         "               help)"]),
+         "  Closest fix  no untainted node has more than 3.82 cpu free and 14.7Gi memory free: node-b2 needs 60.18 "
+         "more cpu and",
+         "               497Gi more memory (over the node's whole allocatable: eviction cannot help)"]),
     "preemption": (
         [str(SCENARIOS / "pods" / "toleration-preemptors.yaml"), *PREEMPTION],
         ["default/checkout: Unschedulable → nominated node-t1, preempting 1 pod: default/etl-tolerant",

@@ -176,7 +176,7 @@ def test_ranking_closest_first(tmp_path: Path) -> None:
     # One change each; a toleration has no shortfall, node-b lacks 500m of 4 cpu, node-a 500m of 2.
     assert [(s["rank"], s["node"]) for s in data["hints"]] == [(1, "node-c"), (2, "node-b"), (3, "node-a")]
     assert [s["text"] for s in data["hints"]] == ["node-c needs a toleration for k=v:NoSchedule",
-                                                  "node-b needs 500m more cpu", "node-a needs 500m more cpu"]
+                                                  "node-b needs 0.5 more cpu", "node-a needs 0.5 more cpu"]
     assert [s["shortfall"] for s in data["hints"]] == [0.0, 0.125, 0.25]
 
 
@@ -243,3 +243,30 @@ def test_node_flag_puts_that_nodes_hints_in_the_json_even_when_the_pod_fits() ->
     gpu = next(n for n in data["nodes"] if n["name"] == "gpu-a1")
     assert [h["plugin"] for h in gpu["hints"]] == ["TaintToleration"]
     assert gpu["hints"][0]["changes"][0]["toleration"]["key"] == "nvidia.com/gpu"
+
+
+# -- a dedicated pool is no closest fix for a pod too big elsewhere ------------------------------
+
+GPU_TAINT = [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+
+
+@pytest.mark.parametrize("pod_spec,first,prefix", [
+    # asks for no GPU: tolerating the GPU pool's taint is not the closest fix; size is
+    ({"cpu": "6"}, "node-b", "no untainted node has more than 3 cpu free: node-b needs 3 more cpu"),
+    ({"cpu": "6", "memory": "12Gi"}, "node-b",
+     "no untainted node has more than 3 cpu free and 8Gi memory free: node-b needs 3 more cpu and 4Gi more memory"),
+    # asks for a GPU: the toleration is the fix
+    ({"cpu": "6", "extended": {"nvidia.com/gpu": "1"}}, "gpu-a", "gpu-a needs a toleration for nvidia.com/gpu"),
+])
+def test_a_dedicated_taint_is_no_closest_fix_for_size(tmp_path: Path, pod_spec: dict, first: str,
+                                                      prefix: str) -> None:
+    docs = [make_node({"name": "node-a", "cpu": "4"}), make_node({"name": "node-b", "cpu": "4"}),
+            make_node({"name": "gpu-a", "cpu": "16", "memory": "64Gi", "taints": GPU_TAINT,
+                       "extended": {"nvidia.com/gpu": "4"}}),
+            make_node({"name": "spare", "cpu": "2", "taints": [{"key": "spare", "effect": "NoSchedule"}]})]
+    docs += [make_pod({"name": "x", "cpu": "2"}, node="node-a"), make_pod({"name": "y", "cpu": "1"}, node="node-b")]
+    _, data = explain_json(tmp_path, docs, make_pod(pod_spec))
+    assert data["hints"][0]["node"] == first
+    assert data["hints"][0]["text"].startswith(prefix), data["hints"][0]["text"]
+    if first != "gpu-a":
+        assert data["hints"][-1]["node"] == "gpu-a"  # still listed, last

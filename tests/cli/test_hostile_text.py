@@ -4,11 +4,13 @@ Every command runs on files a pull request could have written: names, keys, valu
 names holding a line break followed by a GitHub workflow command, an OSC 8 hyperlink, an SGR
 colour, a carriage return and a C1 NEL. Whatever the command answers, no line it prints on
 stdout or stderr may begin with ``::`` (the runner would execute it) unless it is one of
-``-o github``'s own annotations, and no ESC, BEL, CR or NEL from the inputs may be printed.
+``-o github``'s own annotations, no line may hold ``##[`` anywhere (the runner's older syntax,
+issue 43), and no ESC, BEL, CR or NEL from the inputs may be printed.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -24,7 +26,8 @@ CLUSTER = str(ROOT / "fixtures" / "cluster")
 POD = str(ROOT / "fixtures" / "pods" / "pod.yaml")
 PROFILE = str(ROOT / "profiles" / "bin-packing.yaml")
 
-HOSTILE = "\n::warning::x \x1b]8;;http://x\x07link\x1b]8;;\x07 \x1b[31mred\r::error::cr\x85::notice::nel"
+HOSTILE = ("\n::warning::x \x1b]8;;http://x\x07link\x1b]8;;\x07 \x1b[31mred\r::error::cr\x85::notice::nel"
+           " ##[set-output name=verdict;]all-green ##[stop-commands]zz")
 #: The same, fit for a file name (no slash).
 HOSTILE_NAME = HOSTILE.replace("/", "_")
 #: What no output may carry: the control characters of HOSTILE.
@@ -80,7 +83,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     _write(tmp_path / "config" / "bad.yaml", config)
     _write(tmp_path / "config" / f"{HOSTILE_NAME}.yaml", {**config, "profiles": [{"schedulerName": "x"}]})
     # Sweep names may hold anything but ",=[]"; "$...$" is what matplotlib would read as mathtext.
-    sweep_name = HOSTILE.replace("[", "(").replace("]", ")")
+    sweep_name = HOSTILE.replace("[", "(").replace("]", ")").replace("=", "-")
     sweep = {"apiVersion": "kschedctl/v1", "kind": "Sweep", "name": f"sweep{sweep_name} $x^{{$",
              "configs": [{"name": f"conf{sweep_name}$\\frac{{$", "file": "../config/bin-packing.yaml"},
                          {"name": "default"}],
@@ -133,6 +136,7 @@ def assert_harmless(result: CliResult, github: bool = False) -> None:
         for char in _RAW:
             assert char not in text, f"{name} carries {char!r}: {text!r}"
         for line in text.split("\n"):
+            assert "##[" not in line, f"{name}: {line!r}"
             if line.lstrip().startswith("::"):
                 assert github and name == "stdout" and _ANNOTATION.fullmatch(line), f"{name}: {line!r}"
 
@@ -195,3 +199,23 @@ def test_a_long_quantity_is_not_echoed_whole(repo: Path) -> None:
     assert result.exit_code == 2
     assert result.stderr.startswith("error: pods/huge.yaml:") and "invalid quantity '999" in result.stderr
     assert "…(200,002 characters)" in result.stderr and len(result.stderr) < 1000
+
+
+@pytest.mark.parametrize("output", ["table", "json", "yaml", "github"])
+def test_the_older_command_syntax_is_defused_anywhere_in_a_line(repo: Path, output: str) -> None:
+    # Issue 43: the runner acts on "##[" wherever a line holds it, not only at its start.
+    scenario = {"apiVersion": "kschedctl/v1", "kind": "Scenario", "name": "##[set-output name=verdict;]all-green",
+                "cluster": ["../cluster"], "pods": ["../pods/pod.yaml"],
+                "expect": [{"name": "##[stop-commands]zz", "pod": "default/p1", "outcome": "Scheduled"},
+                           {"name": "x ##[error]failing", "pod": "default/p1", "outcome": "Unschedulable"}]}
+    _write(repo / "old" / "s.yaml", scenario)
+    junit = repo / "junit.xml"
+    result = run_cli("test", "old", "-o", output, "--junit", str(junit))
+    assert result.exit_code == 1, result.stderr
+    assert_harmless(result, github=output == "github")
+    assert "##[" not in junit.read_text(encoding="utf-8")
+    shown = {"json": "##\\u005bset-output", "yaml": "##\\x5bset-output"}.get(output, "##\\x5bset-output")
+    assert shown in result.stdout, result.stdout
+    if output in ("json", "yaml"):  # machine output reads back as it was
+        back = json.loads(result.stdout) if output == "json" else yaml.safe_load(result.stdout)
+        assert "##[set-output name=verdict;]all-green" in json.dumps(back)

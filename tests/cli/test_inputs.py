@@ -12,7 +12,7 @@ from kschedctl.cli.app import app
 from kschedctl.cli.inputs import SHARED_OPTIONS, WHAT_IF_OPTIONS
 
 #: Options a command declares its own way (diff compares two configurations, with seed 0).
-OWN = {"capacity": {"report"}, "diff": {"config", "profile", "seed", "no_extenders"},
+OWN = {"capacity": {"report", "like"}, "diff": {"config", "profile", "seed", "no_extenders"},
        "simulate": {"output"}}
 
 
@@ -36,7 +36,7 @@ def test_the_shared_options_are_the_same_everywhere(command: str) -> None:
             theirs.opts, theirs.help, theirs.default, theirs.metavar), name  # type: ignore[attr-defined]
 
 
-def test_capacity_has_no_report_and_diff_takes_two_configurations() -> None:
-    assert "report" not in _params("capacity")
+def test_capacity_has_a_report_and_diff_takes_two_configurations() -> None:
+    assert _params("capacity")["report"].opts == ["--report"]  # type: ignore[attr-defined]
     assert _params("diff")["config"].multiple  # type: ignore[attr-defined]
     assert _params("diff")["seed"].default == 0  # type: ignore[attr-defined]

@@ -203,6 +203,28 @@ BAD_TRACES = {
                        "Node has no metadata.name"),
     "huge_number": (_lines(HEADER, '{"type": "PodBound", "x": ' + "9" * 5000 + "}"), 2, "not a JSON line"),
     "deep": (_lines(HEADER, "[" * 100_000 + "]" * 100_000), 2, "nested deeper than 200 levels"),
+    # issue 43: shapes that ended in an internal error, fields nothing reads, a line no event needs
+    "type_is_a_list": (_lines(HEADER, {**GOOD_EVENT, "type": ["PodBound"]}), 2, 'type must be a string, not ["PodBound"]'),
+    "status_is_a_string": (_lines(HEADER, {"type": "PodCreated", "time": "2027-01-15T08:00:01Z", "pod": "default/p",
+                                           "object": {**pod("p"), "status": "Pending"}}), 2,
+                           "PodCreated: status must be a mapping, not 'Pending'"),
+    "spec_is_an_integer": (_lines(HEADER, {"type": "PodUpdated", "time": "2027-01-15T08:00:01Z", "pod": "default/p",
+                                           "object": {**pod("p"), "spec": 1}}), 2,
+                           "PodUpdated: spec must be a mapping, not 1"),
+    "metadata_is_a_string": (_lines(HEADER, {"type": "PodCreated", "time": "2027-01-15T08:00:01Z", "pod": "default/p",
+                                             "object": {**pod("p"), "metadata": "p"}}), 2,
+                             "PodCreated: metadata must be a mapping, not 'p'"),
+    "node_taints_not_a_list": (_lines(HEADER, {"type": "NodeUpdated", "time": "2027-01-15T08:00:01Z",
+                                               "object": node("n", taints=1)}), 2, "NodeUpdated: spec.taints must be"),
+    "unknown_event_field": (_lines(HEADER, {**GOOD_EVENT, "padding": "x"}), 2, "PodBound: unknown field 'padding'"),
+    "unknown_end_field": (_lines(HEADER, {"type": "End", "time": "2027-01-15T08:00:09Z", "x": 1}), 2,
+                          "End: unknown field 'x'"),
+    "unknown_object_line_field": (_lines({**HEADER, "objects": 1}, {"type": "Object", "object": node("n"), "x": 1}),
+                                  2, "an Object line: unknown field 'x'"),
+    "unknown_header_field": (_lines({**HEADER, "x": 1}), 1, "header: unknown field 'x'"),
+    "resync_not_a_boolean": (_lines(HEADER, {**GOOD_EVENT, "resync": "yes"}), 2, "resync must be true or false"),
+    "line_of_15_mib": (_lines(HEADER, {**GOOD_EVENT, "pod": "default/" + "x" * (15 * 2**20)}), 2,
+                       "the line is longer than 3 MiB, the limit for one trace line"),
 }
 
 

@@ -70,7 +70,8 @@ def test_one_replica_stands_for_all_in_explain_and_diff() -> None:
     assert note.format(cmd="explain") in explained.stderr
     bin_packing = str(root / "profiles" / "bin-packing.yaml")
     diffed = run_cli("diff", "--cluster", cluster, "-c", bin_packing, "-c", bin_packing, web, "-o", "json")
-    assert note.format(cmd="diff") in diffed.stderr
+    assert ("Deployment web has 3 replicas: diff shows its first pod, which stands for all of them; add --simulate "
+            "to compare every replica, each seeing the ones before it, under both sides") in diffed.stderr
 
 
 def test_simulate_counts_tie_breaks(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ JSON, exit 1 on a failed check, and one-line errors (exit 2) for bad steps files
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,15 @@ BAD_FILES = [
     ("apiVersion: kschedctl/v1\nkind: Scenario\nsteps:\n  - advance: 1m\n", 'kind: must be "Steps"', 2),
     ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - drain: node-9\n", "steps[0].drain: no node 'node-9'",
      4),
+    # issue 43: shapes that ended in an internal error
+    ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - taint: {nodes: node-1, taints: 1}\n",
+     "steps[0].taint: expected taints: key=value:Effect", 4),
+    ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - taint: {nodes: node-1, remove: {a: b}}\n",
+     "steps[0].taint: expected remove: key or key:Effect", 4),
+    ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - addNodes: {like: node-1, labels: [a]}\n",
+     "steps[0].addNodes: expected a mapping (labels: {key: value})", 4),
+    ("apiVersion: kschedctl/v1\nkind: Steps\nsteps:\n  - create: [{apiVersion: v1, kind: Pod, metadata: x}]\n",
+     'Pod: metadata must be a mapping, not "x"', 4),
 ]
 
 
@@ -94,3 +104,59 @@ def test_flags_steps_does_not_take(tmp_path: Path, flag: str) -> None:
     result = run_cli("simulate", "--cluster", CLUSTER, "--steps", path, *extra)
     assert result.exit_code == 2
     assert result.stderr == f"error: --steps does not take {flag}: every step schedules all pending pods\n"
+
+
+# -- the create files of a steps file: kschedctl test's trust rules (issue 43) ----------------------
+
+
+def _create_steps(repo: Path, target: str) -> str:
+    (repo / ".git").mkdir(parents=True, exist_ok=True)
+    return steps_file(repo, [{"create": target}])
+
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "/proc/self/environ", "../outside/pod.yaml"])
+def test_create_files_outside_the_steps_files_repository_are_refused(tmp_path: Path, target: str) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "pod.yaml").write_text(yaml.safe_dump(_POD), encoding="utf-8")
+    path = _create_steps(tmp_path / "repo", target)
+    result = run_cli("simulate", "--cluster", CLUSTER, "--steps", path)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    [err] = result.stderr.strip().splitlines()
+    assert "is outside the scenario root" in err and "--allow-outside-paths" in err, err
+    assert "root:" not in result.stdout + result.stderr  # nothing of /etc/passwd is shown
+    if target.startswith(".."):
+        allowed = run_cli("simulate", "--cluster", CLUSTER, "--steps", path, "--allow-outside-paths", "-o", "json")
+        assert allowed.exit_code == 0, allowed.stderr
+        assert json.loads(allowed.stdout)["steps"][0]["action"] == "create"
+
+
+@pytest.mark.parametrize("allow", [False, True])
+def test_a_fifo_is_refused_not_waited_on(tmp_path: Path, allow: bool) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    os.mkfifo(repo / "pods.yaml")
+    path = _create_steps(repo, "pods.yaml")
+    result = run_cli("simulate", "--cluster", CLUSTER, "--steps", path, *(["--allow-outside-paths"] if allow else []))
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert result.stderr.strip().endswith("pods.yaml: not a regular file"), result.stderr
+    fifo_steps = repo / "steps-fifo.yaml"
+    os.mkfifo(fifo_steps)
+    result = run_cli("simulate", "--cluster", CLUSTER, "--steps", str(fifo_steps))
+    assert result.exit_code == 2 and "not a regular file" in result.stderr, result.stderr
+
+
+def test_create_files_inside_the_repository_are_read(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "pods").mkdir(parents=True)
+    (repo / "pods" / "pod.yaml").write_text(yaml.safe_dump(_POD), encoding="utf-8")
+    (repo / "steps").mkdir()
+    path = _create_steps(repo / "steps", "../pods/pod.yaml")
+    (repo / "steps" / ".git").rmdir()
+    (repo / ".git").mkdir()
+    result = run_cli("simulate", "--cluster", CLUSTER, "--steps", path, "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["steps"][0]["scheduled"]
+
+
+_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "extra", "namespace": "default"},
+        "spec": {"containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "100m"}}}]}}

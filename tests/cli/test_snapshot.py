@@ -86,3 +86,22 @@ def test_bad_namespace_name() -> None:
     result = run_cli("snapshot", "--namespace", "a/b")
     assert result.exit_code == 2
     assert "--namespace a/b: not a namespace name" in result.stderr
+
+
+def test_workflow_commands_in_object_strings_are_defused(tmp_path: Path) -> None:
+    # issue 43: a cluster's strings printed to a CI log by `snapshot` (stdout) are data, not commands
+    from tests.live.server import fixture_objects
+
+    hostile = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": "hostile", "namespace": "default",
+                            "annotations": {"::warning::key": "x ##[set-output name=verdict;]all-green",
+                                            "note": "##[stop-commands]zz"}},
+               "spec": {"nodeName": "node-a1", "containers": [{"name": "c", "image": "busybox"}]},
+               "status": {"phase": "Running"}}
+    with FakeApiServer([*fixture_objects(), hostile]) as srv:
+        result = run_cli("snapshot", "--kubeconfig", str(srv.write_kubeconfig(tmp_path / "kubeconfig")))
+    assert result.exit_code == 0, result.stderr
+    assert "##[" not in result.stdout
+    assert not any(line.lstrip().startswith("::") for line in result.stdout.splitlines())
+    [back] = [d for d in yaml.safe_load_all(result.stdout) if d and d["metadata"]["name"] == "hostile"]
+    assert back["metadata"]["annotations"] == hostile["metadata"]["annotations"]

@@ -19,9 +19,15 @@ def test_table_ranks_the_cells() -> None:
     r = run_cli("sweep", SWEEP, "--rank-by", "cpuSpreadNodes", "-j", "1", "--no-timings", "--width", "250")
     assert r.exit_code == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0] == "Sweep spreading vs packing: 12 cells, ranked by cpuSpreadNodes"
-    rows = [line.split() for line in lines if line.strip()[:1].isdigit()]
-    assert len(rows) == 12 and rows[0][1] == "default"
+    assert lines[0] == "Sweep spreading vs packing: 12 cells, ranked by cpuSpreadNodes within each cluster and workload"
+    rows = [line.split() for line in lines if line.strip()[:2] in ("=1", "=3")]
+    # per cluster: default's two seeds tie first, the four bin-packing cells tie third; never a lone "best"
+    assert [(row[0], row[1], row[2]) for row in rows] == [
+        ("=1", "default", "bundled"), ("=1", "default", "bundled"), *[("=3", "bin-packing", "bundled")] * 2,
+        *[("=3", "bin-packing[percentageOfNodesToScore=50]", "bundled")] * 2,
+        ("=1", "default", "big-nodes"), ("=1", "default", "big-nodes"), *[("=3", "bin-packing", "big-nodes")] * 2,
+        *[("=3", "bin-packing[percentageOfNodesToScore=50]", "big-nodes")] * 2]
+    assert lines[-1] == "  =N: tied on cpuSpreadNodes with another cell of its cluster and workload"
     assert any("bin-packing[percentageOfNodesToScore=50]" in line for line in lines)
     assert "seconds" not in lines[2]
 
@@ -31,11 +37,13 @@ def test_yaml_and_csv_carry_every_cell() -> None:
     assert r.exit_code == 0, r.stderr
     doc = yaml.safe_load(r.stdout)
     assert doc["kind"] == "SweepResult" and len(doc["cells"]) == 12
-    assert sorted(c["rank"] for c in doc["cells"]) == list(range(1, 13))
+    assert doc["rankedWithin"] == ["cluster", "workload"]
+    assert [(c["rank"], c["tied"]) for c in doc["cells"]] == [(1, True)] * 12  # every cell schedules all 18
     assert doc["cells"][0]["metrics"]["scheduled"] == 18 and "seconds" in doc["cells"][0]["metrics"]
     r = run_cli("sweep", SWEEP, "-o", "csv", "-j", "1", "--no-timings")
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert len(rows) == 12 and rows[0]["config"] == "default" and rows[0]["scheduled"] == "18"
+    assert (rows[0]["rank"], rows[0]["tied"]) == ("1", "true")
     assert "seconds" not in rows[0]
 
 

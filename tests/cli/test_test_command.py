@@ -279,3 +279,24 @@ def test_pre_commit_hooks() -> None:
     # what the validate hook would run on the shipped profiles passes
     profiles = sorted(str(p) for p in PROFILES.glob("*.yaml") if files.search(str(p.relative_to(ROOT))))
     assert run_cli("validate", *profiles).exit_code == 0
+
+
+@pytest.mark.parametrize("create", [
+    [{"apiVersion": "v1", "kind": "Pod", "metadata": "x", "spec": {"containers": [{"name": "c", "image": "b"}]}}],
+    [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "y"}, "spec": 1}],
+    [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "z"}, "status": "Running",
+      "spec": {"containers": [{"name": "c", "image": "b"}]}}],
+])
+def test_a_bad_step_is_its_scenarios_error_not_the_runs(tmp_path: Path, create: list) -> None:
+    # Issue 43: a create step whose object had a string metadata ended the whole run (exit 3).
+    write(tmp_path / "ok.yaml", PASSING)
+    write(tmp_path / "bad.yaml", scenario("bad step", pods=[HELLO], steps=[{"create": create,
+                                                                            "expect": [{"scheduled": 2}]}]))
+    result = run_cli("test", "--allow-outside-paths", str(tmp_path), "-o", "json")
+    assert result.exit_code == 2, result.stderr
+    data = json.loads(result.stdout)
+    status = {s["name"]: [c["status"] for c in s["checks"]] for s in data["scenarios"]}
+    assert status["hello lands on the emptiest node"] == ["passed"] and "error" in status["bad step"], status
+    [reason] = [c["reason"] for s in data["scenarios"] for c in s["checks"] if c["status"] == "error"]
+    assert reason.startswith(f"{tmp_path / 'bad.yaml'}:") and "steps[0].create: Pod" in reason, reason
+    assert "internal error" not in reason and reason.count(str(tmp_path)) == 1

@@ -27,11 +27,11 @@ COMMANDS = {
 #: flags -> (the line of the what-if block, the first record of the whatIf key).
 FLAGS = {
     "without-node": (["--without-node", "node-a1"],
-                     "removed 1 node (node-a1) with 2 pods",
+                     "removed 1 node (node-a1) with 2 pods, 2 replaced by their controllers",
                      {"action": "remove", "target": "node-a1", "nodes": ["node-a1"],
                       "removedPods": ["default/api-6d9f7b8c5d-4mfnc", "default/report-7c9d5f6b8-b6xzd"]}),
     "without-nodes": (["--without-nodes", "node.kubernetes.io/instance-type=g5.4xlarge"],
-                      "removed 2 nodes (gpu-a1, gpu-b1) with 1 pod",
+                      "removed 2 nodes (gpu-a1, gpu-b1) with 1 pod, 1 replaced by their controllers",
                       {"action": "remove", "target": "-l node.kubernetes.io/instance-type=g5.4xlarge",
                        "nodes": ["gpu-a1", "gpu-b1"], "removedPods": ["ml/finetune-2025-x7k2p"]}),
     "cordon": (["--cordon", "topology.kubernetes.io/zone=us-east-1b"], "cordoned node-b1, node-b2, gpu-b1",

@@ -85,7 +85,7 @@ def test_the_objects_are_unchanged() -> None:
     ("colour", ["image", "name", "resources"], None),  # nothing close: no guess
 ])
 def test_did_you_mean(name: str, siblings: list[str], expected: str | None) -> None:
-    assert fields._suggest(name, siblings) == expected
+    assert fields.suggest(name, siblings) == expected
 
 
 @pytest.mark.parametrize("value, expected", [

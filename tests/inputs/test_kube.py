@@ -6,6 +6,7 @@ Requests go through the real ``kubernetes`` client to the fake API server of tes
 from __future__ import annotations
 
 import copy
+import json
 import os
 from pathlib import Path
 
@@ -18,8 +19,9 @@ from kschedctl.inputs import kube
 from kschedctl.inputs.cluster import ClusterState, load_cluster
 from kschedctl.inputs.kinds import KIND_BY_NAME
 from kschedctl.inputs.kube import KINDS, read_cluster, read_objects, strip_object
+from tests.cli.helpers import run_cli
 from tests.live.conftest import kubeconfig, local_only_environment, server  # noqa: F401 (fixtures)
-from tests.live.server import TOKEN, FakeApiServer, fixture_objects
+from tests.live.server import RESOURCES, TOKEN, FakeApiServer, fixture_objects
 
 FIXTURE_CLUSTER = Path(__file__).resolve().parents[2] / "fixtures" / "cluster"
 
@@ -108,7 +110,10 @@ def test_strip_object_cleans_workload_templates() -> None:
 
 def test_strip_object_leaves_what_the_scheduler_reads() -> None:
     for obj in fixture_objects():
-        assert strip_object(copy.deepcopy(obj)) == obj, obj["metadata"]["name"]
+        expected = copy.deepcopy(obj)
+        if obj["kind"] == "StorageClass":  # the provisioner's, never the scheduler's (issue 43)
+            expected.pop("parameters", None)
+        assert strip_object(copy.deepcopy(obj)) == expected, obj["metadata"]["name"]
 
 
 # -- redaction -----------------------------------------------------------------------------------
@@ -385,3 +390,68 @@ def test_token_is_sent_but_never_in_messages(server: FakeApiServer, kubeconfig: 
         read(kubeconfig)
     assert TOKEN not in str(info.value)
     assert all(r.authorized for r in server.requests)
+
+
+# -- what snapshot and record leave out (issue 43) ------------------------------------------------
+
+_SECRETS = Path(__file__).resolve().parent / "cases" / "secrets.yaml"
+#: (kind, dotted path) -> value that must survive the stripping: what kube-scheduler v1.34 reads.
+_KEPT = {
+    ("Pod", "spec.volumes[1].iscsi.iqn"): "iqn.2001-04.com.example:disk",
+    ("Pod", "spec.volumes[1].iscsi.readOnly"): True,
+    ("Pod", "spec.volumes[2].rbd.monitors"): ["10.0.0.1:6789"],
+    ("Pod", "spec.volumes[2].rbd.pool"): "kube",
+    ("Pod", "spec.volumes[2].rbd.image"): "img",
+    ("Pod", "spec.volumes[9].cinder.volumeID"): "vol-1",
+    ("Pod", "spec.volumes[10].flexVolume.driver"): "example/flex",
+    ("Pod", "spec.volumes[11].csi.driver"): "csi.example.com",
+    ("Pod", "spec.volumes[12].gcePersistentDisk.pdName"): "disk-1",
+    ("Pod", "spec.containers[0].livenessProbe.httpGet.port"): 8080,
+    ("Pod", "metadata.annotations"): {"keep": "me"},
+    ("StatefulSet", "spec.volumeClaimTemplates[0].metadata.annotations"): {"keep": "me"},
+    ("StorageClass", "provisioner"): "example.com/fast",
+    ("StorageClass", "volumeBindingMode"): "WaitForFirstConsumer",
+    ("StorageClass", "allowedTopologies[0].matchLabelExpressions[0].values"): ["zone-a"],
+    ("PersistentVolume", "spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].key"):
+        "topology.kubernetes.io/zone",
+    ("PersistentVolume", "spec.capacity"): {"storage": "1Gi"},
+    ("ResourceClaim", "status.allocation.devices.results[0].device"): "gpu-0",
+    ("ResourceClaim", "status.devices[0].conditions[0].type"): "Ready",
+}
+
+
+def _at(obj: object, dotted: str) -> object:
+    for part in dotted.replace("[", ".[").split("."):
+        obj = obj[int(part[1:-1])] if part.startswith("[") else obj[part]  # type: ignore[index]
+    return obj
+
+
+def test_strip_object_leaves_no_secret_and_keeps_what_the_scheduler_reads() -> None:
+    objects = [d for d in yaml.safe_load_all(_SECRETS.read_text(encoding="utf-8")) if d]
+    assert "s3cret" in json.dumps(objects)  # the fixture can fail the test
+    stripped = {o["kind"]: strip_object(copy.deepcopy(o)) for o in objects}
+    text = json.dumps(stripped)
+    assert "s3cret" not in text, [k for k, o in stripped.items() if "s3cret" in json.dumps(o)]
+    assert kube.LAST_APPLIED_ANNOTATION not in text
+    for (kind, dotted), value in _KEPT.items():
+        assert _at(stripped[kind], dotted) == value, (kind, dotted)
+    assert _at(stripped["Pod"], "spec.volumes[0].gitRepo") == {"revision": "main"}
+
+
+def test_snapshot_and_record_leave_no_secret_and_the_header_says_what_is_left_out(tmp_path: Path) -> None:
+    objects = [d for d in yaml.safe_load_all(_SECRETS.read_text(encoding="utf-8")) if d]
+    served = [o for o in objects if o["kind"] in RESOURCES]  # the kinds kschedctl lists
+    with FakeApiServer([*fixture_objects(), *served]) as srv:
+        config = str(srv.write_kubeconfig(tmp_path / "kubeconfig"))
+        shown = {fmt: run_cli("snapshot", "--kubeconfig", config, "-o", fmt) for fmt in ("yaml", "json")}
+        trace = tmp_path / "t.jsonl"
+        record = run_cli("record", "--kubeconfig", config, "--duration", "1s", "-o", str(trace))
+    for result in (*shown.values(), record):
+        assert result.exit_code == 0, result.stderr
+    assert "kind: StorageClass" in shown["yaml"].stdout and "gpu-0" in shown["json"].stdout
+    assert "s3cret" not in shown["yaml"].stdout + shown["json"].stdout
+    text = trace.read_text(encoding="utf-8")
+    assert "example.com/fast" in text and "s3cret" not in text
+    header = [line for line in shown["yaml"].stdout.splitlines() if line.startswith("#")]
+    assert any(line.startswith("# Left out (kube-scheduler v1.34 never reads them") and "StorageClass parameters"
+               in line and "gitRepo repository" in line for line in header), header

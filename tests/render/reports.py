@@ -50,6 +50,13 @@ COMMANDS: dict[str, list[str]] = {
     "diff-simulate": ["diff", "-c", str(PROFILES / "default.yaml"), "-c", str(PROFILES / "bin-packing.yaml"),
                       "--cluster", CLUSTER, "--simulate", str(PODS / "web-deployment.yaml")],
     "sweep": ["sweep", str(PROFILES / "sweeps" / "packing.yaml"), "-j", "1", "--no-timings"],
+    # kubectl drain of zones a and b: one api eviction refused by its budget, 3 replacements pending
+    "simulate-drain": ["simulate", "--cluster", CLUSTER, "--seed", "1",
+                       "--drain", "topology.kubernetes.io/zone in (us-east-1a,us-east-1b)"],
+    # 69 copies of hello fit once node-a1 is drained
+    "capacity": ["capacity", str(PODS / "pod.yaml"), "--cluster", CLUSTER, "--drain", "node-a1", "--seed", "1"],
+    "replay": ["replay", str(ROOT / "fixtures" / "traces" / "small.jsonl")],
+    "test": ["test", str(PROFILES)],
 }
 
 #: Every trick at once: markup, an event handler, a quoted attribute break-out, an entity, a
@@ -95,5 +102,13 @@ def hostile_results() -> dict[str, object]:
     metrics = {"scheduled": 3, "unschedulable": 1, "unschedulableReasons": {h: 1}, "largestFreeCpu": 1500,
                "largestFreeMemory": 1 << 30, "cpuUtilisation": 12.5, "seconds": 0.5}
     cells = [CellResult(0, h, h, h, 0, 1, metrics=dict(metrics)), CellResult(1, h, h, h, 1, 2, error=h)]
+    from kschedctl.scenarios.model import Scenario
+    from kschedctl.scenarios.report import CheckResult, ScenarioResult, TestReport
+    from kschedctl.scheduler.capacity import CapacityResult
+
+    capacity = CapacityResult(h, 2, {h: 2}, h, profile=h, outcome="Unschedulable", warnings=[h])
+    scenario = ScenarioResult(Scenario(h, h, 3, None, [], [], []),
+                              [CheckResult(h, "failed", 4, pod=h, reason=h, details=[h])])
     return {"explain": [scheduled, unschedulable], "simulate": simulation, "diff": diff,
-            "sweep": SweepResult(sweep, cells, "scheduled", 1, 0.5)}
+            "sweep": SweepResult(sweep, cells, "scheduled", 1, 0.5), "capacity": capacity,
+            "test": TestReport([scenario])}

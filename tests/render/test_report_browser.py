@@ -181,3 +181,50 @@ def test_hostile_names_run_nothing(browser: Any, tmp_path: Path, name: str) -> N
         page.shot(tmp_path / f"hostile-{name}.png")
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("opened", ["simulate"], indirect=True)
+def test_simulate_report_opens_a_placements_cycle_and_shows_the_queue(opened: Opened) -> None:
+    folded = opened.page.locator("details.decision[data-pod='default/too-big']")
+    assert folded.get_attribute("open") is None
+    opened.page.locator("table.placements a", has_text="default/too-big").click()
+    assert folded.get_attribute("open") is not None
+    assert folded.locator("table.matrix tbody tr").count() == len(FIXTURE_NODES)
+    assert folded.locator("td.fail[data-plugin=NodeResourcesFit]").count() > 0
+    assert opened.count("#queue svg[data-chart=queue-over-run] path") == 3
+    assert opened.texts("#queue table.attempts tbody td:first-child") == ["default/critical", "default/too-big"]
+
+
+def _overflow(page: Any) -> dict[str, Any]:
+    """How wide the page is, and the tables wider than their scrolling box."""
+    return page.evaluate("""() => ({page: document.documentElement.scrollWidth,
+        tables: Array.from(document.querySelectorAll('div.scroll'))
+            .filter(d => d.scrollWidth > d.clientWidth + 1).map(d => d.firstElementChild.className)})""")
+
+
+@pytest.mark.parametrize("name", ["explain", "simulate", "simulate-drain", "diff", "sweep", "capacity", "replay",
+                                  "test"])
+def test_every_report_fits_a_phone(browser: Any, tmp_path: Path, name: str) -> None:
+    path = _report(name, tmp_path)
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        page.goto(path.resolve().as_uri())
+        page.wait_for_selector("body[data-ready=yes]", timeout=10_000)
+        # Charts scale to the screen; a wide table scrolls inside its own box, never the page.
+        assert _overflow(page)["page"] <= 390
+        page.screenshot(path=str(tmp_path / f"{name}-390.png"), full_page=True)
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("opened", ["sweep"], indirect=True)
+def test_the_sweep_table_fits_1280(opened: Opened) -> None:
+    assert _overflow(opened.page) == {"page": 1280, "tables": []}
+
+
+@pytest.mark.parametrize("opened", ["simulate-drain"], indirect=True)
+def test_a_drain_report_lists_each_eviction_and_refusal(opened: Opened) -> None:
+    assert opened.texts("#what-if [data-drain]") == [
+        "The drain does not complete: 1 eviction blocked by a PodDisruptionBudget; 3 replacements pending."]
+    assert opened.count("#what-if table.evictions tbody tr") == 8
+    assert opened.texts("#what-if table.refusals tbody td")[0] == "default/api-6d9f7b8c5d-8qrwx"

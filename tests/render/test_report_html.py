@@ -90,11 +90,14 @@ def _run(argv: list[str], report: Path | None) -> tuple[int, str, str]:
 def _timeless(text: str) -> str:
     """Output without the wall times that differ between two runs."""
     text = re.sub(r"\d+ in [\d.]+s \([\d,]+ pods/s\)", "N in Ts", text)
+    text = re.sub(r"\([\d.]+s\)", "(Ts)", text)  # kschedctl test's summary line
     return re.sub(r'("?seconds"?: )[\d.e-]+', r"\1T", text)
 
 
 FORMATS = {"explain": [[], ["-o", "json"], ["-o", "name"]], "simulate": [[], ["-o", "yaml"]],
-           "diff": [[], ["-o", "json"]], "diff-simulate": [[]], "sweep": [[], ["-o", "csv"]]}
+           "diff": [[], ["-o", "json"]], "diff-simulate": [[]], "sweep": [[], ["-o", "csv"]],
+           "simulate-drain": [[], ["-o", "json"]], "capacity": [[], ["-o", "json"]], "replay": [[], ["-o", "json"]],
+           "test": [[]]}
 
 
 @pytest.mark.parametrize("name,output", [(name, output) for name, outputs in FORMATS.items() for output in outputs],

@@ -110,6 +110,36 @@ def test_a_blocked_drain_leaves_the_pod_and_the_budget_lets_one_go(cluster: Any)
     assert "drained n1, n2: evicted 1 pod, 1 blocked by a PodDisruptionBudget" in report.lines()[0]
 
 
+def test_a_refused_eviction_is_retried_once_the_nodes_replacements_are_placed(cluster: Any) -> None:
+    # Two web replicas on n1 and a budget letting one go: kubectl drain retries the second
+    # eviction until the first one's replacement runs; here it found room on the added node.
+    state = cluster.copy()
+    moved = copy.deepcopy(next(p for p in state.pods if p["metadata"]["name"] == "web-5d4f-bbbbb"))
+    moved["spec"]["nodeName"] = "n1"
+    state.add_object(moved)
+    state, report = WhatIf([AddNodes("n1", 1, (("pool", "spare"),)),
+                            Drain(NodeTarget.parse("n1"))]).apply(state)
+    drain = report.records[1]
+    assert [e.pod for e in drain.evicted] == ["default/web-5d4f-aaaaa", "default/web-5d4f-bbbbb"]
+    assert not drain.blocked and drain.complete
+    assert all(node for node, _ in drain.placements.values())
+    # With no room for the first replacement (n1 and n2 cordoned, n3 tainted), the others stay.
+    _, report = WhatIf([Drain(NodeTarget.parse("pool=general"), force=True)]).apply(_moved(cluster))
+    drain = report.records[0]
+    assert list(drain.blocked) == ["default/web-5d4f-bbbbb", "default/web-5d4f-ccccc"] and not drain.complete
+    assert drain.shortfall() == ["2 evictions blocked by a PodDisruptionBudget", "1 replacement pending"]
+
+
+def _moved(cluster: Any) -> Any:
+    """``cluster`` with the three web replicas on n1."""
+    state = cluster.copy()
+    for name in ("web-5d4f-bbbbb", "web-5d4f-ccccc"):
+        moved = copy.deepcopy(next(p for p in state.pods if p["metadata"]["name"] == name))
+        moved["spec"]["nodeName"] = "n1"
+        state.add_object(moved)
+    return state
+
+
 def test_added_nodes_are_schedulable_copies_with_their_own_hostname(cluster: Any) -> None:
     cordoned, _ = WhatIf([Cordon(NodeTarget.parse("n1"))]).apply(cluster)
     state, report = WhatIf([AddNodes("n1", 1)]).apply(cordoned)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kschedctl.sweep.metrics import rank, unschedulable_reasons
+from kschedctl.sweep.metrics import rank, ranking, unschedulable_reasons
 from kschedctl.sweep.model import read_sweep
 from kschedctl.sweep.run import RunOptions, run_cell, run_sweep
 from tests.cli.helpers import run_cli
@@ -85,7 +85,11 @@ def test_a_failing_cell_is_reported_and_the_others_complete(sweep_file: Path) ->
     assert [c.config for c in failed] == ["broken"] * 4
     assert "percentageOfNodesToScore" in failed[0].error and "broken.yaml" in failed[0].error
     assert all(c.metrics.get("scheduled") == 5 for c in result.cells if not c.error)
-    assert [c.config for c in result.ranked()][-4:] == ["broken"] * 4
+    # failed cells come last in their cluster's block, unranked
+    places = result.ranking()
+    assert [(r.cell.cluster, r.cell.config, r.rank) for r in places if r.cell.error] == [
+        ("two", "broken", None), ("two", "broken", None), ("three", "broken", None), ("three", "broken", None)]
+    assert [r.cell.config for r in places][2:6] == ["bin-packing", "bin-packing", "broken", "broken"]
 
 
 def test_the_same_answer_with_one_worker_or_several(sweep_file: Path) -> None:
@@ -111,10 +115,12 @@ def test_bin_packing_uses_fewer_nodes_than_spreading(sweep_file: Path) -> None:
     used = {(c.config, c.cluster): c.metrics["nodesUsed"] for c in result.cells if not c.error and c.repetition == 0}
     assert used == {("default", "two"): 2, ("bin-packing", "two"): 2, ("default", "three"): 3,
                     ("bin-packing", "three"): 2}
-    # ties keep matrix order: the two-node cluster's cells (2 nodes each), then bin-packing's three-node cells
-    assert [(c.config, c.cluster) for c in result.ranked()[:6]] == [
-        ("default", "two"), ("default", "two"), ("bin-packing", "two"), ("bin-packing", "two"),
-        ("bin-packing", "three"), ("bin-packing", "three")]
+    # ranked within each cluster: on two nodes every profile uses both, a four-way tie; on three,
+    # bin-packing's two repetitions share the first rank and default's the third
+    assert [(r.cell.config, r.cell.cluster, r.rank, r.tied) for r in result.ranking() if not r.cell.error] == [
+        ("default", "two", 1, True), ("default", "two", 1, True), ("bin-packing", "two", 1, True),
+        ("bin-packing", "two", 1, True), ("bin-packing", "three", 1, True), ("bin-packing", "three", 1, True),
+        ("default", "three", 3, True), ("default", "three", 3, True)]
 
 
 def test_reasons_are_read_from_upstreams_message() -> None:
@@ -133,6 +139,23 @@ def test_rank_puts_the_better_direction_first() -> None:
              enumerate([(3, 5), (2, 4), (2, 5)])] + [CellResult(3, "c", "k", "w", 0, 1, {}, error="boom")]
     assert [c.index for c in rank(cells, "nodesUsed")] == [1, 2, 0, 3]
     assert [c.index for c in rank(cells, "scheduled")] == [0, 2, 1, 3]
+    assert [(r.cell.index, r.rank, r.tied) for r in ranking(cells, "nodesUsed")] == [
+        (1, 1, True), (2, 1, True), (0, 3, False), (3, None, False)]
+    assert [(r.cell.index, r.rank, r.tied) for r in ranking(cells, "scheduled")] == [
+        (0, 1, True), (2, 1, True), (1, 3, False), (3, None, False)]
+
+
+def test_cells_are_ranked_within_their_cluster_and_workload() -> None:
+    """A small cluster uses fewer nodes whatever the profile: its cells are not ranked above the
+    big cluster's, each block has its own first."""
+    from kschedctl.sweep.run import CellResult
+
+    cells = [CellResult(i, config, cluster, workload, 0, 1, {"nodesUsed": n}) for i, (config, cluster, workload, n)
+             in enumerate([("a", "big", "w", 10), ("b", "big", "w", 8), ("a", "small", "w", 2),
+                           ("b", "small", "w", 3), ("a", "big", "v", 7), ("b", "big", "v", 7)])]
+    assert [(r.cell.config, r.cell.cluster, r.cell.workload, r.rank, r.tied) for r in ranking(cells, "nodesUsed")] == [
+        ("b", "big", "w", 1, False), ("a", "big", "w", 2, False), ("a", "small", "w", 1, False),
+        ("b", "small", "w", 2, False), ("a", "big", "v", 1, True), ("b", "big", "v", 1, True)]
 
 
 def test_ray_local_mode(sweep_file: Path) -> None:
@@ -174,3 +197,28 @@ whatIfs:
     assert results["two[four]"].metrics["scheduled"] == 5
     assert results["two[four]"].metrics["nodesUsed"] == 4
     assert results["two[without n9]"].error == "two[without n9].withoutNode n9: no node 'n9' in the cluster state (2 nodes)"
+
+
+def test_seconds_count_the_scheduling_not_the_loading(sweep_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fake clock that jumps 1,000 s whenever a cell's files are loaded (a worker's first cell
+    pays for them): ``seconds`` must not see the jump, so that no cell looks slow for being first."""
+    from types import SimpleNamespace
+
+    from kschedctl.sweep import run as sweep_run
+
+    clock = [0.0]
+    fake = SimpleNamespace(perf_counter=lambda: clock[0])
+    monkeypatch.setattr(sweep_run, "time", fake)
+    real_cluster, real_config = sweep_run.load_cell_cluster, sweep_run.load_cell_config
+
+    def slow(real):  # noqa: ANN001, ANN202
+        def load(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            clock[0] += 1000.0
+            return real(*args, **kwargs)
+        return load
+
+    monkeypatch.setattr(sweep_run, "load_cell_cluster", slow(real_cluster))
+    monkeypatch.setattr(sweep_run, "load_cell_config", slow(real_config))
+    cells = read_sweep(str(sweep_file)).cells()
+    result = run_cell(cells[0])
+    assert result.error is None and result.metrics["seconds"] == 0.0

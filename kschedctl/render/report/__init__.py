@@ -13,9 +13,20 @@ import os
 from typing import Any, Sequence
 
 
-def report_html(result: Any, *, timings: bool = True) -> str:
+def report_html(result: Any, *, timings: bool = True, what_if: Any = None) -> str:
     """The report of ``result``: an ``ExplainResult`` or a list of them, a ``SimulationResult``,
-    a ``DiffResult`` or a ``SweepResult``."""
+    a ``DiffResult``, a ``SweepResult``, a ``CapacityResult`` or ``MixCapacityResult``, a
+    ``ReplayResult`` or a ``TestReport``; with ``what_if`` (a ``WhatIfReport``), the page opens
+    with what the run changed in the cluster first."""
+    page = _page(result, timings=timings, what_if=what_if)
+    if what_if:
+        from kschedctl.render.report.what_if import what_if_section
+
+        page = page.replace("<main>\n", "<main>\n" + what_if_section(what_if), 1)
+    return page
+
+
+def _page(result: Any, *, timings: bool, what_if: Any) -> str:
     from kschedctl.scheduler.diff import DiffResult
     from kschedctl.scheduler.result import ExplainResult
     from kschedctl.scheduler.simulation_result import SimulationResult
@@ -27,7 +38,7 @@ def report_html(result: Any, *, timings: bool = True) -> str:
     if isinstance(result, SimulationResult):
         from kschedctl.render.report.simulate import simulation_report
 
-        return simulation_report(result)
+        return simulation_report(result, before=what_if.usage_before() if what_if else None)
     if isinstance(result, DiffResult):
         from kschedctl.render.report.diff import diff_report
 
@@ -36,6 +47,18 @@ def report_html(result: Any, *, timings: bool = True) -> str:
         from kschedctl.render.report.sweep import sweep_report
 
         return sweep_report(result, timings=timings)
+    if type(result).__name__ in ("CapacityResult", "MixCapacityResult"):
+        from kschedctl.render.report.capacity import capacity_report
+
+        return capacity_report(result)
+    if type(result).__name__ == "ReplayResult":
+        from kschedctl.render.report.replay import replay_report
+
+        return replay_report(result)
+    if type(result).__name__ == "TestReport":
+        from kschedctl.render.report.scenarios import test_report
+
+        return test_report(result)
     raise TypeError(f"no report for {type(result).__name__}")
 
 
@@ -45,9 +68,9 @@ def _is_explain_list(result: Any) -> bool:
     return isinstance(result, Sequence) and bool(result) and all(isinstance(r, ExplainResult) for r in result)
 
 
-def write_report(path: str | os.PathLike[str], result: Any, *, timings: bool = True) -> None:
+def write_report(path: str | os.PathLike[str], result: Any, *, timings: bool = True, what_if: Any = None) -> None:
     """Write the report of ``result`` to ``path`` whole or not at all (InputError, exit 2, when
     it cannot be written)."""
     from kschedctl.atomic import write_text_atomic
 
-    write_text_atomic(path, report_html(result, timings=timings))
+    write_text_atomic(path, report_html(result, timings=timings, what_if=what_if))

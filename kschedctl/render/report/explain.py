@@ -32,13 +32,14 @@ def explain_report(results: Sequence[ExplainResult]) -> str:
         items = "".join(f'<li><a href="#pod-{i}">{esc(r.pod)}</a> {badge(r.outcome)} {esc(r.selected_node or "")}</li>'
                         for i, r in enumerate(results))
         body.append(f'<nav class="toc"><h2>Pods</h2><ul>{items}</ul></nav>')
-    body.extend(_pod_section(i, r) for i, r in enumerate(results))
+    body.extend(pod_section(i, r) for i, r in enumerate(results))
     title = f"kschedctl explain: {results[0].pod}" if len(results) == 1 else f"kschedctl explain: {len(results)} pods"
     scheduled = sum(1 for r in results if r.scheduled)
     return document("explain", title, "\n".join(body), subtitle=f"{scheduled} of {len(results)} pod(s) scheduled")
 
 
-def _pod_section(index: int, r: ExplainResult) -> str:
+def pod_section(index: int, r: ExplainResult) -> str:
+    """One pod's section: the verdict, facts, the filter × score matrix, charts, hints."""
     parts = [f"<h2>{esc(r.pod)} {badge(r.outcome)}</h2>", _verdict(r)]
     nodes_total = len(r.nodes)
     parts.append(facts([

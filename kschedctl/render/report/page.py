@@ -126,6 +126,8 @@ tr.infeasible>:first-child{color:var(--bad)}
 tbody th{text-align:left;white-space:nowrap}td.name{white-space:nowrap}
 tr.failed td{color:var(--bad)}
 th.rank-by,td.rank-by{background:#ddf4ff}
+table.ranked{font-size:12px}table.ranked th,table.ranked td{padding:2px 5px}
+table.ranked td:nth-child(2){max-width:16em;overflow-wrap:break-word}
 .badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;font-weight:600;color:#fff}
 .badge.ok{background:var(--ok)}.badge.bad{background:var(--bad)}.badge.warn{background:var(--warn)}
 .badge.info{background:var(--info)}
@@ -133,7 +135,8 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:
 dl.facts dt{color:var(--info)}dl.facts dd{margin:0}
 nav.toc ul{columns:2;margin:4px 0;padding-left:18px}
 .charts{display:flex;flex-wrap:wrap;gap:12px 28px}
-figure{margin:8px 0}figcaption{font-size:12px;color:var(--info)}
+figure{margin:8px 0;max-width:100%}figcaption{font-size:12px;color:var(--info)}
+svg.chart{max-width:100%;height:auto}dl.facts dd{overflow-wrap:anywhere;min-width:0}
 svg text{font:11px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#1f2328}
 svg .axis{stroke:#8c959f;stroke-width:1}svg .grid{stroke:#eaeef2;stroke-width:1}
 svg .bar{fill:var(--accent)}svg .bar.zero{fill:#eaeef2}svg .before{fill:var(--before)}
@@ -154,6 +157,8 @@ table.hide-allpass .allpass{display:none}
 label.toggle{font-size:12px;color:var(--info)}
 details{margin:6px 0}summary{cursor:pointer;color:var(--accent)}
 footer{margin-top:36px;color:var(--info);font-size:12px}
+@media (max-width:600px){body{padding:8px 10px 32px}nav.toc ul{columns:1}.charts{gap:8px}
+.verdict{font-size:15px}}
 @media print{thead th{position:static}.scroll{overflow:visible}}
 """.strip()
 
@@ -196,6 +201,14 @@ SCRIPT = """
     if (!table) { return; }
     box.addEventListener("change", function () { table.classList.toggle("hide-allpass", !box.checked); });
   });
+  // A link to a folded section (a placement's cycle) unfolds it.
+  function unfold() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var target = id ? document.getElementById(id) : null;
+    if (target && target.tagName === "DETAILS") { target.open = true; target.scrollIntoView(); }
+  }
+  window.addEventListener("hashchange", unfold);
+  unfold();
   document.body.setAttribute("data-ready", "yes");
 })();
 """.strip()

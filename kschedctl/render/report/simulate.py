@@ -9,6 +9,7 @@ from typing import Sequence
 from kschedctl.k8s.quantity import humanize_bytes
 from kschedctl.render.report.page import (
     MAX_ROWS,
+    attrs,
     badge,
     cell,
     cores,
@@ -16,6 +17,7 @@ from kschedctl.render.report.page import (
     esc,
     facts,
     percent,
+    raw_cell,
     row,
     table,
 )
@@ -25,10 +27,22 @@ from kschedctl.scheduler.simulation_result import NodeUsage, SimulationResult
 
 #: Nodes a chart draws one bar each for; beyond, the busiest ones (the tables list more).
 CHART_NODES = 60
+#: Pods whose last cycle the page opens as a filter × score matrix (``Simulator(decisions=)``),
+#: and the matrix rows all of them may hold together (the page stays a few MB on large clusters).
+DRILL_PODS = 100
+DRILL_ROWS = 5_000
 
 
-def simulation_report(result: SimulationResult, title: str = "kschedctl simulate") -> str:
-    """The whole page for one simulation."""
+def drill_pods(nodes: int) -> int:
+    """How many pods' cycles a report on ``nodes`` nodes opens: 100 on small clusters, 10 from
+    500 nodes on (a matrix lists at most ``MAX_ROWS`` nodes)."""
+    return max(1, min(DRILL_PODS, DRILL_ROWS // max(1, min(nodes, MAX_ROWS))))
+
+
+def simulation_report(result: SimulationResult, title: str = "kschedctl simulate",
+                      before: Sequence[NodeUsage] | None = None) -> str:
+    """The whole page for one simulation; ``before``: the usage the "before" columns show
+    instead of the run's start (the cluster as it is, when a what-if changed it first)."""
     counts = result.counts()
     summary = [("Pods", esc(len(result.placements)))]
     summary += [(outcome, badge(outcome) + f" {counts[outcome]}") for outcome in BATCH_OUTCOMES if counts.get(outcome)]
@@ -41,14 +55,19 @@ def simulation_report(result: SimulationResult, title: str = "kschedctl simulate
         summary.append(("Seed", esc(result.seed)))
     body = ["<h2>Summary</h2>", facts(summary)]
     body.extend(f'<p class="verdict bad">warning: {esc(w)}</p>' for w in result.warnings)
-    body.append(_placements_charts(result))
-    body.append(_utilisation(result))
-    body.append(_preemptions(result))
-    body.append(_not_placed(result))
-    body.append(_placements_table(result))
+    body.append(simulation_sections(result, before))
     scheduled = counts.get(Outcome.SCHEDULED, 0)
-    return document("simulate", title, "\n".join(b for b in body if b),
-                    subtitle=f"{scheduled} of {len(result.placements)} pod(s) scheduled on {len(result.nodes)} node(s)")
+    subtitle = (f"{scheduled} of {len(result.placements)} pod(s) scheduled on {len(result.nodes)} node(s)"
+                if result.placements else f"no pod to schedule; {len(result.nodes)} node(s)")
+    return document("simulate", title, "\n".join(b for b in body if b), subtitle=subtitle)
+
+
+def simulation_sections(result: SimulationResult, before: Sequence[NodeUsage] | None = None) -> str:
+    """The sections after the summary: placements per node and zone, usage before and after,
+    preemptions, pods not placed, every placement (replay's page shows them too)."""
+    return "\n".join(part for part in (_placements_charts(result), _utilisation(result, before),
+                                        _preemptions(result), _not_placed(result), _queue(result),
+                                        _placements_table(result), _decisions(result)) if part)
 
 
 def _busiest(nodes: Sequence[NodeUsage]) -> list[NodeUsage]:
@@ -112,12 +131,13 @@ def _over_the_run(result: SimulationResult) -> str:
             "</figcaption></figure>")
 
 
-def _utilisation(result: SimulationResult) -> str:
-    before = {n.name: n for n in result.nodes_before}
+def _utilisation(result: SimulationResult, as_is: Sequence[NodeUsage] | None = None) -> str:
+    before = {n.name: n for n in (result.nodes_before if as_is is None else as_is)}
     shown = _busiest(result.nodes)
     parts = ["<h2>Utilisation per node (requested / allocatable)</h2>"]
     if before:
-        parts.append('<div class="legend"><span><i class="before"></i>before the run</span>'
+        what = "before the run" if as_is is None else "the cluster as it is (before the what-if)"
+        parts.append(f'<div class="legend"><span><i class="before"></i>{esc(what)}</span>'
                      '<span><i class="after"></i>after the run</span></div>')
     parts.append('<div class="charts">')
     for resource, title in (("cpu", "CPU"), ("memory", "Memory")):
@@ -176,10 +196,69 @@ def _badge_cell(outcome: str) -> str:
 
 def _placements_table(result: SimulationResult) -> str:
     ordered = sorted(result.placements, key=lambda p: (p.order is None, p.order or 0))
-    rows = [row([cell(p.order or "", class_="num"), cell(p.pod), cell(p.priority, class_="num"),
+    index = {pod: i for i, pod in enumerate(result.decisions)}
+    rows = [row([cell(p.order or "", class_="num"), _pod_cell(p.pod, index), cell(p.priority, class_="num"),
                  _badge_cell(p.outcome), cell(p.node or p.nominated_node or "-"), cell(p.attempts, class_="num"),
                  cell(p.preempted_by or "")], data_pod=p.pod) for p in ordered[:MAX_ROWS]]
-    return "<details><summary>Every placement, in the order the pods were placed</summary>" + table(
+    note = ('<p class="note">A pod\'s name opens its last scheduling cycle: every node\'s filter verdicts and '
+            "weighted scores, as explain shows them.</p>" if index else "")
+    return "<h2>Every placement</h2>" + note + table(
         ["#", "Pod", "Priority", "Outcome", "Node", "Attempts", "Preempted by"], rows, total=len(ordered),
-        shown=len(rows), class_="placements") + "</details>"
+        shown=len(rows), class_="placements")
+
+
+def _pod_cell(pod: str, index: dict[str, int]) -> str:
+    i = index.get(pod)
+    if i is None:
+        return cell(pod)
+    return raw_cell(f'<a href="#decision-{i}">{esc(pod)}</a>', data_sort=pod)
+
+
+def _decisions(result: SimulationResult) -> str:
+    """Each kept pod's last cycle, folded: the explain page's section for it."""
+    if not result.decisions:
+        return ""
+    from kschedctl.render.report.explain import pod_section
+
+    parts = ["<h2>Each placement, opened</h2>",
+             f'<p class="note">The last scheduling cycle of the first {len(result.decisions)} pod(s) tried, '
+             "in the cluster as it was at that cycle.</p>"]
+    placements = {p.pod: p for p in result.placements}
+    for i, (pod, decision) in enumerate(result.decisions.items()):
+        placed = placements.get(pod)
+        where = f" → {placed.node}" if placed is not None and placed.node else ""
+        outcome = placed.outcome if placed is not None else decision.outcome
+        parts.append(f'<details class="decision"{attrs(id=f"decision-{i}", data_pod=pod)}>'
+                     f"<summary>{esc(pod)}{esc(where)} {badge(outcome)}</summary>"
+                     f"{pod_section(i, decision)}</details>")
+    return "".join(parts)
+
+
+def _queue(result: SimulationResult) -> str:
+    """The scheduling queue over the run: how many pods were in activeQ, in backoff and waiting
+    for an event after each cycle, and the pods tried more than once or never placed."""
+    if len(result.queue) < 1:
+        return ""
+    series: dict[str, list[tuple[float, float]]] = {"activeQ": [], "backoff": [], "unschedulable (waiting)": []}
+    for sample in result.queue:
+        for name, value in zip(series, (sample.active, sample.backoff, sample.unschedulable)):
+            points = series[name]
+            if not points or points[-1][1] != value:
+                points.append((float(sample.cycle), float(value)))
+    chart = step_chart(list(series.items()), label="Pods in the scheduling queue after each cycle",
+                       chart="queue-over-run", x_label="scheduling cycle", y_label="pods")
+    parts = ['<section id="queue"><h2>The scheduling queue over the run</h2>', legend(list(series)),
+             f"<figure>{chart}<figcaption>Pods in activeQ, in backoff, and waiting for a cluster event "
+             "(unschedulable) after each scheduling cycle</figcaption></figure>"]
+    attempts = result.attempts()
+    if attempts:
+        rows = [row([cell(a["pod"]), cell(a["attempts"], class_="num"), cell(", ".join(map(str, a["cycles"]))),
+                     cell(" → ".join(a["outcomes"])), _badge_cell(a["outcome"])], data_pod=a["pod"])
+                for a in attempts[:MAX_ROWS]]
+        parts.append("<h3>Pods tried more than once or not placed</h3>" + table(
+            ["Pod", "Attempts", "Cycles", "Each attempt", "In the end"], rows, total=len(attempts), shown=len(rows),
+            class_="attempts"))
+    else:
+        parts.append('<p class="note">Every pod was placed at its first attempt.</p>')
+    return "".join(parts) + "</section>"
 

@@ -15,6 +15,7 @@ from kschedctl.render.report.page import (
     document,
     esc,
     facts,
+    raw_cell,
     row,
     table,
 )
@@ -63,12 +64,19 @@ def sweep_report(result: Any, timings: bool = True) -> str:
     if timings:
         summary.append(("Wall time", esc(f"{result.seconds:.2f}s on {result.workers} worker(s)")))
     body = ["<h2>Summary</h2>", facts(summary)]
-    if ranked and not ranked[0].error:
-        best = ranked[0]
-        body.append(f'<p class="verdict ok" data-verdict="best">Best by {esc(METRICS[result.rank_by][0])}: '
-                    f"<b>{esc(best.config)}</b> on {esc(best.cluster)} with {esc(best.workload)} "
-                    f"({esc(_value_text(result.rank_by, best.metrics.get(result.rank_by)))})</p>")
-    body.append(_ranked_table(result, ranked, timings))
+    # Per cluster and workload, the cells ranked first (several when tied): never one "best" overall.
+    leaders: dict[tuple[str, str], list[Any]] = {}
+    for place in result.ranking():
+        if place.rank == 1:
+            leaders.setdefault((place.cell.cluster, place.cell.workload), []).append(place.cell)
+    for (cluster_name, workload_name), cells in leaders.items():
+        configs = list(dict.fromkeys(c.config for c in cells))
+        value = esc(_value_text(result.rank_by, cells[0].metrics.get(result.rank_by)))
+        tie = f"a tie between {len(configs)} configurations: " if len(configs) > 1 else ""
+        body.append(f'<p class="verdict ok" data-verdict="first">On {esc(cluster_name)} with {esc(workload_name)}, '
+                    f"first by {esc(METRICS[result.rank_by][0])} ({value}): {esc(tie)}"
+                    f"{', '.join(f'<b>{esc(c)}</b>' for c in configs)}</p>")
+    body.append(_ranked_table(result, result.ranking(), timings))
     body.append(_reasons(result))
     body.append(_failures(result))
     body.append(_charts(result, timings))
@@ -76,7 +84,8 @@ def sweep_report(result: Any, timings: bool = True) -> str:
                     subtitle=f"{len(result.cells)} cells, ranked by {result.rank_by}")
 
 
-def _ranked_table(result: Any, ranked: list, timings: bool) -> str:
+def _ranked_table(result: Any, ranking: list, timings: bool) -> str:
+    ranked = [r.cell for r in ranking]
     metrics = [m for m in TABLE_METRICS if timings or m != "seconds"]
     repeated = result.sweep.repetitions > 1
     heads = ['<th scope="col" class="num">#</th>', '<th scope="col">Config</th>', '<th scope="col">Cluster</th>',
@@ -88,8 +97,12 @@ def _ranked_table(result: Any, ranked: list, timings: bool) -> str:
         better = "higher" if METRICS[m][1] else "lower"
         heads.append(f'<th scope="col"{attrs(class_=cls, title=f"{m}: {better} is better")}>{esc(METRICS[m][0])}</th>')
     rows = []
-    for i, c in enumerate(ranked[:MAX_ROWS], 1):
-        cells = [cell(i, class_="num"), cell(c.config), cell(c.cluster, class_="name"), cell(c.workload, class_="name")]
+    for i, place in enumerate(ranking[:MAX_ROWS], 1):
+        c = place.cell
+        shown = "-" if place.rank is None else f"={place.rank}" if place.tied else place.rank
+        # a variant's name breaks before its override ("bin-packing[percentageOfNodesToScore=50]")
+        cells = [cell(shown, class_="num"), raw_cell(esc(c.config).replace("[", "<wbr>[").replace(",", ",<wbr>")),
+                 cell(c.cluster, class_="name"), cell(c.workload, class_="name")]
         if repeated:
             cells.append(cell(c.seed, class_="num"))
         for m in metrics:
@@ -100,8 +113,8 @@ def _ranked_table(result: Any, ranked: list, timings: bool) -> str:
             value = c.metrics.get(m)
             cells.append(cell(_value_text(m, value), class_=cls, data_sort="" if value is None else value))
         rows.append(row(cells, class_="failed" if c.error else None, data_rank=i))
-    return "<h2>Cells, best first</h2>" + table([], rows, header_cells=heads, total=len(ranked), shown=len(rows),
-                                                class_="ranked", id="ranked")
+    return "<h2>Cells, ranked within each cluster and workload (=N: tied)</h2>" + table(
+        [], rows, header_cells=heads, total=len(ranked), shown=len(rows), class_="ranked", id="ranked")
 
 
 def _reasons(result: Any) -> str:
@@ -117,8 +130,8 @@ def _failures(result: Any) -> str:
     failed = result.failures()
     if not failed:
         return ""
-    rows = [row([cell(", ".join(f"#{i}" for i in ranks[:20]) + (" …" if len(ranks) > 20 else "")), cell(error)])
-            for error, ranks in failed]
+    rows = [row([cell(", ".join(f"#{i}" for i, _ in cells[:20]) + (" …" if len(cells) > 20 else "")), cell(error)])
+            for error, cells in failed]
     return "<h2>Failed cells</h2>" + table(["Cells", "Error"], rows, class_="failures")
 
 

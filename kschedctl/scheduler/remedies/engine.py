@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.k8s.resources import CPU, MEMORY, is_extended_resource_name
+from kschedctl.plugins.names import NODE_RESOURCES_FIT, TAINT_TOLERATION
 from kschedctl.plugins.registry import facts_of
 from kschedctl.plugins.remedy import Step, dedupe
 from kschedctl.scheduler.remedies.prefilter import prefilter_hint
@@ -51,19 +53,74 @@ def attach_hints(result: ExplainResult, fwk: Framework, snapshot: Any, pod_info:
                     continue
                 node.hints = hints
                 summaries.append(summary)
-            result.hints = rank(summaries)
+            result.hints = rank(summaries, _dedicated_elsewhere(engine, summaries))
     for name in nodes:
         node = result.node(name)
         if node is not None and not node.hints and not node.feasible:
             node.hints = engine.hints_for_node(name)
 
 
-def rank(summaries: list[NodeHints]) -> list[NodeHints]:
-    """Closest to fitting first: fits with the hints, fewest blocking plugins, smallest shortfall."""
-    ordered = sorted(summaries, key=lambda s: (not s.fits_after, len(s.blocking_plugins), s.shortfall))
+def rank(summaries: list[NodeHints], dedicated: frozenset[str] = frozenset()) -> list[NodeHints]:
+    """Closest to fitting first: fits with the hints, fewest blocking plugins, smallest shortfall;
+    the ``dedicated`` nodes (``_dedicated_elsewhere``) after every other."""
+    ordered = sorted(summaries, key=lambda s: (s.node in dedicated, not s.fits_after, len(s.blocking_plugins),
+                                               s.shortfall))
     for i, s in enumerate(ordered, start=1):
         s.rank = i
     return ordered
+
+
+def _dedicated_elsewhere(engine: "HintEngine", summaries: list[NodeHints]) -> frozenset[str]:
+    """The nodes whose fix is tolerating a taint they carry while they offer an extended resource
+    (``nvidia.com/gpu``) the pod does not ask for: a dedicated pool, whose taint keeps such pods
+    out on purpose. Proposing the toleration as the closest fix would send a pod that is merely too
+    big for the other nodes to the GPUs; those nodes go last, and when the fix that leads then is
+    about size, it says how much the nodes without such taints have free at most."""
+    asked = set(engine.pod_info.requests.scalar_resources)
+    out = set()
+    for summary in summaries:
+        if TAINT_TOLERATION not in summary.blocking_plugins:
+            continue
+        node_info = engine.snapshot.get_or_none(summary.node)
+        if node_info is None:
+            continue
+        offered = {name for name, amount in node_info.allocatable.scalar_resources.items()
+                   if amount > 0 and is_extended_resource_name(name)}
+        if offered and not offered & asked:
+            out.add(summary.node)
+    if not out:
+        return frozenset()
+    others = [s for s in summaries if s.node not in out]
+    lead = min(others, key=lambda s: (not s.fits_after, len(s.blocking_plugins), s.shortfall), default=None)
+    if lead is not None and NODE_RESOURCES_FIT in lead.blocking_plugins:
+        most = _most_free_untainted(engine, out)
+        if most:
+            lead.text = f"no untainted node has more than {most}: {lead.text}"
+    return frozenset(out)
+
+
+def _most_free_untainted(engine: "HintEngine", dedicated: set[str]) -> str:
+    """``3.92 cpu free`` over the schedulable nodes whose taints the pod tolerates, for each
+    resource the pod asks for and some such node lacks."""
+    from kschedctl.k8s.tolerations import find_matching_untolerated_taint
+    from kschedctl.plugins.remedy import format_amount
+
+    want = engine.pod_info.requests
+    best: dict[str, int] = {}
+    for ni in engine.snapshot.node_infos():
+        node = ni.node or {}
+        if ni.name in dedicated or (node.get("spec") or {}).get("unschedulable"):
+            continue
+        if find_matching_untolerated_taint(ni.taints, engine.pod_info.tolerations,
+                                           lambda t: t.get("effect") in ("NoSchedule", "NoExecute")):
+            continue
+        have, used = ni.allocatable, ni.requested
+        for resource, need, free in ((CPU, want.milli_cpu, have.milli_cpu - used.milli_cpu),
+                                     (MEMORY, want.memory, have.memory - used.memory)):
+            if need > 0:
+                best[resource] = max(best.get(resource, 0), free)
+    short = [(r, free) for r, free in best.items() if free < (want.milli_cpu if r == CPU else want.memory)]
+    return " and ".join(f"{format_amount(r, free, for_people=True)} {r} free" for r, free in short)
 
 
 # ---------------------------------------------------------------------------------------------
