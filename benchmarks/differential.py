@@ -7,13 +7,20 @@ Each case is a random but valid input (``benchmarks.diffgen``): nodes, existing 
 devices, a scheduler configuration and one or more pending pods, written as files that both
 engines read. Both run the same command line; their JSON is compared field by field:
 
-- explain: outcome, message, evaluated and feasible counts, the set of nodes sharing the top
-  score (selectHost picks one of them at random, so the pick itself is not compared, only that
-  it is in the set), per node feasibility, filter entries (plugin, code, reasons) and scores
-  (plugin, raw, normalized, weight, weighted, total), the preemption (nominated node, victims);
-- simulate: placement by placement (pod, outcome, node, and the order of the bindings) with
+- explain: outcome, message, evaluated and feasible counts (in every outcome), whether upstream
+  skipped scoring (one feasible node), the selected node (when scheduled, one of the nodes
+  sharing the top score: selectHost picks one of them at random) and that set, per node
+  (Gated and Error outcomes too, as far as upstream's diagnosis goes) visited, feasible, filter
+  entries (plugin, code, reasons), DynamicResources' allocations (devices per claim and
+  request) and, where upstream scored, scores (plugin, raw, normalized, weight, weighted,
+  total), the preemption (nominated node, victims in order);
+- simulate: placement by placement (pod, outcome, node, message, nomination, and the order of
+  the bindings) and every preemption in order (preemptor, node, victims in order), with
   ``--tie-break first`` on kschedctl's side; the oracle takes the same rule (the first node in
   visit order among the top scores), so both are deterministic.
+
+A case one side refuses is a mismatch (``error``), and so is one both refuse (``bothError``):
+generated cases are valid input.
 
 The run ends with ``N cases, M mismatches`` and the mismatches per plugin. A mismatching case
 is written under ``--keep`` as a kschedctl scenario directory (config, cluster, pods and the
@@ -100,49 +107,56 @@ def compare_explain(ours: dict[str, Any], theirs: dict[str, Any]) -> list[tuple[
     def differ(where: str, what: str, a: Any, b: Any) -> None:
         diffs.append((where, f"{what}: kschedctl {a!r} != upstream {b!r}"))
 
-    for key in ("outcome", "message", "feasibleNodes"):
+    for key in ("outcome", "message", "feasibleNodes", "evaluatedNodes", "scoringSkippedUpstream", "provisionalNode"):
         if ours.get(key) != theirs.get(key):
             differ(key, key, ours.get(key), theirs.get(key))
-    if ours.get("outcome") == "Scheduled" == theirs.get("outcome"):
-        if ours.get("evaluatedNodes") != theirs.get("evaluatedNodes"):
-            differ("evaluatedNodes", "evaluatedNodes", ours.get("evaluatedNodes"), theirs.get("evaluatedNodes"))
+    if theirs.get("outcome") == "Scheduled":
+        # selectHost picks one of the top-scored nodes at random: the pick must be one of them
         top = set(theirs.get("tiedNodes") or [theirs.get("selectedNode")])
         if ours.get("selectedNode") not in top:
             differ("selectedNode", "selectedNode", ours.get("selectedNode"), sorted(top))
         ours_tied = set(ours.get("tiedNodes") or [ours.get("selectedNode")])
         if ours_tied != top:
             differ("tiedNodes", "tiedNodes", sorted(ours_tied), sorted(top))
+    elif ours.get("selectedNode") != theirs.get("selectedNode"):
+        differ("selectedNode", "selectedNode", ours.get("selectedNode"), theirs.get("selectedNode"))
     op, tp = ours.get("preemption"), theirs.get("preemption")
+    # victims in the order the preemption chose them (PDB-violating first, then by importance)
     if (op is None) != (tp is None) or (op and tp and (
             op.get("nominatedNode") != tp.get("nominatedNode")
-            or sorted(op.get("victims") or []) != sorted(tp.get("victims") or []))):
-        differ("DefaultPreemption", "preemption", op, tp)
-    if theirs.get("outcome") in ("Gated", "Error") and ours.get("outcome") == theirs.get("outcome"):
-        return diffs  # no cycle ran: kschedctl lists the nodes unvisited, upstream has none
+            or list(op.get("victims") or []) != list(tp.get("victims") or []))):
+        differ("DefaultPreemption", "preemption",
+               op and {k: op.get(k) for k in ("nominatedNode", "victims")}, tp)
+    # An Error cycle: upstream's diagnosis holds the nodes rejected before the error, no more.
+    error_cycle = theirs.get("outcome") == "Error"
     our_nodes = {n["name"]: n for n in ours.get("nodes") or []}
     their_nodes = {n["name"]: n for n in theirs.get("nodes") or []}
     if list(our_nodes) != list(their_nodes):
         differ("nodes", "node order", list(our_nodes)[:8], list(their_nodes)[:8])
+    scored = not theirs.get("scoringSkippedUpstream")
     for name, tn in their_nodes.items():
         on = our_nodes.get(name)
         if on is None:
             continue
-        if on.get("feasible") != tn.get("feasible"):
-            differ(_first_failing(tn) or _first_failing(on) or "Filter", f"{name} feasible",
-                   on.get("feasible"), tn.get("feasible"))
-        if tn.get("evaluated"):
-            of = _entries(on.get("filters") or [], ("plugin", "code", "reasons"))
-            tf = _entries(tn.get("filters") or [], ("plugin", "code", "reasons"))
-            if of != tf:
-                plugin = _first_different(of, tf)
-                differ(plugin, f"{name} filters", of, tf)
-        if tn.get("totalScore") is not None:
-            os_ = _entries(on.get("scores") or [], ("plugin", "raw", "normalized", "weight", "weighted"))
-            ts = _entries(tn.get("scores") or [], ("plugin", "raw", "normalized", "weight", "weighted"))
-            if sorted(os_) != sorted(ts):
-                differ(_first_different(sorted(os_), sorted(ts)), f"{name} scores", os_, ts)
-            elif on.get("totalScore") != tn.get("totalScore"):
-                differ("totalScore", f"{name} totalScore", on.get("totalScore"), tn.get("totalScore"))
+        if error_cycle and not tn.get("evaluated"):
+            continue
+        for key in ("evaluated", "feasible"):
+            if on.get(key) != tn.get(key):
+                differ(_first_failing(tn) or _first_failing(on) or "Filter", f"{name} {key}", on.get(key), tn.get(key))
+        of = _entries(on.get("filters") or [], ("plugin", "code", "reasons"))
+        tf = _entries(tn.get("filters") or [], ("plugin", "code", "reasons"))
+        if of != tf:
+            differ(_first_different(of, tf), f"{name} filters", of, tf)
+        if (on.get("allocations") or []) != (tn.get("allocations") or []):
+            differ("DynamicResources", f"{name} allocations", on.get("allocations"), tn.get("allocations"))
+        if not scored:
+            continue  # kschedctl scores a lone feasible node for display; upstream does not
+        os_ = _entries(on.get("scores") or [], ("plugin", "raw", "normalized", "weight", "weighted"))
+        ts = _entries(tn.get("scores") or [], ("plugin", "raw", "normalized", "weight", "weighted"))
+        if sorted(os_) != sorted(ts):
+            differ(_first_different(sorted(os_), sorted(ts)), f"{name} scores", os_, ts)
+        elif on.get("totalScore") != tn.get("totalScore"):
+            differ("totalScore", f"{name} totalScore", on.get("totalScore"), tn.get("totalScore"))
     return diffs
 
 
@@ -162,6 +176,8 @@ def _first_different(a: list[tuple], b: list[tuple]) -> str:
 
 
 def compare_simulate(ours: dict[str, Any], theirs: dict[str, Any]) -> list[tuple[str, str]]:
+    """Placement by placement (outcome, node, message, nomination), the binding order, and
+    every preemption in order with its victims in order."""
     diffs: list[tuple[str, str]] = []
     op = {p["pod"]: p for p in ours.get("placements") or []}
     tp = {p["pod"]: p for p in theirs.get("placements") or []}
@@ -170,15 +186,26 @@ def compare_simulate(ours: dict[str, Any], theirs: dict[str, Any]) -> list[tuple
         if o is None:
             diffs.append(("placements", f"{pod}: missing from kschedctl"))
             continue
-        o_outcome = o.get("outcome") if o.get("outcome") in ("Scheduled", "Preempted") else "Unschedulable"
-        if (o_outcome, o.get("node") or "") != (t.get("outcome"), t.get("node") or ""):
+        if (o.get("outcome"), o.get("node") or "") != (t.get("outcome"), t.get("node") or ""):
             diffs.append(("placements", f"{pod}: kschedctl {o.get('outcome')} {o.get('node')!r} != "
                                         f"upstream {t.get('outcome')} {t.get('node')!r}"))
+            continue
+        if t.get("outcome") not in ("Scheduled", "Preempted") and o.get("message") != t.get("message"):
+            diffs.append(("message", f"{pod}: kschedctl {o.get('message')!r} != upstream {t.get('message')!r}"))
+        if (o.get("nominatedNode") or "") != (t.get("nominatedNode") or ""):
+            diffs.append(("nominatedNode", f"{pod}: kschedctl {o.get('nominatedNode')!r} != "
+                                           f"upstream {t.get('nominatedNode')!r}"))
+    for pod in op.keys() - tp.keys():
+        diffs.append(("placements", f"{pod}: missing from upstream"))
     placed = ("Scheduled", "Preempted")
     our_order = [p["pod"] for p in ours.get("placements") or [] if p.get("outcome") in placed]
     their_order = [p["pod"] for p in theirs.get("placements") or [] if p.get("outcome") in placed]
     if not diffs and our_order != their_order:
         diffs.append(("placements", f"binding order: kschedctl {our_order} != upstream {their_order}"))
+    ours_pre = [(p.get("pod"), p.get("node"), list(p.get("victims") or [])) for p in ours.get("preemptions") or []]
+    theirs_pre = [(p.get("pod"), p.get("node"), list(p.get("victims") or [])) for p in theirs.get("preemptions") or []]
+    if ours_pre != theirs_pre:
+        diffs.append(("DefaultPreemption", f"preemptions: kschedctl {ours_pre} != upstream {theirs_pre}"))
     return diffs
 
 
@@ -197,13 +224,16 @@ def run_case(case: diffgen.Case, oracle: Oracle, workdir: Path) -> tuple[list[tu
         ours_args += ["--tie-break", "first"]
     ours = run_kschedctl(ours_args)
     if "error" in theirs or "error" in ours:
-        if "error" in theirs and "error" in ours:
-            return [], ours, theirs, args
-        return [("error", f"kschedctl {ours.get('error')!r} / upstream {theirs.get('error')!r}")], ours, theirs, args
+        # Both refusing the case is no agreement: a generated case is valid input, so the refusal
+        # is a fault of one side (or of the generator) to look at.
+        where = "bothError" if "error" in theirs and "error" in ours else "error"
+        return [(where, f"kschedctl {ours.get('error')!r} / upstream {theirs.get('error')!r}")], ours, theirs, args
     if case.command == "explain":
         our_items = ours.get("items", [ours])
         their_items = theirs.get("items", [theirs])
         diffs = []
+        if len(our_items) != len(their_items):
+            diffs.append(("items", f"kschedctl {len(our_items)} results != upstream {len(their_items)}"))
         for o, t in zip(our_items, their_items):
             diffs += compare_explain(o, t)
         return diffs, ours, theirs, args

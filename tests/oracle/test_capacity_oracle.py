@@ -10,7 +10,6 @@ import contextlib
 import io
 
 from benchmarks import capacity_oracle
-from tests.oracle.test_differential import oracle  # noqa: F401 - the session fixture that builds it
 
 
 def test_capacity_agrees_with_upstream_copy_by_copy(oracle: str) -> None:  # noqa: F811

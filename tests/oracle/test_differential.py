@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
-import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -20,20 +17,6 @@ import pytest
 from benchmarks import differential, diffgen
 
 ROOT = Path(__file__).resolve().parents[2]
-ORACLE = ROOT / "oracle" / "bin" / "kschedctl-oracle"
-
-
-@pytest.fixture(scope="session")
-def oracle() -> str:
-    if shutil.which("go") is None or shutil.which("make") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI=true but Go or make is missing: the upstream oracle must run in CI")
-        pytest.skip("Go is not installed: the upstream oracle (make -C oracle) needs Go 1.26")
-    started = time.perf_counter()
-    build = subprocess.run(["make", "-C", str(ROOT / "oracle")], capture_output=True, text=True, timeout=1800)
-    assert build.returncode == 0, build.stdout[-2000:] + build.stderr[-4000:]
-    print(f"oracle build: {time.perf_counter() - started:.1f} s")
-    return str(ORACLE)
 
 
 def _run(argv: list[str]) -> tuple[int, str]:
@@ -100,3 +83,72 @@ def test_cases_are_a_function_of_seed_and_index() -> None:
     c = diffgen.generate(7, 4, "explain")
     assert (a.cluster, a.pods, a.config) == (b.cluster, b.pods, b.config)
     assert (a.cluster, a.pods) != (c.cluster, c.pods)
+
+
+_EXPLAIN = {"kind": "ExplainResult", "pod": "default/p", "outcome": "Unschedulable", "selectedNode": None,
+            "message": "0/2 nodes are available: 2 Insufficient cpu.", "evaluatedNodes": 2, "feasibleNodes": 0,
+            "scoringSkippedUpstream": False, "tiedNodes": [],
+            "preemption": {"nominatedNode": "n1", "victims": ["default/b", "default/a"]},
+            "nodes": [{"name": n, "evaluated": True, "feasible": False, "scores": [], "totalScore": None,
+                       "filters": [{"plugin": "NodeResourcesFit", "code": "Unschedulable", "reasons": ["Insufficient cpu"]}]}
+                      for n in ("n1", "n2")]}
+
+_SIMULATE = {"kind": "SimulationResult",
+             "placements": [{"pod": "default/p", "outcome": "Scheduled", "node": "n1", "message": ""},
+                            {"pod": "default/q", "outcome": "Unschedulable", "node": None, "nominatedNode": "n2",
+                             "message": "0/2 nodes are available: 2 Insufficient cpu."}],
+             "preemptions": [{"pod": "default/p", "node": "n1", "victims": ["default/b", "default/a"]}]}
+
+
+def _changed(answer: dict, path: str, value) -> dict:
+    import copy
+
+    out = copy.deepcopy(answer)
+    *parents, last = path.split(".")
+    target = out
+    for part in parents:
+        target = target[int(part)] if isinstance(target, list) else target[part]
+    if isinstance(target, list):
+        target[int(last)] = value
+    else:
+        target[last] = value
+    return out
+
+
+@pytest.mark.parametrize("path, value, where", [
+    ("preemption.victims", ["default/a", "default/b"], "DefaultPreemption"),  # same victims, other order
+    ("evaluatedNodes", 1, "evaluatedNodes"),  # compared when unschedulable too
+    ("selectedNode", "", "selectedNode"),  # null is not ""
+    ("scoringSkippedUpstream", True, "scoringSkippedUpstream"),
+    ("nodes.1.evaluated", False, "NodeResourcesFit"),
+    ("nodes.0.allocations", [{"claim": "default/c", "devices": []}], "DynamicResources"),
+])
+def test_every_explain_field_is_compared(path: str, value, where: str) -> None:
+    diffs = differential.compare_explain(_changed(_EXPLAIN, path, value), _EXPLAIN)
+    assert [w for w, _ in diffs] == [where]
+    assert differential.compare_explain(_EXPLAIN, _EXPLAIN) == []
+
+
+@pytest.mark.parametrize("path, value, where", [
+    ("preemptions.0.victims", ["default/a", "default/b"], "DefaultPreemption"),
+    ("preemptions.0.node", "n2", "DefaultPreemption"),
+    ("placements.1.message", "0/2 nodes are available.", "message"),
+    ("placements.1.nominatedNode", None, "nominatedNode"),
+    ("placements.0.node", "n2", "placements"),
+])
+def test_every_simulate_field_is_compared(path: str, value, where: str) -> None:
+    diffs = differential.compare_simulate(_changed(_SIMULATE, path, value), _SIMULATE)
+    assert [w for w, _ in diffs] == [where]
+    assert differential.compare_simulate(_SIMULATE, _SIMULATE) == []
+
+
+def test_a_case_both_sides_refuse_is_a_mismatch(monkeypatch, tmp_path: Path) -> None:
+    """Both erroring is not agreement: a generated case is valid input."""
+
+    class Refusing:
+        def run(self, args: list[str]) -> dict:
+            return {"error": "upstream refused"}
+
+    monkeypatch.setattr(differential, "run_kschedctl", lambda args: {"error": "exit 2: kschedctl refused"})
+    diffs, *_ = differential.run_case(diffgen.generate(5, 0, "explain"), Refusing(), tmp_path)
+    assert [w for w, _ in diffs] == ["bothError"]

@@ -8,6 +8,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -25,6 +26,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	podstore "k8s.io/kubernetes/pkg/registry/core/pod"
 	"sigs.k8s.io/yaml"
 
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
@@ -207,5 +210,24 @@ func completePod(pod *v1.Pod, classes map[string]*schedulingv1.PriorityClass) er
 	if pod.Spec.PreemptionPolicy == nil {
 		pod.Spec.PreemptionPolicy = &policy
 	}
+	return nil
+}
+
+// prepareForCreate gives a pending pod the spec the API server stores when it is created: the
+// pod strategy's own PrepareForCreate (v1.34: podAffinity matchLabelKeys/mismatchLabelKeys and
+// topology spread matchLabelKeys merged into the label selectors, fields of disabled features
+// dropped). Only the spec is kept: the status PrepareForCreate resets is the case's input (a
+// nominated node, for one).
+func prepareForCreate(pod *v1.Pod) error {
+	internal := &api.Pod{}
+	if err := legacyscheme.Scheme.Convert(pod, internal, nil); err != nil {
+		return err
+	}
+	podstore.Strategy.PrepareForCreate(context.Background(), internal)
+	created := &v1.Pod{}
+	if err := legacyscheme.Scheme.Convert(internal, created, nil); err != nil {
+		return err
+	}
+	pod.Spec = created.Spec
 	return nil
 }

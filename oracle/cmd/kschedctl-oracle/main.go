@@ -17,7 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 )
@@ -113,9 +115,9 @@ func run(inv invocation) (any, error) {
 			pods = append(pods, p)
 		}
 	}
-	objs := append([]runtime.Object{}, cluster...)
-	for _, p := range pods {
-		objs = append(objs, p)
+	objs, err := apiObjects(cluster, pods, inv.command == "explain")
+	if err != nil {
+		return nil, err
 	}
 	parallelism := int32(1)
 	if inv.bench {
@@ -127,7 +129,7 @@ func run(inv invocation) (any, error) {
 	}
 	defer w.close()
 	if inv.command == "simulate" {
-		return w.simulate(pods, inv.bench), nil
+		return w.simulate(pods, pendingPods(cluster), inv.bench), nil
 	}
 	var items []explainResult
 	for _, p := range pods {
@@ -139,7 +141,62 @@ func run(inv invocation) (any, error) {
 	return map[string]any{"kind": "ExplainResultList", "items": items}, nil
 }
 
+// apiObjects is what the API server holds once the pending pods were created: every pod
+// completed as admission completes it (priority), the pending ones also as the pod strategy's
+// PrepareForCreate changes their spec. An explained pod that names its node in spec.nodeName is
+// stored without it: explain asks where such a pod would go, and it must not already sit on
+// its node in the scheduler's cache.
+func apiObjects(cluster []runtime.Object, pending []*v1.Pod, explain bool) ([]runtime.Object, error) {
+	classes := map[string]*schedulingv1.PriorityClass{}
+	for _, o := range cluster {
+		if pc, ok := o.(*schedulingv1.PriorityClass); ok {
+			classes[pc.Name] = pc
+		}
+	}
+	objs := append([]runtime.Object{}, cluster...)
+	for _, o := range cluster {
+		if pod, ok := o.(*v1.Pod); ok {
+			if err := completePod(pod, classes); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, pod := range pending {
+		if err := completePod(pod, classes); err != nil {
+			return nil, err
+		}
+		if err := prepareForCreate(pod); err != nil {
+			return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+		stored := pod
+		if explain && pod.Spec.NodeName != "" {
+			stored = pod.DeepCopy()
+			stored.Spec.NodeName = ""
+		}
+		objs = append(objs, stored)
+	}
+	return objs, nil
+}
+
+// pendingPods are the cluster state's pods waiting for a node: not bound, not finished, not
+// being deleted. simulate reports them beside the files' pods (the loop schedules them too).
+func pendingPods(cluster []runtime.Object) []*v1.Pod {
+	var out []*v1.Pod
+	for _, o := range cluster {
+		pod, ok := o.(*v1.Pod)
+		if !ok || pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil ||
+			pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
+			continue
+		}
+		out = append(out, pod)
+	}
+	return out
+}
+
 func main() {
+	// Upstream logs errors it handles (a PostFilter's Error status, say) through klog; the
+	// answers carry them, and a differential run's output must stay readable.
+	klog.SetLogger(logr.Discard())
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
 	args := os.Args[1:]

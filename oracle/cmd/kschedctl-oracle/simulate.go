@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
 	"sync/atomic"
 	"time"
 
@@ -24,10 +23,11 @@ import (
 )
 
 type placement struct {
-	Pod     string `json:"pod"`
-	Outcome string `json:"outcome"`
-	Node    string `json:"node"`
-	Message string `json:"message"`
+	Pod           string `json:"pod"`
+	Outcome       string `json:"outcome"`
+	Node          string `json:"node"`
+	Message       string `json:"message"`
+	NominatedNode string `json:"nominatedNode,omitempty"`
 }
 
 type preemption struct {
@@ -49,7 +49,7 @@ var debug = os.Getenv("ORACLE_DEBUG") != ""
 // With bench, the loop runs freely as kube-scheduler's does (binding cycles overlap the next
 // pods' scheduling cycles) and only waits for the cluster to settle when the queue looks empty:
 // the figure is upstream's throughput; the placements may differ from the step-by-step run's.
-func (w *world) simulate(pods []*v1.Pod, bench bool) simulateResult {
+func (w *world) simulate(pods, clusterPending []*v1.Pod, bench bool) simulateResult {
 	ctx := context.Background()
 	var writes, seen atomic.Int64
 	w.client.PrependReactor("*", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -66,23 +66,21 @@ func (w *world) simulate(pods []*v1.Pod, bench bool) simulateResult {
 	})
 
 	lastMessage := map[string]string{}
+	lastCode := map[string]fwk.Code{}
 	res := simulateResult{Kind: "SimulationResult", Placements: []placement{}, Preemptions: []preemption{}}
 	orig := w.sched.FailureHandler
 	w.sched.FailureHandler = func(ctx context.Context, f framework.Framework, pi *framework.QueuedPodInfo, s *fwk.Status, ni *framework.NominatingInfo, start time.Time) {
 		key := pi.Pod.Namespace + "/" + pi.Pod.Name
-		lastMessage[key] = s.Message()
+		lastMessage[key], lastCode[key] = s.Message(), s.Code()
 		if debug {
 			fmt.Fprintf(os.Stderr, "  failed %s: %s\n", key, s.Message())
 		}
-		victims := w.takeDeleted()
-		if ni != nil && ni.NominatedNodeName != "" && ni.Mode() == framework.ModeOverride {
-			sort.Strings(victims)
-			if victims == nil {
-				victims = []string{}
-			}
-			res.Preemptions = append(res.Preemptions, preemption{Pod: key, Node: ni.NominatedNodeName, Victims: victims})
-		}
 		orig(ctx, f, pi, s, ni, start)
+		if ni != nil && ni.NominatedNodeName != "" && ni.Mode() == framework.ModeOverride {
+			// Preemption nominated the node; with async preemption its victims are being deleted
+			// in a goroutine: the next cycle waits for it (see awaitPreemption).
+			res.Preemptions = append(res.Preemptions, preemption{Pod: key, Node: ni.NominatedNodeName, Victims: w.awaitPreemption(pi.Pod)})
+		}
 	}
 
 	if debug {
@@ -142,14 +140,51 @@ func (w *world) simulate(pods []*v1.Pod, bench bool) simulateResult {
 		}
 		res.Placements = append(res.Placements, placement{Pod: key, Outcome: outcome, Node: w.bound[key]})
 	}
+	for _, p := range clusterPending {
+		key := p.Namespace + "/" + p.Name
+		if _, ok := w.bound[key]; ok {
+			continue
+		}
+		if _, handled := w.sched.Profiles[p.Spec.SchedulerName]; handled { // another scheduler's pod otherwise
+			res.Placements = append(res.Placements, w.unplaced(ctx, p, lastMessage[key], lastCode))
+		}
+	}
 	for _, p := range pods {
 		key := p.Namespace + "/" + p.Name
 		if _, ok := w.bound[key]; ok {
 			continue
 		}
-		res.Placements = append(res.Placements, placement{Pod: key, Outcome: "Unschedulable", Message: lastMessage[key]})
+		res.Placements = append(res.Placements, w.unplaced(ctx, p, lastMessage[key], lastCode))
 	}
 	return res
+}
+
+// unplaced is the placement of a pod the loop did not bind: never handled (no profile has its
+// schedulerName), gated (a PreEnqueue plugin kept it out of the queue, so it never failed a
+// cycle), or failed, with its last cycle's message and the nomination it was left with.
+func (w *world) unplaced(ctx context.Context, p *v1.Pod, message string, lastCode map[string]fwk.Code) placement {
+	key := p.Namespace + "/" + p.Name
+	pl := placement{Pod: key, Outcome: "Unschedulable", Message: message}
+	if obj, err := w.tracker.Get(v1.SchemeGroupVersion.WithResource("pods"), p.Namespace, p.Name); err == nil {
+		p = obj.(*v1.Pod)
+		pl.NominatedNode = p.Status.NominatedNodeName
+	}
+	f, handled := w.sched.Profiles[p.Spec.SchedulerName]
+	code, failed := lastCode[key]
+	switch {
+	case !handled:
+		pl.Outcome = "NotHandled"
+	case !failed:
+		for _, pe := range f.PreEnqueuePlugins() {
+			if s := pe.PreEnqueue(ctx, p); !s.IsSuccess() {
+				pl.Outcome, pl.Message = "Gated", s.Message()
+				break
+			}
+		}
+	case code == fwk.Error:
+		pl.Outcome = "Error"
+	}
+	return pl
 }
 
 func (w *world) queueHasWork() bool {

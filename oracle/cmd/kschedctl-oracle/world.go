@@ -10,14 +10,16 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -28,15 +30,10 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	schedpreemption "k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
-
-func init() {
-	// Victims are chosen the same way either way; the synchronous path deletes them inside
-	// PostFilter, so the oracle knows them when the cycle returns.
-	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{"SchedulerAsyncPreemption": false}); err != nil {
-		panic(err)
-	}
-}
 
 // loadConfig decodes, defaults and validates a KubeSchedulerConfiguration as
 // kube-scheduler --config does; without a file, the defaults kube-scheduler runs with.
@@ -64,10 +61,14 @@ type world struct {
 	factory informers.SharedInformerFactory
 	cancel  context.CancelFunc
 
-	mu      sync.Mutex
-	deleted []string // pods deleted through the API, in order ("ns/name")
-	bound   map[string]string
-	order   []string // bound pods, in the order of their bindings
+	mu    sync.Mutex
+	bound map[string]string
+	order []string // bound pods, in the order of their bindings
+	// Preemptions: per preemptor, the victims of the candidate DefaultPreemption chose, in
+	// its order, and how many of them are not deleted yet.
+	victims    map[types.UID][]string
+	remaining  map[types.UID]int
+	preemptors []*schedpreemption.Evaluator
 }
 
 // newWorld builds the scheduler over the given objects. With dryRun, writes the scheduler
@@ -76,33 +77,18 @@ type world struct {
 // with one worker (filters visit nodes in order, so which nodes a partial scan reaches does not
 // depend on goroutine timing); benchmarks with the configuration's parallelism.
 func newWorld(cfg *config.KubeSchedulerConfiguration, objs []runtime.Object, dryRun bool, parallelism int32) (*world, error) {
-	classes := map[string]*schedulingv1.PriorityClass{}
-	for _, o := range objs {
-		if pc, ok := o.(*schedulingv1.PriorityClass); ok {
-			classes[pc.Name] = pc
-		}
-	}
-	for _, o := range objs {
-		if pod, ok := o.(*v1.Pod); ok {
-			if err := completePod(pod, classes); err != nil {
-				return nil, err
-			}
-		}
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &world{client: fake.NewSimpleClientset(objs...), cancel: cancel, bound: map[string]string{}}
+	w := &world{client: fake.NewSimpleClientset(objs...), cancel: cancel, bound: map[string]string{},
+		victims: map[types.UID][]string{}, remaining: map[types.UID]int{}}
 	// Every write goes through a tracker that gives the object a new resourceVersion, as the
 	// API server does: the scheduler ignores an update whose version did not change.
 	w.tracker = &versionedTracker{ObjectTracker: w.client.Tracker(), next: 1}
 	w.client.PrependReactor("*", "*", clienttesting.ObjectReaction(w.tracker))
-	w.client.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		d := a.(clienttesting.DeleteAction)
-		w.mu.Lock()
-		w.deleted = append(w.deleted, d.GetNamespace()+"/"+d.GetName())
-		w.mu.Unlock()
-		return dryRun, nil, nil
-	})
+	w.honorPodFieldSelectors()
 	if dryRun {
+		w.client.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+			return true, nil, nil
+		})
 		w.client.PrependReactor("patch", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
 			return true, &v1.Pod{}, nil
 		})
@@ -126,7 +112,8 @@ func newWorld(cfg *config.KubeSchedulerConfiguration, objs []runtime.Object, dry
 		return true, nil, w.tracker.Update(v1.SchemeGroupVersion.WithResource("pods"), pod, b.Namespace)
 	})
 
-	factory := informers.NewSharedInformerFactory(w.client, 0)
+	// kube-scheduler's own factory: its pod informer lists and watches non-terminal pods only.
+	factory := scheduler.NewInformerFactory(w.client, 0)
 	recorders := func(string) events.EventRecorder { return &events.FakeRecorder{} }
 	sched, err := scheduler.New(ctx, w.client, factory, nil, recorders,
 		scheduler.WithComponentConfigVersion(cfg.TypeMeta.APIVersion),
@@ -135,6 +122,7 @@ func newWorld(cfg *config.KubeSchedulerConfiguration, objs []runtime.Object, dry
 		scheduler.WithPodMaxBackoffSeconds(cfg.PodMaxBackoffSeconds),
 		scheduler.WithPodInitialBackoffSeconds(cfg.PodInitialBackoffSeconds),
 		scheduler.WithParallelism(parallelism),
+		scheduler.WithExtenders(cfg.Extenders...),
 	)
 	if err != nil {
 		cancel()
@@ -148,18 +136,120 @@ func newWorld(cfg *config.KubeSchedulerConfiguration, objs []runtime.Object, dry
 	}
 	sched.OracleUseFirstTopScore()
 	w.sched, w.factory = sched, factory
+	w.trackPreemptions()
 	return w, nil
 }
 
-func (w *world) close() { w.cancel() }
-
-func (w *world) takeDeleted() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := w.deleted
-	w.deleted = nil
-	return out
+// trackPreemptions records, through the Evaluator's PreemptPod hook (upstream's own seam for
+// the API calls a preemption makes), the victims of each preemption in the candidate's order,
+// and when the last of them has been deleted: with SchedulerAsyncPreemption (on by default in
+// v1.34) the deletions run in a goroutine after PostFilter returned.
+func (w *world) trackPreemptions() {
+	for _, f := range w.sched.Profiles {
+		for _, pl := range frameworkruntime.OraclePostFilterPlugins(f) {
+			dp, ok := pl.(*defaultpreemption.DefaultPreemption)
+			if !ok || dp.Evaluator == nil {
+				continue
+			}
+			ev := dp.Evaluator
+			w.preemptors = append(w.preemptors, ev)
+			preempt := ev.PreemptPod
+			ev.PreemptPod = func(ctx context.Context, c schedpreemption.Candidate, preemptor, victim *v1.Pod, pluginName string) error {
+				w.mu.Lock()
+				if _, ok := w.victims[preemptor.UID]; !ok {
+					names := []string{}
+					for _, v := range c.Victims().Pods {
+						names = append(names, v.Namespace+"/"+v.Name)
+					}
+					w.victims[preemptor.UID] = names
+					w.remaining[preemptor.UID] = len(names)
+				}
+				w.mu.Unlock()
+				err := preempt(ctx, c, preemptor, victim, pluginName)
+				w.mu.Lock()
+				w.remaining[preemptor.UID]--
+				w.mu.Unlock()
+				return err
+			}
+		}
+	}
 }
+
+// awaitPreemption waits until the preemption pod started is over (its goroutine, with async
+// preemption, has deleted every victim) and returns its victims in the candidate's order.
+// Waiting makes the outcome independent of goroutine timing: the next cycle starts once the
+// API has seen every deletion, as on a cluster that is given the time to act.
+func (w *world) awaitPreemption(pod *v1.Pod) []string {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		w.mu.Lock()
+		victims, started := w.victims[pod.UID]
+		done := started && w.remaining[pod.UID] == 0
+		w.mu.Unlock()
+		running := false
+		for _, ev := range w.preemptors {
+			running = running || ev.IsPodRunningPreemption(pod.UID)
+		}
+		if done && !running {
+			w.mu.Lock()
+			delete(w.victims, pod.UID)
+			delete(w.remaining, pod.UID)
+			w.mu.Unlock()
+			return victims
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	return []string{}
+}
+
+// honorPodFieldSelectors makes pod lists and watches apply their field selector, as the API
+// server does (the fake tracker ignores it): kube-scheduler's pod informer asks for
+// status.phase!=Succeeded,status.phase!=Failed, so terminal pods never reach its cache. (A pod
+// turning terminal would reach a real watcher as a deletion; nothing turns terminal here.)
+func (w *world) honorPodFieldSelectors() {
+	podsResource := v1.SchemeGroupVersion.WithResource("pods")
+	matches := func(sel fields.Selector, obj runtime.Object) bool {
+		pod, ok := obj.(*v1.Pod)
+		return !ok || sel.Matches(fields.Set{
+			"metadata.name": pod.Name, "metadata.namespace": pod.Namespace, "spec.nodeName": pod.Spec.NodeName,
+			"spec.schedulerName": pod.Spec.SchedulerName, "status.phase": string(pod.Status.Phase),
+			"status.nominatedNodeName": pod.Status.NominatedNodeName,
+		})
+	}
+	w.client.PrependReactor("list", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		sel := a.(clienttesting.ListAction).GetListRestrictions().Fields
+		if sel == nil || sel.Empty() {
+			return false, nil, nil
+		}
+		obj, err := w.tracker.List(podsResource, v1.SchemeGroupVersion.WithKind("Pod"), a.GetNamespace())
+		if err != nil {
+			return true, nil, err
+		}
+		list := obj.(*v1.PodList)
+		kept := list.Items[:0]
+		for i := range list.Items {
+			if matches(sel, &list.Items[i]) {
+				kept = append(kept, list.Items[i])
+			}
+		}
+		list.Items = kept
+		return true, list, nil
+	})
+	w.client.PrependWatchReactor("pods", func(a clienttesting.Action) (bool, watch.Interface, error) {
+		wa, ok := a.(clienttesting.WatchActionImpl)
+		sel := a.(clienttesting.WatchAction).GetWatchRestrictions().Fields
+		if !ok || sel == nil || sel.Empty() {
+			return false, nil, nil
+		}
+		watcher, err := w.tracker.Watch(podsResource, a.GetNamespace(), wa.ListOptions)
+		if err != nil {
+			return false, nil, err
+		}
+		return true, watch.Filter(watcher, func(e watch.Event) (watch.Event, bool) { return e, matches(sel, e.Object) }), nil
+	})
+}
+
+func (w *world) close() { w.cancel() }
 
 // versionedTracker stamps every object it stores with the next resourceVersion.
 type versionedTracker struct {

@@ -18,6 +18,11 @@ func OraclePlugins(f framework.Framework) ([]framework.FilterPlugin, []framework
 	return fi.filterPlugins, fi.scorePlugins, fi.scorePluginWeight
 }
 
+// OraclePostFilterPlugins returns the framework's PostFilter plugins, in order.
+func OraclePostFilterPlugins(f framework.Framework) []framework.PostFilterPlugin {
+	return f.(*frameworkImpl).postFilterPlugins
+}
+
 // OracleFilterWithNominatedPods runs one filter plugin the way RunFilterPluginsWithNominatedPods
 // runs the chain: first with the nominated pods of equal or higher priority added to the node,
 // then, if that passed and pods were added, without them. --all-filters reports each plugin's

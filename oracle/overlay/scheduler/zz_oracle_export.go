@@ -1,9 +1,10 @@
 // Oracle glue, compiled into k8s.io/kubernetes/pkg/scheduler through `go build -overlay`
-// (see ../../Makefile). It adds no scheduling logic: it hands the oracle what upstream's
-// unexported schedulePod steps compute (findNodesThatFitPod, prioritizeNodes), and swaps
-// selectHost's random pick among equal top scores for the first of them in visit order,
-// which kschedctl's --tie-break first also takes, so simulate runs compare placement by
-// placement.
+// (see ../../Makefile). It adds no scheduling logic: OracleSchedulePod is schedulePod's steps
+// in schedulePod's order, calling upstream's own findNodesThatFitPod, prioritizeNodes and
+// selectHost, and keeping what they computed so the oracle can report it. One thing is
+// changed: among the nodes sharing the top score, selectHost picks one at random; the oracle
+// takes the first of them in visit order, which kschedctl's --tie-break first also takes, so
+// simulate runs compare placement by placement.
 package scheduler
 
 import (
@@ -19,16 +20,16 @@ import (
 type OracleCycle struct {
 	Feasible  []fwk.NodeInfo
 	Diagnosis framework.Diagnosis
-	// Scores is prioritizeNodes' answer, in the order of Feasible; nil when not scored.
+	// Scores is prioritizeNodes' answer, in the order of Feasible; nil when schedulePod did
+	// not score (a lone feasible node).
 	Scores    []framework.NodePluginScores
 	Host      string
 	Evaluated int
 	AllNodes  []fwk.NodeInfo
 }
 
-// OracleFindAndScore runs schedulePod's steps. With scoreSingle, a lone feasible node is
-// scored too (upstream skips it; kschedctl's explain reports its scores).
-func (sched *Scheduler) OracleFindAndScore(ctx context.Context, f framework.Framework, state fwk.CycleState, pod *v1.Pod, scoreSingle bool) (OracleCycle, error) {
+// OracleSchedulePod runs schedulePod and returns what its steps computed.
+func (sched *Scheduler) OracleSchedulePod(ctx context.Context, f framework.Framework, state fwk.CycleState, pod *v1.Pod) (OracleCycle, error) {
 	var out OracleCycle
 	if err := sched.Cache.UpdateSnapshot(klog.FromContext(ctx), sched.nodeInfoSnapshot); err != nil {
 		return out, err
@@ -38,44 +39,55 @@ func (sched *Scheduler) OracleFindAndScore(ctx context.Context, f framework.Fram
 		return out, ErrNoNodesAvailable
 	}
 	feasible, diagnosis, err := sched.findNodesThatFitPod(ctx, f, state, pod)
-	out.Feasible, out.Diagnosis = feasible, diagnosis
+	out.Diagnosis = diagnosis
 	if err != nil {
 		return out, err
 	}
+	out.Feasible = feasible
 	if len(feasible) == 0 {
 		return out, &framework.FitError{Pod: pod, NumAllNodes: sched.nodeInfoSnapshot.NumNodes(), Diagnosis: diagnosis}
 	}
-	out.Evaluated = len(feasible) + diagnosis.NodeToStatus.Len()
 	if len(feasible) == 1 {
-		out.Host = feasible[0].Node().Name
-		if !scoreSingle {
-			return out, nil
-		}
-		if scores, err := prioritizeNodes(ctx, sched.Extenders, f, state, pod, feasible); err == nil {
-			out.Scores = scores
-		}
+		// schedulePod takes it without PreScore or Score.
+		out.Host, out.Evaluated = feasible[0].Node().Name, 1+diagnosis.NodeToStatus.Len()
 		return out, nil
 	}
 	scores, err := prioritizeNodes(ctx, sched.Extenders, f, state, pod, feasible)
 	if err != nil {
 		return out, err
 	}
-	out.Scores = scores
-	best := 0
-	for i := range scores {
-		if scores[i].TotalScore > scores[best].TotalScore {
-			best = i
-		}
+	// selectHost reorders the list it is given (a heap over the same array).
+	out.Scores = append([]framework.NodePluginScores(nil), scores...)
+	host, _, err := selectHost(scores, numberOfHighestScoredNodesToReport)
+	if err != nil {
+		return out, err
 	}
-	out.Host = scores[best].Name
+	out.Host = firstOfTopScore(out.Scores, host)
+	out.Evaluated = len(feasible) + diagnosis.NodeToStatus.Len()
 	return out, nil
 }
 
-// OracleUseFirstTopScore makes ScheduleOne pick, among the nodes sharing the top score,
-// the first one visited instead of a random one.
+// firstOfTopScore is, among the nodes scored as high as host (selectHost's random pick among
+// the top scores), the first in visit order.
+func firstOfTopScore(scores []framework.NodePluginScores, host string) string {
+	var top int64
+	for _, s := range scores {
+		if s.Name == host {
+			top = s.TotalScore
+		}
+	}
+	for _, s := range scores {
+		if s.TotalScore == top {
+			return s.Name
+		}
+	}
+	return host
+}
+
+// OracleUseFirstTopScore makes ScheduleOne use OracleSchedulePod's pick.
 func (sched *Scheduler) OracleUseFirstTopScore() {
 	sched.SchedulePod = func(ctx context.Context, f framework.Framework, state fwk.CycleState, pod *v1.Pod) (ScheduleResult, error) {
-		c, err := sched.OracleFindAndScore(ctx, f, state, pod, false)
+		c, err := sched.OracleSchedulePod(ctx, f, state, pod)
 		if err != nil {
 			return ScheduleResult{}, err
 		}
@@ -86,3 +98,12 @@ func (sched *Scheduler) OracleUseFirstTopScore() {
 // OracleResetStartIndex lets every explained pod start its node scan at the first node,
 // as each explain is its own first scheduling cycle.
 func (sched *Scheduler) OracleResetStartIndex() { sched.nextStartNodeIndex = 0 }
+
+// OracleNodes is the node list of a fresh snapshot, in the order a cycle visits it.
+func (sched *Scheduler) OracleNodes(ctx context.Context) []fwk.NodeInfo {
+	if err := sched.Cache.UpdateSnapshot(klog.FromContext(ctx), sched.nodeInfoSnapshot); err != nil {
+		return nil
+	}
+	nodes, _ := sched.nodeInfoSnapshot.NodeInfos().List()
+	return nodes
+}
