@@ -2,6 +2,12 @@
 
     python3 -m benchmarks.equivalence            # one digest per workload, then a combined one
     python3 -m benchmarks.equivalence --verbose  # also the outcome counts
+    python3 -m benchmarks.equivalence --check    # compare with the committed expectation (CI does)
+    python3 -m benchmarks.equivalence > benchmarks/equivalence.expected   # regenerate it
+
+The expectation, ``benchmarks/equivalence.expected``, is this command's output at the last
+change of behaviour; tests/test_equivalence_digests.py checks it. A speed change leaves it as it
+is; a change of behaviour regenerates it in the same commit, saying why the digests moved.
 
 Each workload of ``benchmarks.simulate`` (plus a few variants that reach the scoring and
 preemption paths the default ones do not) is simulated at a small size with a fixed seed; the
@@ -16,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 import copy
+import difflib
 import hashlib
 import json
 import sys
+from pathlib import Path
 from typing import Any, Callable
 
 from benchmarks.simulate import (
@@ -38,6 +46,9 @@ from benchmarks.simulate import (
 from benchmarks.synthetic import node, perf_pod, topology_spread_spec
 
 SEED = 7
+
+#: The digests at the last change of behaviour (see the module's docstring).
+EXPECTED = Path(__file__).with_name("equivalence.expected")
 
 
 def _soft_spread(n: int, init: int, measure: int):
@@ -396,27 +407,51 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="repeatable; default all")
     parser.add_argument("--config", help="KubeSchedulerConfiguration (default: the built-in default profile)")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--check", action="store_true",
+                        help=f"compare the digests with {EXPECTED.name}: exit 1 and show the lines that differ")
     parser.add_argument("--fuzz", type=int, metavar="ROUNDS",
                         help="instead: compare the PreFilter count caches with fresh walks on random clusters")
     args = parser.parse_args(argv)
     if args.fuzz:
         return 1 if fuzz_caches(args.fuzz) else 0
+    if args.check:
+        return check(args.config)
+    for line in digest_lines(args.config, args.case, args.verbose):
+        print(line)
+        sys.stdout.flush()
+    return 0
+
+
+def check(config_path: str | None = None) -> int:
+    """0 when the digests are the expectation's, else 1 with the lines that differ."""
+    got = digest_lines(config_path)
+    want = EXPECTED.read_text(encoding="utf-8").splitlines()
+    if got == want:
+        print(f"equivalence digests as in {EXPECTED.name}")
+        return 0
+    for line in difflib.unified_diff(want, got, str(EXPECTED.name), "now", lineterm=""):
+        print(line)
+    return 1
+
+
+def digest_lines(config_path: str | None = None, cases: list[str] | None = None, verbose: bool = False) -> list[str]:
+    """The output lines: one per workload (simulate and explain digests), then the combined ones."""
     from kschedctl.config import load_config
 
-    config = load_config(args.config)
+    config = load_config(config_path)
+    lines = []
     combined, rollouts, dra, later = hashlib.sha256(), hashlib.sha256(), hashlib.sha256(), hashlib.sha256()
-    for name in args.case or list(CASES):
-        sim_digest, probe_digest = run_case(name, config, args.verbose)
-        print(f"{name:<28} simulate {sim_digest}  explain {probe_digest}")
+    for name in cases or list(CASES):
+        sim_digest, probe_digest = run_case(name, config, verbose)
+        lines.append(f"{name:<28} simulate {sim_digest}  explain {probe_digest}")
         digest = (combined if name in ORIGINAL_CASES else dra if name in DRA_CASES
                   else later if name in LATER_CASES else rollouts)
         digest.update(f"{name}:{sim_digest}:{probe_digest}".encode())
-        sys.stdout.flush()
-    print(f"{'combined':<28} {combined.hexdigest()[:16]}")
-    print(f"{'combined (rollouts)':<28} {rollouts.hexdigest()[:16]}")
-    print(f"{'combined (DRA)':<28} {dra.hexdigest()[:16]}")
-    print(f"{'combined (later)':<28} {later.hexdigest()[:16]}")
-    return 0
+    lines.append(f"{'combined':<28} {combined.hexdigest()[:16]}")
+    lines.append(f"{'combined (rollouts)':<28} {rollouts.hexdigest()[:16]}")
+    lines.append(f"{'combined (DRA)':<28} {dra.hexdigest()[:16]}")
+    lines.append(f"{'combined (later)':<28} {later.hexdigest()[:16]}")
+    return lines
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ Two costs of CPython buy nothing there:
   start and logging's own with no handler configured. Files are written (atomically, fsync'd)
   before a command returns, so none is pending then.
 
-``KSCHEDCTL_NO_FAST_PATHS=1`` turns both off (and the other fast paths, see ``fast_paths``),
+``KSCHEDCTL_NO_FAST_PATHS=1`` turns both off (and the other fast paths, see ``kschedctl.fastpaths``),
 which is how tests check that the output does not change. ``main`` (what tests call through
 typer's CliRunner or ``main([...])``) is untouched: only this real entry point ends the process.
 """
@@ -29,7 +29,7 @@ import threading
 from typing import Any, NoReturn
 
 from kschedctl.cli.app import main
-from kschedctl.fastpaths import fast_paths
+from kschedctl.fastpaths import PROCESS as FAST_PATHS
 
 #: Commands that read their inputs, answer and exit: nothing of theirs outlives the output.
 ONE_SHOT_COMMANDS = frozenset({"explain", "capacity", "simulate", "diff", "validate"})
@@ -83,7 +83,7 @@ def _flushed() -> bool:
 def run(argv: list[str] | None = None) -> NoReturn:
     """Run kschedctl as a process (console script and ``python -m kschedctl``)."""
     args = sys.argv[1:] if argv is None else argv
-    one_shot = fast_paths() and _command(args) in ONE_SHOT_COMMANDS
+    one_shot = FAST_PATHS.process_shortcuts and _command(args) in ONE_SHOT_COMMANDS
     if not one_shot:
         main(argv)
         sys.exit(0)

@@ -92,6 +92,9 @@ class QueuedPodInfo:
 class Handle(Protocol):
     """What the framework gives plugins: the snapshot, the cluster objects, the run's settings."""
 
+    #: The framework running the plugin (its engine hooks, the cycle's trace), None outside one.
+    framework: Any
+
     def snapshot(self) -> Any:
         """The ``Snapshot`` of this cycle: ``node_infos()``, ``get(name)``, image summaries."""
 
@@ -140,9 +143,23 @@ class WaitingPod(Protocol):
 
 
 class Plugin:
-    """Convenience base for plugins: stores ``args`` and ``handle``; subclasses set ``name``."""
+    """Convenience base for plugins: stores ``args`` and ``handle``; subclasses set ``name``.
+
+    It also declares kschedctl's optional engine hooks, off by default; the runtime calls them
+    only on a ``Plugin`` (a custom plugin of any other class runs without them, node by node):
+
+    - ``score_nodes(state, pod_info, nodes) -> (values, status)``: Score for many nodes at once,
+      the same answers as ``score`` node by node;
+    - ``normalize_values(state, pod_info, names, values) -> (values, status)``: NormalizeScore on
+      plain lists, the same answers as ``normalize_score``;
+    - ``start_afresh()``: forget the run state earlier cycles left (explain's pods are independent).
+    """
 
     name: ClassVar[str] = ""
+    #: Score's batch form, or None (the runtime then calls ``score`` per node).
+    score_nodes: ClassVar[Callable[..., "tuple[list[int] | None, Status | None]"] | None] = None
+    #: NormalizeScore's batch form, or None (the runtime then calls ``normalize_score``).
+    normalize_values: ClassVar[Callable[..., "tuple[list[int] | None, Status | None]"] | None] = None
 
     def __init__(self, args: dict | None = None, handle: Handle | None = None) -> None:
         self.args = args
@@ -150,6 +167,10 @@ class Plugin:
 
     def __repr__(self) -> str:
         return f"<plugin {self.name}>"
+
+    def start_afresh(self) -> None:
+        """Forget the run state earlier cycles left (a cache of reserved pods, gang back-offs);
+        a plugin keeping none has nothing to do."""
 
 
 # The protocols below document each extension point's method; runtime_checkable lets the

@@ -531,10 +531,14 @@ class Evaluator:
     pods, PreFilter extensions); ``interface`` is the plugin.
     """
 
-    def __init__(self, plugin_name: str, handle: Any, interface: PreemptionInterface) -> None:
+    def __init__(self, plugin_name: str, handle: Any, interface: PreemptionInterface,
+                 victims_memo: Callable[..., Any] | None = None) -> None:
         self.plugin_name = plugin_name
         self.handle = handle
         self.interface = interface
+        #: kschedctl's: ``victims_memo(state, pod_info, pdbs)`` gives a memo of
+        #: ``select_victims_on_node``'s answers when they can be kept (DefaultPreemption's), or None.
+        self.victims_memo = victims_memo
 
     # -- Preempt ------------------------------------------------------------------------------
     def preempt(
@@ -570,7 +574,8 @@ class Evaluator:
         best, decisions = self.select_candidate(run.candidates, times)
         if best is None or not best.name:
             return None, Status(Code.Unschedulable, MSG_NO_CANDIDATE_NODE, details=details)
-        trace = getattr(getattr(self.handle, "framework", None), "trace", None)
+        framework = self.handle.framework
+        trace = framework.trace if framework is not None else None
         if trace is None or trace.filters is not None:  # a batch's lean trace keeps no per-node records
             details["candidates"] = [_candidate_details(c, decisions, best) for c in run.candidates]
         details["nominatedNode"] = best.name
@@ -612,7 +617,7 @@ class Evaluator:
         select = self.interface.select_victims_on_node
         # A plugin may offer answers of earlier dry runs for nodes that did not change since
         # (kschedctl's; see DefaultPreemption.victims_memo): same answers, no copies made.
-        victims_memo = getattr(self.interface, "victims_memo", None)
+        victims_memo = self.victims_memo
         memo = victims_memo(state, pod_info, pdbs) if victims_memo is not None else None
         for i in range(n):
             node = potential_nodes[(offset + i) % n]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 import time
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Protocol
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import (
@@ -32,6 +32,7 @@ from kschedctl.framework.interfaces import (
     MAX_TOTAL_SCORE,
     MIN_NODE_SCORE,
     NodeScore,
+    Plugin,
 )
 from kschedctl.framework.status import Code, PostFilterResult, PreFilterResult, Status
 from kschedctl.framework.diagnosis import Diagnosis, FitError, NodeToStatus, go_list  # noqa: F401 - re-exported
@@ -195,7 +196,7 @@ class FrameworkHandle:
     def warn(self, message: str) -> None:
         """Tell the user something about this cycle that the statuses cannot say (once per cycle):
         e.g. that a plugin lacked the data it scores on. Shown with the cycle's result."""
-        trace = getattr(self.framework, "trace", None)
+        trace = self.framework.trace if self.framework is not None else None
         if trace is not None and message not in trace.warnings:
             trace.warnings.append(message)
 
@@ -238,6 +239,42 @@ class _NodeScoreRow(NodePluginScores):
     @cached_property
     def scores(self) -> list[tuple[str, int]]:  # type: ignore[override]
         return list(zip(self._plugins, self._row))
+
+
+class VerdictRun(Protocol):
+    """The filter verdicts of one run of consecutive nodes of a scan, in visit order (see
+    ``Framework.filter_verdicts``). Offsets count from the run's first node; positions index
+    the scan's node list."""
+
+    #: How many of the run's nodes the scan visits: up to, not including, the passing node one
+    #: past the ``need`` asked for (which would cancel the scan), else all of them.
+    cut: int
+    #: Whether that passing node exists (the scan ends in this run).
+    stop: bool
+    #: Offsets of the rejected nodes among the first ``cut``, ascending.
+    rejected: list[int]
+
+    def positions_of(self, offsets: list[int]) -> list[int]:
+        """The positions of the nodes at ``offsets``."""
+
+    def passed_before(self, cut: int) -> list[int]:
+        """The positions of the passing nodes among the first ``cut``, in visit order."""
+
+    def visited(self, cut: int) -> list[int]:
+        """The positions of the first ``cut`` nodes, in visit order."""
+
+    def certain(self) -> bool:
+        """Whether every rejection among the first ``cut`` is a plain one (no filter raised or
+        erred, which would have ended the scan)."""
+
+
+class NodeVerdicts(Protocol):
+    """Every node's filter verdict at once, for one cycle's scan (simulate's node columns)."""
+
+    def run(self, begin: int, end: int, need: int) -> VerdictRun:
+        """The verdicts of the nodes visited ``begin`` to ``end`` (counted from the scan's
+        first position, wrapping around the node list); ``need`` is how many more passing
+        nodes the scan looks for."""
 
 
 class Framework:
@@ -298,16 +335,15 @@ class Framework:
 
     def start_afresh(self) -> None:
         """Each plugin that keeps run state between cycles (a cache of reserved pods, gang
-        back-offs) and offers ``start_afresh`` forgets what earlier cycles left there."""
+        back-offs) forgets what earlier cycles left there (``Plugin.start_afresh``)."""
         seen: set[int] = set()
         for plugins in self.plugins.values():
             for pl in plugins:
                 if id(pl) in seen:
                     continue
                 seen.add(id(pl))
-                fresh = getattr(pl, "start_afresh", None)
-                if callable(fresh):
-                    fresh()
+                if isinstance(pl, Plugin):
+                    pl.start_afresh()
 
     def has_post_filter_plugins(self) -> bool:
         return bool(self.plugins["postFilter"])
@@ -325,6 +361,31 @@ class Framework:
         self.trace = Trace()
         self.all_filters = all_filters
         return self.trace
+
+    # -- the engine's hooks: a batch runtime (simulate's) answers them from what it keeps -------
+    # The runtime itself keeps nothing, so each says "not known" and the driver asks the plugins.
+    def filter_scanner(self, state: CycleState, pod_info: "PodInfo") -> Callable[["NodeInfo"], Status | None] | None:
+        """A function of the node alone answering as ``run_filter_plugins_with_nominated_pods``
+        would for one cycle's scan, with less work per node; None: the driver runs the filters."""
+        return None
+
+    def filter_verdicts(self, state: CycleState, pod_info: "PodInfo", nodes: list["NodeInfo"]) -> NodeVerdicts | None:
+        """Every node's verdict at once for one cycle's scan; None: the nodes are asked one by one."""
+        return None
+
+    def known_rejections(self, state: CycleState, pod_info: "PodInfo", nodes: list["NodeInfo"],
+                         scan: Callable[["NodeInfo"], Any]) -> list[Status] | None:
+        """Every node's status (``nodes`` order) when every node is known to reject the pod from
+        an earlier scan; None when that is not known."""
+        return None
+
+    def remember_rejections(self, state: CycleState, nodes: list["NodeInfo"], statuses: NodeToStatus) -> None:
+        """After a scan none of ``nodes`` passed: their statuses, for ``known_rejections``."""
+
+    def node_local_chain_key(self, state: CycleState) -> Any:
+        """A key for answers of the whole filter chain when they depend only on the pod's
+        signature and the node (DefaultPreemption then reuses dry-run answers); None: they may not."""
+        return None
 
     # -- PreEnqueue ---------------------------------------------------------------------------
     def run_pre_enqueue_plugins(self, pod_info: "PodInfo") -> Status | None:
@@ -651,7 +712,7 @@ class Framework:
                        nodes: list["NodeInfo"]) -> tuple[list[int], _ScoreFailure | None]:
         """One plugin's raw scores for ``nodes``; on failure the status (its message and cause)."""
         name = pl.name
-        batch = getattr(pl, "score_nodes", None)
+        batch = pl.score_nodes if isinstance(pl, Plugin) else None  # only a Plugin declares a batch form
         try:
             if batch is not None:
                 # the plugin's batch form: the same answers, per-cycle lookups made once
@@ -682,7 +743,7 @@ class Framework:
         normalize = getattr(pl, "normalize_score", None)
         if not callable(normalize):
             return values, None
-        batch = getattr(pl, "normalize_values", None)
+        batch = pl.normalize_values if isinstance(pl, Plugin) else None
         if batch is not None:
             # the plugin's batch form: the same scores, without a NodeScore per node
             try:

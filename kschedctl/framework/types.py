@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 from kschedctl.errors import InputError
-from kschedctl.fastpaths import fast_paths
+from kschedctl.fastpaths import PROCESS as FAST_PATHS
 from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
 from kschedctl.k8s.resources import Resource, node_allocatable, pod_resources
 
@@ -198,7 +198,7 @@ _EMPTY: tuple = ()
 # Pods of one template carry the same affinity: their terms are compiled once, keyed by the
 # namespace and the text of the two affinity mappings (repr of plain data is equal only for equal
 # data; a namespace-less term means the pod's own namespace).
-_MEMOIZE_TERMS = fast_paths()
+_MEMOIZE_TERMS = FAST_PATHS.template_memos
 _TERMS_BY_TEMPLATE: dict[tuple[str, str, str], tuple[list, list, list, list, str | None]] = {}
 _TERMS_BY_TEMPLATE_MAX = 4096
 

@@ -25,7 +25,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
-from kschedctl.fastpaths import fast_paths
+from kschedctl.fastpaths import PROCESS as FAST_PATHS
 from kschedctl.k8s.quantity import (
     NANO,
     format_bytes,
@@ -551,7 +551,7 @@ def _pod_resource_nanos(pod: Mapping[str, Any]) -> tuple[dict[str, int], int, in
 
 # Pods of one ReplicaSet share their template, so their requests are computed once: keyed by the
 # text of everything pod_resources reads (repr of plain data is equal only for equal data).
-_MEMOIZE = fast_paths()
+_MEMOIZE = FAST_PATHS.template_memos
 _BY_TEMPLATE: dict[tuple[Any, ...], tuple[Resource, int, int]] = {}
 _BY_TEMPLATE_MAX = 4096
 

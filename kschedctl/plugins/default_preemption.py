@@ -93,7 +93,7 @@ class DefaultPreemption(Plugin):
         #: pods may be victims, and the order of importance of victims.
         self.is_eligible_pod: Callable[[Any, Any, Any], bool] = _always_eligible
         self.more_important_pod: Callable[[Any, Any, StartTimes], bool] = more_important_pod
-        self.evaluator = Evaluator(self.name, handle, self)
+        self.evaluator = Evaluator(self.name, handle, self, victims_memo=self.victims_memo)
         self._rng: random.Random | None = None
         self._pdb_cache: tuple[Any, int, list[DisruptionBudget]] | None = None
         self._victims_memos: OrderedDict[Any, _VictimsMemo] = OrderedDict()
@@ -214,9 +214,8 @@ class DefaultPreemption(Plugin):
         if (not self.victims_are_node_local or self.is_eligible_pod is not _always_eligible
                 or self.more_important_pod is not more_important_pod):
             return None
-        framework = getattr(self.handle, "framework", None)
-        chain_key = getattr(framework, "node_local_chain_key", None)
-        key = chain_key(state) if callable(chain_key) else None
+        framework = self.handle.framework
+        key = framework.node_local_chain_key(state) if framework is not None else None
         if key is None:
             return None
         memo = self._victims_memos.get(key)
@@ -354,7 +353,7 @@ class _VictimsMemo:
         if entry is None or entry[0] is not node_info or entry[1] != node_info.generation:
             entry = self._nodes[name] = (node_info, node_info.generation, {})
         answers = entry[2]
-        trace = getattr(handle.framework, "trace", None)
+        trace = handle.framework.trace if handle.framework is not None else None
         answer = answers.get(nominated)
         if answer is None:
             marked: set[str] = set()

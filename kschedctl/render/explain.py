@@ -35,7 +35,7 @@ from kschedctl.printable import printable
 from kschedctl.render.console import printable_text
 from kschedctl.render.units import cpu_unit
 from kschedctl.scheduler.outcome import Outcome
-from kschedctl.scheduler.result import Blocker, Decision, ExplainResult, NodeResult, StageResult
+from kschedctl.scheduler.result import Blocker, ExplainResult, NodeResult, StageResult, name_list
 
 #: Up to this many nodes every node gets a row without --wide.
 SMALL_CLUSTER = 20
@@ -165,7 +165,7 @@ def _verdict(r: ExplainResult) -> Group:
             victims = f"{len(p.victims)} pod" + ("" if len(p.victims) == 1 else "s")
             head.append(f" → nominated {p.nominated_node}, preempting {victims}", style="bold yellow")
             if p.victims:
-                head.append(f": {_names(p.victims)}")
+                head.append(f": {name_list(p.victims)}")
         elif r.provisional_node:
             head.append(f" ({r.provisional_node} was chosen, then the pod was turned away)")
     if d.spec_node_name:
@@ -173,13 +173,10 @@ def _verdict(r: ExplainResult) -> Group:
     rows = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
     rows.add_column(style="bold", no_wrap=True)
     rows.add_column()
-    why = _why_here(r, d)
-    if why:
-        rows.add_row("Why", why)
-    if d.spec_node_name:
-        rows.add_row("Note", f"bound to {printable(d.spec_node_name)} already: that node's kubelet admits it "
-                             "(or rejects it: OutOfcpu, NodeAffinity, ...) without kube-scheduler, which only "
-                             "takes pods with no spec.nodeName. Below, what its plugins would say, for reference.")
+    if d.why:
+        rows.add_row("Why", d.why)
+    if d.note:
+        rows.add_row("Note", printable(d.note))
     if not r.selected_node:
         if d.blockers:
             shown = "; ".join(_blocker_text(b) for b in d.blockers[:3])
@@ -196,33 +193,6 @@ def _verdict(r: ExplainResult) -> Group:
                     r.num_nodes_to_find < total else ""))
     rows.add_row("Profile", r.profile)
     return Group(head, Padding(rows, (0, 0, 0, 2)), Text(""))
-
-
-def _why_here(r: ExplainResult, d: Decision) -> str:
-    """Why the chosen node won: its margin over the runner-up and the plugins that made it."""
-    if not r.selected_node:
-        return ""
-    if d.spec_node_name:
-        return ""  # the note says why
-    if len(d.tied) > 1:
-        chosen = next((n for n in r.nodes if n.name == r.selected_node), None)
-        seed = f"seed {r.seed}" if r.seed is not None else "no --seed: may differ between runs"
-        score = f" at {chosen.total_score} points" if chosen is not None and chosen.total_score is not None else ""
-        return (f"{len(d.tied)} nodes tie{score} ({_names(d.tied)}); {r.selected_node} was picked at random "
-                f"({seed})")
-    if d.only_feasible:
-        rejected = sum(b.nodes for b in d.blockers)
-        if not rejected:
-            return f"{r.selected_node} is the only feasible node"
-        return (f"{r.selected_node} is the only feasible node; the other {rejected} were rejected by "
-                + ", ".join(f"{b.plugin} ({b.nodes})" for b in d.blockers))
-    if d.runner_up is None or d.margin is None:
-        return ""
-    points = "point" if d.margin == 1 else "points"
-    why = f"{r.selected_node} by {d.margin} {points} over {d.runner_up}"
-    if d.deciding:
-        why += ": " + ", ".join(f"{plugin} {diff:+d}" for plugin, diff in d.deciding)
-    return why
 
 
 def _blocker_text(b: Blocker, reasons: int = 2) -> str:
@@ -571,12 +541,6 @@ def _node_name(r: ExplainResult, n: NodeResult) -> Text:
     if n.name == r.provisional_node:
         return Text(f"☆ {n.name}", style="green")
     return Text(n.name)
-
-
-def _names(names: list[str], limit: int = 8) -> str:
-    if len(names) <= limit:
-        return ", ".join(names)
-    return ", ".join(names[:limit]) + f", … (+{len(names) - limit})"
 
 
 def _short(d: dict) -> str:

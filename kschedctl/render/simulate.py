@@ -55,9 +55,9 @@ def simulation_renderables(result: SimulationResult, wide: bool = False) -> list
         parts.append(Text(f"warning: {warning}", style="yellow"))
     if result.placements:
         parts.append(_placements(result, wide))
-    failed = [p for p in result.placements if p.outcome not in (Outcome.SCHEDULED, Outcome.PREEMPTED)]
+    failed = result.not_placed()
     if failed:
-        parts.append(_failures(failed, wide))
+        parts.append(_failures(result, failed, wide))
     if result.preemptions:
         parts.append(_preemptions(result, wide))
     if result.nodes:
@@ -116,7 +116,7 @@ def _placements(r: SimulationResult, wide: bool) -> Table:
     return t
 
 
-def _failures(failed: list, wide: bool) -> Table:
+def _failures(result: SimulationResult, failed: list, wide: bool) -> Table:
     if wide or len(failed) <= SMALL:
         t = Table(title="Not placed", title_justify="left", box=box.SIMPLE_HEAD)
         t.add_column("Pod")
@@ -128,15 +128,12 @@ def _failures(failed: list, wide: bool) -> Table:
                 msg = f"{msg} (nominated node: {p.nominated_node})"
             t.add_row(p.pod, Text(p.outcome, style=_OUTCOME_STYLE.get(p.outcome, "")), msg)
         return t
-    groups: dict[tuple[str, str], list[str]] = {}
-    for p in failed:
-        groups.setdefault((p.outcome, p.message), []).append(p.pod)
     t = Table(title=f"Not placed: {len(failed)} pods, grouped by message", title_justify="left", box=box.SIMPLE_HEAD)
     t.add_column("Pods", justify="right")
     t.add_column("Outcome")
     t.add_column("Message")
     t.add_column("For example")
-    for (outcome, message), pods in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+    for outcome, message, pods in result.not_placed_groups():
         t.add_row(str(len(pods)), Text(outcome, style=_OUTCOME_STYLE.get(outcome, "")), printable(message), pods[0])
     return t
 

@@ -104,22 +104,17 @@ def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
                        soft_wrap=True)
     for short, full in legend:
         console.print(Text(f"  {short} = {full}"), soft_wrap=True)
-    reasons: dict[str, int] = {}
-    for cell in result.cells:
-        for reason, n in (cell.metrics.get("unschedulableReasons") or {}).items():
-            reasons[reason] = reasons.get(reason, 0) + n
+    reasons = result.unschedulable_reasons()
     if reasons:
         console.print("Why pods stayed unschedulable (pods, over all cells):")
-        for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:10]:
+        for reason, n in reasons[:10]:
             console.print(f"  {n:>6}  {printable(reason)}", markup=False, highlight=False)
-    failed: dict[str, list[str]] = {}
-    for cell in ranked:
-        if cell.error:
-            failed.setdefault(cell.error, []).append(f"{printable(cell.config)} on {printable(cell.cluster)}")
+    failed = result.failures()
     if failed:
-        count = sum(len(v) for v in failed.values())
+        count = sum(len(cells) for _, cells in failed)
         console.print(Text(f"{count} of {len(result.cells)} cells failed:", style="red"))
-        for error, rows in failed.items():
+        for error, cells in failed:
+            rows = [f"{printable(cell.config)} on {printable(cell.cluster)}" for _, cell in cells]
             console.print(Text(f"  {', '.join(dict.fromkeys(rows))}: {printable(error)}"), highlight=False)
 
 

@@ -347,7 +347,8 @@ def capacity(
     per_node: dict[str, int] = {}
     bound = CAPACITY_MAX_COPIES if max_copies is None else max_copies
     was_enabled = gc.isenabled()
-    gc.disable()
+    if sim.fast_paths.process_shortcuts:
+        gc.disable()
     try:
         count = 0
         counted = not count_per_node
@@ -545,7 +546,8 @@ def capacity_of_mix(
     made = [0] * len(infos)
     bound = CAPACITY_MAX_COPIES // max(sum(ratio), 1) if max_sets is None else max_sets
     was_enabled = gc.isenabled()
-    gc.disable()
+    if sim.fast_paths.process_shortcuts:
+        gc.disable()
     try:
         stopped = False
         while not stopped:

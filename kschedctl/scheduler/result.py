@@ -268,6 +268,18 @@ class Decision:
     blockers: list[Blocker] = field(default_factory=list)
     fix: str = ""
     spec_node_name: str = ""
+    #: Why the chosen node won, in one sentence (empty when not scheduled, or for a pod with
+    #: spec.nodeName, which ``note`` covers): what every renderer shows, so they agree.
+    why: str = ""
+
+    @property
+    def note(self) -> str:
+        """For a pod with spec.nodeName: who takes it instead of kube-scheduler (else empty)."""
+        if not self.spec_node_name:
+            return ""
+        return (f"bound to {self.spec_node_name} already: that node's kubelet admits it (or rejects it: OutOfcpu, "
+                "NodeAffinity, ...) without kube-scheduler, which only takes pods with no spec.nodeName. Below, "
+                "what its plugins would say, for reference.")
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON's ``decision``; ``fix`` stays out of it (it is ``hints[0].text`` or ``podHints[0].text``)."""
@@ -293,10 +305,7 @@ def decide(result: "ExplainResult") -> Decision:
                         tied=list(result.tied_nodes))
     counts: dict[str, int] = {}
     reasons: dict[str, dict[str, int]] = {}
-    for n in result.nodes:
-        verdict = n.verdict()
-        if verdict is None or n.feasible:
-            continue
+    for verdict in result.rejecting_verdicts():
         counts[verdict.plugin] = counts.get(verdict.plugin, 0) + 1
         seen = reasons.setdefault(verdict.plugin, {})
         for reason in verdict.reasons or [verdict.code]:
@@ -316,16 +325,49 @@ def decide(result: "ExplainResult") -> Decision:
     feasible = [n for n in result.nodes if n.feasible]
     decision.only_feasible = len(feasible) == 1
     others = [n for n in result.nodes if n.total_score is not None and n.name != chosen.name]
-    if chosen.total_score is None or not others:
-        return decision
-    runner_up = min(others, key=lambda n: (-(n.total_score or 0), n.rank or 0))
-    decision.runner_up = runner_up.name
-    decision.margin = chosen.total_score - (runner_up.total_score or 0)
-    theirs = {s.plugin: s.weighted for s in runner_up.scores}
-    ours = {s.plugin: s.weighted for s in chosen.scores}
-    differences = [(p, ours.get(p, 0) - theirs.get(p, 0)) for p in dict.fromkeys([*ours, *theirs])]
-    decision.deciding = sorted(((p, d) for p, d in differences if d), key=lambda pd: -pd[1])
+    if chosen.total_score is not None and others:
+        runner_up = min(others, key=lambda n: (-(n.total_score or 0), n.rank or 0))
+        decision.runner_up = runner_up.name
+        decision.margin = chosen.total_score - (runner_up.total_score or 0)
+        theirs = {s.plugin: s.weighted for s in runner_up.scores}
+        ours = {s.plugin: s.weighted for s in chosen.scores}
+        differences = [(p, ours.get(p, 0) - theirs.get(p, 0)) for p in dict.fromkeys([*ours, *theirs])]
+        decision.deciding = sorted(((p, d) for p, d in differences if d), key=lambda pd: -pd[1])
+    decision.why = _why(result, decision, chosen)
     return decision
+
+
+def _why(result: "ExplainResult", d: Decision, chosen: NodeResult) -> str:
+    """``Decision.why`` of a scheduled pod: its margin over the runner-up and the plugins that
+    made it (chosen minus runner-up, negative differences too), the tie and who broke it, or
+    that no other node passed the filters."""
+    node = chosen.name
+    if d.spec_node_name:
+        return ""  # the note says why
+    if len(d.tied) > 1:
+        seed = f"seed {result.seed}" if result.seed is not None else "no --seed: may differ between runs"
+        score = f" at {chosen.total_score} points" if chosen.total_score is not None else ""
+        return f"{len(d.tied)} nodes tie{score} ({name_list(d.tied)}); {node} was picked at random ({seed})"
+    if d.only_feasible:
+        rejected = sum(b.nodes for b in d.blockers)
+        if not rejected:
+            return f"{node} is the only feasible node"
+        return (f"{node} is the only feasible node; the other {rejected} were rejected by "
+                + ", ".join(f"{b.plugin} ({b.nodes})" for b in d.blockers))
+    if d.runner_up is None or d.margin is None:
+        return ""
+    points = "point" if d.margin == 1 else "points"
+    why = f"{node} by {d.margin} {points} over {d.runner_up}"
+    if d.deciding:
+        why += ": " + ", ".join(f"{plugin} {diff:+d}" for plugin, diff in d.deciding)
+    return why
+
+
+def name_list(names: list[str], limit: int = 8) -> str:
+    """``names`` joined, the first ``limit`` only and how many more."""
+    if len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[:limit]) + f", … (+{len(names) - limit})"
 
 
 @dataclass
@@ -391,11 +433,20 @@ class ExplainResult:
         from kschedctl.scheduler.diagnosis import rejections_by_plugin
 
         entries = []
-        for n in self.nodes:
-            v = n.verdict()
-            if v is not None:
-                entries.extend((v.plugin, v.code, reason) for reason in v.reasons or [v.code])
+        for v in self.rejecting_verdicts():
+            entries.extend((v.plugin, v.code, reason) for reason in v.reasons or [v.code])
         return rejections_by_plugin(entries)
+
+    def rejecting_verdicts(self) -> list[FilterResult]:
+        """The filter result that rejected each node the filters turned away, in node order: what
+        the blockers (``decision``) and ``rejections`` both count."""
+        out = []
+        for n in self.nodes:
+            if not n.feasible:
+                v = n.verdict()
+                if v is not None:
+                    out.append(v)
+        return out
 
     def node(self, name: str) -> NodeResult | None:
         for n in self.nodes:

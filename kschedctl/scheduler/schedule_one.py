@@ -42,6 +42,7 @@ from kschedctl.framework.runtime import (
     Framework,
     NodePluginScores,
     NodeToStatus,
+    NodeVerdicts,
     Trace,
     WaitingPod,
     go_list,
@@ -331,8 +332,7 @@ class Scheduler:
         run = fwk.run_filter_plugins_with_nominated_pods
         if not fwk.handle.nominator:
             run = fwk.run_filter_plugins  # nobody is nominated: the single pass is all there is
-        scanner = getattr(fwk, "filter_scanner", None)
-        scan = scanner(state, pod_info) if scanner is not None and filters is None else None
+        scan = fwk.filter_scanner(state, pod_info) if filters is None else None
         if scan is None:
             if filters is None:
                 def scan(node_info: "NodeInfo") -> Status | None:
@@ -346,19 +346,18 @@ class Scheduler:
         forget = None if filters is None else (lambda node_info: filters.pop(node_info.name, None))
         # A framework may know that every node rejects the pod, and why, from an earlier scan
         # (simulate's, for pods of one signature): the same statuses in the same visit order.
-        known = getattr(fwk, "known_rejections", None) if filters is None and from_start and nodes else None
-        if known is not None and not self.for_display:
-            statuses = known(state, pod_info, nodes, scan)
+        remember = filters is None and from_start and bool(nodes) and not self.for_display
+        if remember:
+            statuses = fwk.known_rejections(state, pod_info, nodes, scan)
             if statuses is not None:
                 return self._all_rejected(diagnosis, nodes, statuses, start)
-        bulk = getattr(fwk, "filter_verdicts", None)
-        verdicts = bulk(state, pod_info, nodes) if bulk is not None and filters is None and nodes else None
+        verdicts = fwk.filter_verdicts(state, pod_info, nodes) if filters is None and nodes else None
         if verdicts is not None:
             feasible = self._scan_verdicts(verdicts, scan, diagnosis, nodes, start, num_to_find, outcome, from_start)
         else:
             feasible = self._scan_nodes(scan, diagnosis, nodes, start, num_to_find, outcome, from_start, forget)
-        if not feasible and known is not None and not self.for_display:
-            fwk.remember_rejections(state, nodes, diagnosis.node_to_status)  # type: ignore[attr-defined]
+        if not feasible and remember:
+            fwk.remember_rejections(state, nodes, diagnosis.node_to_status)
         return feasible
 
     def _all_rejected(self, diagnosis: Diagnosis, nodes: list["NodeInfo"], statuses: list[Status],
@@ -374,7 +373,7 @@ class Scheduler:
         self._last_feasible = []
         return []
 
-    def _scan_verdicts(self, verdicts: Any, scan: Any, diagnosis: Diagnosis, nodes: list["NodeInfo"], start: int,
+    def _scan_verdicts(self, verdicts: NodeVerdicts, scan: Any, diagnosis: Diagnosis, nodes: list["NodeInfo"], start: int,
                        num_to_find: int, outcome: CycleOutcome | None, from_start: bool) -> list["NodeInfo"]:
         """``_scan_nodes`` when the framework knows every node's verdict at once (simulate's node
         columns): the same nodes visited, found feasible and rejected, in the same order; only
@@ -385,8 +384,6 @@ class Scheduler:
         visit order. When some node passes they are only counted (``_unresolved``), provided
         the verdicts vouch that every "no" among them is a plain rejection (``certain``: no
         filter raised or erred, which would have ended the scan)."""
-        import numpy as np  # only simulate's framework offers verdicts, and it has numpy loaded
-
         set_status = diagnosis.node_to_status.set
         add_plugin_status = diagnosis.add_plugin_status
         seen: set = set()
@@ -394,7 +391,7 @@ class Scheduler:
         start = start % count
         feasible: list["NodeInfo"] = []
         visited: list[str] | None = [] if outcome is not None and from_start and self.for_display else None
-        certain = None if self.for_display or self.extenders else getattr(verdicts, "certain", None)
+        vouch = not (self.for_display or self.extenders)
         deferred: list["NodeInfo"] = []
 
         def resolve(pending: Iterable["NodeInfo"]) -> tuple[int, Status | None]:
@@ -418,15 +415,10 @@ class Scheduler:
         begin = 0
         while begin < count:
             end = min(count, begin + chunk)
-            positions = np.arange(begin + start, end + start) % count
-            passed = verdicts(positions)
-            passing = np.flatnonzero(passed)
-            need = num_to_find - len(feasible)
-            cut = int(passing[need]) if len(passing) > need else end - begin
-            stop = len(passing) > need
-            rejected = np.flatnonzero(~passed[:cut]).tolist()
-            if rejected and certain is not None and certain(positions[:cut]):
-                deferred.extend(nodes[i] for i in positions[rejected].tolist())
+            run = verdicts.run(begin + start, end + start, num_to_find - len(feasible))
+            cut, stop, rejected = run.cut, run.stop, run.rejected
+            if rejected and vouch and run.certain():
+                deferred.extend(nodes[i] for i in run.positions_of(rejected))
             elif rejected:
                 if deferred:  # vouched for: no error among them
                     _, error = resolve(deferred)
@@ -434,13 +426,12 @@ class Scheduler:
                     if error is not None:
                         cut, stop = 0, True
                 if error is None:
-                    done, error = resolve(nodes[i] for i in positions[rejected].tolist())
+                    done, error = resolve(nodes[i] for i in run.positions_of(rejected))
                     if error is not None:
                         cut, stop = rejected[done] + 1, True
-            taken = positions[passing[passing < cut]].tolist()
-            feasible.extend(nodes[i] for i in taken)
+            feasible.extend(nodes[i] for i in run.passed_before(cut))
             if visited is not None:
-                visited.extend(nodes[i].name for i in positions[:cut].tolist())
+                visited.extend(nodes[i].name for i in run.visited(cut))
             if stop:
                 break
             begin = end

@@ -37,8 +37,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+import numpy as np
+
 from kschedctl import limits
 from kschedctl.errors import UsageError
+from kschedctl.fastpaths import FastPaths
+from kschedctl.fastpaths import settings as fast_path_settings
+from kschedctl.fastpaths import using as using_fast_paths
 from kschedctl.framework.runtime import (
     Framework,
     FrameworkHandle,
@@ -161,6 +166,8 @@ class _LeanFramework(Framework):
         self._memo: dict[str, tuple[int, dict]] = {}
         self._memo_plan: Any = None
         self._columns: NodeColumns | None = None
+        #: Whether the node columns answer for every node at once (built under the run's settings).
+        self._use_columns = fast_path_settings().columns
         self._spread: SpreadScores | None = None
         #: per whole node-local chain, every node's rejection of the last scan nobody passed
         self._rejections: dict[Any, _Rejections] = {}
@@ -268,7 +275,7 @@ class _LeanFramework(Framework):
         if not local:
             return None
         memo = self._memo
-        nominator = getattr(self.handle, "nominator", None)
+        nominator = self.handle.nominator
         by_node = nominator.by_node if nominator is not None else {}
         slow = self.run_filter_plugins_with_nominated_pods
         run_rest = self._run_filters
@@ -288,15 +295,15 @@ class _LeanFramework(Framework):
 
         return scan
 
-    def filter_verdicts(self, state: Any, pod_info: Any, nodes: list) -> Callable[[Any], Any] | None:
-        """For one cycle's scan: a function of positions in ``nodes`` (a numpy array) giving
-        whether each node passes the whole filter chain, from the node columns; None unless every
-        active filter is covered by them and nobody is nominated (the scan then asks node by
-        node). The scanner still gives each rejected node's status (see ``filter_scanner``)."""
+    def filter_verdicts(self, state: Any, pod_info: Any, nodes: list) -> "_ColumnVerdicts | None":
+        """For one cycle's scan: whether each node passes the whole filter chain, from the node
+        columns; None unless every active filter is covered by them and nobody is nominated (the
+        scan then asks node by node). The scanner still gives each rejected node's status (see
+        ``filter_scanner``)."""
         key = self.memo_key
         if key is None or self.all_filters:
             return None
-        nominator = getattr(self.handle, "nominator", None)
+        nominator = self.handle.nominator
         if nominator is not None and any(nominator.by_node.values()):
             return None
         _, local, rest = self._filter_plan(state, key)
@@ -309,11 +316,7 @@ class _LeanFramework(Framework):
         verdicts = verdict_function(self._columns, local + rest, key, state, pod_info)  # type: ignore[arg-type]
         if verdicts is None:
             return None
-        def at_positions(positions: Any) -> Any:
-            return verdicts(at[positions])
-
-        at_positions.certain = lambda positions: verdicts.certain(at[positions])  # type: ignore[attr-defined]
-        return at_positions
+        return _ColumnVerdicts(verdicts, at, len(nodes))
 
     def known_rejections(self, state: Any, pod_info: Any, nodes: list,
                          scan: Callable[[Any], Any]) -> list | None:
@@ -336,7 +339,7 @@ class _LeanFramework(Framework):
             if i is not None and nodes[i] is node_info:
                 statuses[i] = None  # asked again below
         entry.seen = NODE_CHANGES.count
-        nominator = getattr(self.handle, "nominator", None)
+        nominator = self.handle.nominator
         nominated = {name for name, pods in nominator.by_node.items() if pods} if nominator is not None else ()
         out = list(statuses)
         asked = [i for i, status in enumerate(statuses) if status is None]
@@ -362,7 +365,7 @@ class _LeanFramework(Framework):
             if len(self._rejections) >= _REJECTION_CHAINS:
                 del self._rejections[next(iter(self._rejections))]
             entry = self._rejections[chain] = _Rejections(nodes)
-        nominator = getattr(self.handle, "nominator", None)
+        nominator = self.handle.nominator
         by_node = nominator.by_node if nominator is not None else {}
         get = statuses.get
         entry.statuses = [None if by_node.get(n.name) else get(n.name) for n in nodes]
@@ -469,6 +472,8 @@ class _LeanFramework(Framework):
     def _column_positions(self, nodes: list) -> Any:
         """Where ``nodes`` sit in the run's node columns (brought up to date first); None when
         the columns do not cover them."""
+        if not self._use_columns:
+            return None
         snapshot = self.handle.snapshot()
         columns = self._columns
         if columns is None or columns.snapshot is not snapshot or not columns.refresh():
@@ -476,6 +481,51 @@ class _LeanFramework(Framework):
                 return None
             columns = self._columns = NodeColumns(snapshot)
         return columns.positions(nodes)
+
+
+class _ColumnVerdicts:
+    """``NodeVerdicts`` from the node columns: ``verdicts`` answers for column indices, ``at``
+    maps the scan's node positions to them (numpy arrays; the driver sees lists only)."""
+
+    __slots__ = ("_verdicts", "_at", "_count")
+
+    def __init__(self, verdicts: Any, at: Any, count: int) -> None:
+        self._verdicts = verdicts
+        self._at = at
+        self._count = count
+
+    def run(self, begin: int, end: int, need: int) -> "_ColumnRun":
+        positions = np.arange(begin, end) % self._count
+        return _ColumnRun(self._verdicts, self._at, positions, need)
+
+
+class _ColumnRun:
+    """One run of a ``_ColumnVerdicts`` scan (``VerdictRun``)."""
+
+    __slots__ = ("_verdicts", "_at", "_positions", "_passing", "cut", "stop", "rejected")
+
+    def __init__(self, verdicts: Any, at: Any, positions: Any, need: int) -> None:
+        self._verdicts = verdicts
+        self._at = at
+        self._positions = positions
+        passed = verdicts(at[positions])
+        passing = self._passing = np.flatnonzero(passed)
+        self.stop = len(passing) > need
+        self.cut = int(passing[need]) if self.stop else len(positions)
+        self.rejected: list[int] = np.flatnonzero(~passed[:self.cut]).tolist()
+
+    def positions_of(self, offsets: list[int]) -> list[int]:
+        return self._positions[offsets].tolist()
+
+    def passed_before(self, cut: int) -> list[int]:
+        passing = self._passing
+        return self._positions[passing[passing < cut]].tolist()
+
+    def visited(self, cut: int) -> list[int]:
+        return self._positions[:cut].tolist()
+
+    def certain(self) -> bool:
+        return bool(self._verdicts.certain(self._at[self._positions[:self.cut]]))
 
 
 class _Rejections:
@@ -527,8 +577,13 @@ class Simulator(SchedulingSetup):
         memoize: bool = True,
         extenders: bool = True,
         decisions: int = 0,
+        fast_paths: FastPaths | None = None,
     ) -> None:
         super().__init__(cluster, config, registry, seed=seed, pod_infos=pod_infos, extenders=extenders)
+        #: The fast paths of this run (kschedctl.fastpaths): the process's unless given;
+        #: ``memoize=False`` turns off those a run decides (memos, columns, plugins' caches).
+        paths = fast_path_settings() if fast_paths is None else fast_paths
+        self.fast_paths = paths if memoize else paths.without_run_paths()
         # A run places, nominates and marks the cluster's pending pods: it gets its own copies, so
         # that the cluster state (shared by diff's two sides, a sweep's cells) stays as it was read.
         self.cluster_pod_infos = [pi if pi.node_name else PodInfo(_run_copy(pi.pod))
@@ -540,21 +595,25 @@ class Simulator(SchedulingSetup):
         #: "Now" at the start of a run (seconds since the epoch): the wall clock unless a caller
         #: stepping through virtual time sets it.
         self.clock_origin: float | None = None
-        #: Reuse node-local plugin answers across pods with the same spec (see _LeanFramework).
-        self.memoize = memoize
         self.nominator = PodNominator()
         #: Pods held at Permit, shared by every profile as upstream's map is.
         self.waiting_pods = WaitingPods()
         parallelism = getattr(self.config, "parallelism", 16)
-        self.frameworks: dict[str, Framework] = {
-            name: build_framework(
-                _LeanFramework, self.profile(name), self.registry,
-                FrameworkHandle(self.snapshot, cluster, parallelism, self.nominator, self.waiting_pods))
-            for name in self.profile_names()}
+        with using_fast_paths(self.fast_paths):  # the plugins take their caches' settings as they are built
+            self.frameworks: dict[str, Framework] = {
+                name: build_framework(
+                    _LeanFramework, self.profile(name), self.registry,
+                    FrameworkHandle(self.snapshot, cluster, parallelism, self.nominator, self.waiting_pods))
+                for name in self.profile_names()}
         global_pct = getattr(self.config, "percentage_of_nodes_to_score", 0)
         self.scheduler = Scheduler(self.snapshot, global_pct, seed=seed, extenders=self.extenders,
                                    hold_waiting_pods=True)
         self.scheduler.for_display = False  # a simulation's result shows no per-node scores
+
+    @property
+    def memoize(self) -> bool:
+        """Whether node-local plugin answers are reused across pods with the same spec (see _LeanFramework)."""
+        return self.fast_paths.memos
 
     def pending_cluster_pods(self) -> list[PodInfo]:
         """Pods of the cluster state waiting for a node (not bound, not finished, not terminating)."""
@@ -589,7 +648,8 @@ class Simulator(SchedulingSetup):
             pods = [admit(p, self.cluster) for p in pods]
         started = time.perf_counter()
         was_enabled = gc.isenabled()
-        gc.disable()  # many small acyclic records per cycle against a huge long-lived snapshot
+        if self.fast_paths.process_shortcuts:
+            gc.disable()  # many small acyclic records per cycle against a huge long-lived snapshot
         try:
             return self._run(pods, profile, include_cluster_pending, progress, started)
         finally:

@@ -157,6 +157,19 @@ class SimulationResult:
     def all_scheduled(self) -> bool:
         return all(p.outcome == Outcome.SCHEDULED for p in self.placements)
 
+    def not_placed(self) -> list[Placement]:
+        """The pods the run left without a node (neither scheduled nor preempted after it), in order."""
+        return [p for p in self.placements if p.outcome not in (Outcome.SCHEDULED, Outcome.PREEMPTED)]
+
+    def not_placed_groups(self) -> list[tuple[str, str, list[str]]]:
+        """``not_placed`` grouped by (outcome, message): each group's pods, the largest group first
+        (equal sizes in the order they were first met)."""
+        groups: dict[tuple[str, str], list[str]] = {}
+        for p in self.not_placed():
+            groups.setdefault((p.outcome, p.message), []).append(p.pod)
+        return [(outcome, message, pods)
+                for (outcome, message), pods in sorted(groups.items(), key=lambda kv: -len(kv[1]))]
+
     def placement(self, pod: str) -> Placement | None:
         for p in self.placements:
             if p.pod == pod:

@@ -318,6 +318,22 @@ class SweepResult:
 
         return ranking(self.cells, self.rank_by)
 
+    def unschedulable_reasons(self) -> list[tuple[str, int]]:
+        """Why pods stayed unschedulable, over every cell: (reason, pods), most pods first."""
+        reasons: dict[str, int] = {}
+        for cell in self.cells:
+            for reason, n in (cell.metrics.get("unschedulableReasons") or {}).items():
+                reasons[reason] = reasons.get(reason, 0) + n
+        return sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    def failures(self) -> list[tuple[str, list[tuple[int, CellResult]]]]:
+        """The cells that failed, per error: each with its row in ``ranked()`` (1 = the first)."""
+        failed: dict[str, list[tuple[int, CellResult]]] = {}
+        for i, cell in enumerate(self.ranked(), 1):
+            if cell.error:
+                failed.setdefault(cell.error, []).append((i, cell))
+        return list(failed.items())
+
     def to_dict(self, timings: bool = True) -> dict[str, Any]:
         places = {r.cell.index: r for r in self.ranking()}
         out: dict[str, Any] = {

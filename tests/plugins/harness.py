@@ -79,6 +79,7 @@ class TestHandle:
         self._nominated = nominated or {}
         self.waiting_pods = WaitingPods()
         self.warnings: list[str] = []
+        self.framework = None  # no framework runs the plugin: a preemption evaluator finds no trace
 
     def snapshot(self) -> Snapshot:
         return self._snapshot

@@ -3,7 +3,7 @@
 Seeded random clusters whose running pods carry required and preferred pod (anti-)affinity in
 several namespaces (with namespace selectors), and batches of replicas with such terms, some of
 high priority so that preemption removes victims: the run with the incremental sums
-(``inter_pod_affinity.INCREMENTAL``) must equal, placement for placement and message for
+(the fast path ``FastPaths.incremental_affinity``) must equal, placement for placement and message for
 message, the run that walks every pod in every PreFilter and PreScore.
 """
 
@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import copy
 import random
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from kschedctl import fastpaths
 from kschedctl.framework.types import NodeInfo, PodInfo
-from kschedctl.plugins import inter_pod_affinity
 from kschedctl.plugins.inter_pod_affinity import filtering
 from kschedctl.plugins.inter_pod_affinity.incremental import IncrementalSums
 from kschedctl.scheduler.simulate import simulate
@@ -124,9 +125,9 @@ def test_incremental_sums_give_the_same_run_as_fresh_walks(seed: int, monkeypatc
     incremental = _run(seed)
     assert sum(kept) > 50  # the sums were used, not only built
 
-    monkeypatch.setattr(inter_pod_affinity, "INCREMENTAL", False)
     kept.clear()
-    fresh = _run(seed)
+    with fastpaths.using(replace(fastpaths.settings(), incremental_affinity=False)):
+        fresh = _run(seed)
     assert not kept
 
     assert incremental == fresh

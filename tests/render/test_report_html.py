@@ -151,8 +151,9 @@ def test_explain_says_who_won_and_why_first(tmp_path: Path) -> None:
     _run(COMMANDS["explain"], report)
     page = report.read_text(encoding="utf-8")
     text = _text(page)
-    assert ("Scheduled on node-b2 by 10 points over node-c1: NodeResourcesFit +9, "
-            "NodeResourcesBalancedAllocation +2") in text
+    # every term of the 10-point margin, the negative one too (as the terminal says it)
+    assert ("Scheduled on node-b2. Why: node-b2 by 10 points over node-c1: NodeResourcesFit +9, "
+            "NodeResourcesBalancedAllocation +2, ImageLocality -1") in text
     assert ("Unschedulable: blocked by NodeResourcesFit (5 nodes), TaintToleration (2 nodes), "
             "NodeUnschedulable (1 node)") in text
     assert re.search(r'<tr class="winner"[^>]*data-node="node-b2"', page)
@@ -162,7 +163,8 @@ def test_explain_says_when_a_tie_break_chose(tmp_path: Path) -> None:
     report = tmp_path / "tie.html"
     _run(["explain", str(ROOT / "fixtures" / "pods" / "pod.yaml"), "--cluster", str(ROOT / "fixtures" / "cluster"),
           "-c", str(ROOT / "profiles" / "bin-packing.yaml"), "--seed", "0"], report)
-    assert "Scheduled on node-a1: tied at 409 with node-b1; the random tie-break picked it" in _text(
+    assert ("Scheduled on node-a1. Why: 2 nodes tie at 409 points (node-a1, node-b1); node-a1 was picked at random "
+            "(seed 0)") in _text(
         report.read_text(encoding="utf-8"))
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
+from kschedctl.fastpaths import settings as fast_path_settings
 from kschedctl.errors import InputError
 from kschedctl.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import NodeScore, Plugin
@@ -73,11 +74,6 @@ __all__ = [
     "InterPodAffinity",
 ]
 
-#: Whether PreFilter and PreScore take their counts from the sums kept across the cycles of a run
-#: (``inter_pod_affinity.incremental``) rather than walking the pods every cycle; the answers are
-#: the same (tests turn it off to compare).
-INCREMENTAL = True
-
 #: Upstream v1.DefaultHardPodAffinitySymmetricWeight.
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 
@@ -111,8 +107,9 @@ class InterPodAffinity(Plugin):
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
         self.plugin_args = InterPodAffinityArgs(args)
-        # Counts and scores kept across the cycles of a run, per kind of incoming pod.
-        self._sums = IncrementalSums()
+        # Counts and scores kept across the cycles of a run, per kind of incoming pod, rather than
+        # walking the pods every cycle (the same answers; the fast path ``incremental_affinity``).
+        self._sums = IncrementalSums() if fast_path_settings().incremental_affinity else None
 
     # --- PreFilter / extensions / Filter ------------------------------------------------------
 
@@ -242,7 +239,7 @@ class InterPodAffinity(Plugin):
 
     def _incremental_sums(self, nodes: list["NodeInfo"] | None) -> IncrementalSums | None:
         """The sums kept across cycles, when ``nodes`` is the node list of the snapshot in use."""
-        if not INCREMENTAL or nodes is None:
+        if self._sums is None or nodes is None:
             return None
         snapshot = self._snapshot()
         listing = getattr(snapshot, "node_infos", None)

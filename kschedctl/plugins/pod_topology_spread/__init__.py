@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kschedctl.fastpaths import settings as fast_path_settings
 from kschedctl.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
@@ -98,7 +99,7 @@ class PodTopologySpread(Plugin):
         else:
             self.default_constraints = tuple(args.get("defaultConstraints") or ())
         # Counts from earlier cycles, so PreFilter recounts only the nodes that changed since.
-        self._pre_filter_cache = PreFilterCache()
+        self._pre_filter_cache = PreFilterCache() if fast_path_settings().spread_cache else None
 
     # --- constraints ----------------------------------------------------------------------------
 

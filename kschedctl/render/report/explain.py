@@ -73,58 +73,30 @@ def pod_section(index: int, r: ExplainResult) -> str:
 
 
 def _verdict(r: ExplainResult) -> str:
+    """The answer first, in the words of ``r.decision`` (the terminal's too)."""
+    d = r.decision
+    # spec.nodeName: kube-scheduler never sees the pod; what follows is its plugins' view
+    note = f'<br><span class="note">Note: {esc(d.note)}</span>' if d.note else ""
     if r.scheduled and r.selected_node:
-        return f'<p class="verdict ok" data-verdict="scheduled">{_why_winner(r)}</p>'
+        text = f"{esc(r.outcome)} on <b>{esc(r.selected_node)}</b>"
+        if d.why:
+            text += f'. Why: <span class="why">{esc(d.why)}</span>'
+        return f'<p class="verdict ok" data-verdict="scheduled">{text}{note}</p>'
     if r.preemption is not None:
         victims = r.preemption.victims
         text = (f"{esc(r.outcome)} → nominated <b>{esc(r.preemption.nominated_node)}</b>, preempting "
                 f"{len(victims)} pod{'s' if len(victims) != 1 else ''}"
                 + (f": {esc(', '.join(victims[:5]))}" + (" …" if len(victims) > 5 else "") if victims else ""))
-        return f'<p class="verdict bad" data-verdict="preemption">{text}</p>'
-    top = _top_blockers(r)
+        return f'<p class="verdict bad" data-verdict="preemption">{text}{note}</p>'
     text = esc(r.outcome)
-    if top:
-        text += ": blocked by " + ", ".join(f"<b>{esc(plugin)}</b> ({count} node{'s' if count != 1 else ''})"
-                                            for plugin, count in top[:3])
+    if d.blockers:
+        text += ": blocked by " + ", ".join(f"<b>{esc(b.plugin)}</b> ({b.nodes} node{'s' if b.nodes != 1 else ''})"
+                                            for b in d.blockers[:3])
     elif r.message:
         text += f": {esc(r.message)}"
-    if r.hints:
-        text += f"<br>Closest to fitting: {esc(r.hints[0].text)}"
-    elif r.pod_hints:
-        text += f"<br>To fit: {esc(r.pod_hints[0].text)}"
-    return f'<p class="verdict bad" data-verdict="unschedulable">{text}</p>'
-
-
-def _why_winner(r: ExplainResult) -> str:
-    """``node-b2 by 10 points over node-c1: NodeResourcesFit +9, ImageLocality +1``."""
-    winner = r.node(r.selected_node or "")
-    head = f"Scheduled on <b>{esc(r.selected_node)}</b>"
-    if winner is None or winner.total_score is None:
-        return head
-    others = [n for n in r.nodes if n.total_score is not None and n.name != winner.name]
-    if not others:
-        return head + f": the only feasible node of {len(r.nodes)}"
-    runner = max(others, key=lambda n: (n.total_score or 0, -(n.rank or 0)))
-    margin = (winner.total_score or 0) - (runner.total_score or 0)
-    if margin == 0:
-        tied = [n for n in r.tied_nodes if n != winner.name] or [runner.name]
-        return head + f": tied at {winner.total_score} with {esc(', '.join(tied))}; the random tie-break picked it"
-    mine = {s.plugin: s.weighted for s in winner.scores}
-    theirs = {s.plugin: s.weighted for s in runner.scores}
-    gains = sorted(((p, mine.get(p, 0) - theirs.get(p, 0)) for p in dict.fromkeys([*mine, *theirs])),
-                   key=lambda pg: (-pg[1], pg[0]))
-    deciding = ", ".join(f"{esc(p)} {g:+d}" for p, g in gains if g > 0)
-    return head + f" by {margin} point{'s' if margin != 1 else ''} over {esc(runner.name)}" + \
-        (f": {deciding}" if deciding else "")
-
-
-def _top_blockers(r: ExplainResult) -> list[tuple[str, int]]:
-    counts: dict[str, int] = {}
-    for n in r.nodes:
-        v = n.verdict()
-        if v is not None:
-            counts[v.plugin] = counts.get(v.plugin, 0) + 1
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if d.fix:
+        text += f"<br>{'To fit' if r.pod_hints else 'Closest to fitting'}: {esc(d.fix)}"
+    return f'<p class="verdict bad" data-verdict="unschedulable">{text}{note}</p>'
 
 
 # -- the matrix ---------------------------------------------------------------------------------

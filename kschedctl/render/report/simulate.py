@@ -179,16 +179,13 @@ def _preemptions(result: SimulationResult) -> str:
 
 
 def _not_placed(result: SimulationResult) -> str:
-    failed = [p for p in result.placements if p.outcome not in (Outcome.SCHEDULED, Outcome.PREEMPTED)]
-    if not failed:
+    groups = result.not_placed_groups()
+    if not groups:
         return ""
-    by_message: dict[tuple[str, str], list[str]] = {}
-    for p in failed:
-        by_message.setdefault((p.outcome, p.message), []).append(p.pod)
     rows = [row([cell(len(pods), class_="num"), _badge_cell(outcome), cell(message),
                  cell(", ".join(pods[:10]) + (f" … (+{len(pods) - 10})" if len(pods) > 10 else ""))])
-            for (outcome, message), pods in sorted(by_message.items(), key=lambda kv: -len(kv[1]))[:MAX_ROWS]]
-    return "<h2>Not placed</h2>" + table(["Pods", "Outcome", "Message", "Which"], rows, total=len(by_message),
+            for outcome, message, pods in groups[:MAX_ROWS]]
+    return "<h2>Not placed</h2>" + table(["Pods", "Outcome", "Message", "Which"], rows, total=len(groups),
                                          shown=len(rows), class_="not-placed")
 
 

@@ -78,7 +78,7 @@ def sweep_report(result: Any, timings: bool = True) -> str:
                     f"{', '.join(f'<b>{esc(c)}</b>' for c in configs)}</p>")
     body.append(_ranked_table(result, result.ranking(), timings))
     body.append(_reasons(result))
-    body.append(_failures(ranked))
+    body.append(_failures(result))
     body.append(_charts(result, timings))
     return document("sweep", f"kschedctl sweep: {sweep.name}", "\n".join(b for b in body if b),
                     subtitle=f"{len(result.cells)} cells, ranked by {result.rank_by}")
@@ -118,27 +118,20 @@ def _ranked_table(result: Any, ranking: list, timings: bool) -> str:
 
 
 def _reasons(result: Any) -> str:
-    reasons: dict[str, int] = {}
-    for c in result.cells:
-        for reason, n in (c.metrics.get("unschedulableReasons") or {}).items():
-            reasons[reason] = reasons.get(reason, 0) + n
+    reasons = result.unschedulable_reasons()
     if not reasons:
         return ""
-    rows = [row([cell(n, class_="num"), cell(reason)])
-            for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_ROWS]]
+    rows = [row([cell(n, class_="num"), cell(reason)]) for reason, n in reasons[:MAX_ROWS]]
     return "<h2>Why pods stayed unschedulable (pods, over all cells)</h2>" + table(["Pods", "Reason"], rows,
                                                                                   class_="reasons")
 
 
-def _failures(ranked: list) -> str:
-    failed: dict[str, list[int]] = {}
-    for i, c in enumerate(ranked, 1):
-        if c.error:
-            failed.setdefault(c.error, []).append(i)
+def _failures(result: Any) -> str:
+    failed = result.failures()
     if not failed:
         return ""
-    rows = [row([cell(", ".join(f"#{i}" for i in ranks[:20]) + (" …" if len(ranks) > 20 else "")), cell(error)])
-            for error, ranks in failed.items()]
+    rows = [row([cell(", ".join(f"#{i}" for i, _ in cells[:20]) + (" …" if len(cells) > 20 else "")), cell(error)])
+            for error, cells in failed]
     return "<h2>Failed cells</h2>" + table(["Cells", "Error"], rows, class_="failures")
 
 
