@@ -1,0 +1,557 @@
+"""``capacity --removable``: which nodes could go, every evicted pod still scheduled elsewhere.
+
+The scale-down question as cluster-autoscaler answers it (kubernetes/autoscaler, cluster-autoscaler
+1.34: ``simulator/drain``, ``simulator/drainability/rules``, ``core/scaledown``; its FAQ "What
+types of pods can prevent CA from removing a node?"), with kube-scheduler v1.34.4's own
+scheduling cycle, under the run's profile, deciding where each evicted pod goes:
+
+- a candidate is a node whose utilization (the pods' requests over allocatable, the larger of
+  cpu and memory, daemon and mirror pods counted as CA counts them by default) is below the
+  threshold (``--utilization-below``, CA's ``--scale-down-utilization-threshold``, 0.5), and
+  that does not carry ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``;
+- the pods on it are sorted as CA's drain rules sort them: DaemonSet and mirror pods (and
+  terminating ones) go with the node; a pod annotated
+  ``cluster-autoscaler.kubernetes.io/safe-to-evict: "true"`` moves whatever else holds; the
+  others block the node when they have no controller (or one of a kind CA does not know, under
+  ``skip_nodes_with_custom_controller_pods``), are kube-system pods no PodDisruptionBudget
+  covers, use local storage (hostPath, emptyDir not in memory, unless listed in
+  ``safe-to-evict-local-volumes``), or are annotated ``safe-to-evict: "false"``; each rule can
+  be switched off (``RemovableRules``). CA's messages are kept word for word;
+- the pods that move are evicted through the eviction API's PodDisruptionBudget check (the
+  drain what-if's, ``cluster_edits``), the budgets charged across the whole search, as CA's
+  remaining-PDB tracker does;
+- the search is greedy, as CA's: least utilized first, the node taken out of the snapshot and
+  each evicted pod (a pending copy, as its controller makes it) run through the real scheduling
+  cycle on the remaining nodes, the earlier removals' pods already placed. Preemption is not
+  acted on (a pod that only fits by evicting another does not fit). A node whose pods do not
+  all fit comes back, with its pods where they were.
+
+The state is incremental: one snapshot for the whole search; a node leaves
+(``Snapshot.remove_node``) and, when its pods do not all fit, comes back (``restore_node``).
+
+The set found is then checked from scratch (``verify_removal``): the cluster as read, those
+nodes drained (``Drain``, kubectl's semantics, budgets honoured) and deleted, the replacements
+scheduled together by ``Simulator`` as ``simulate`` would. The simulation takes them in queue
+order, not node by node, so bin packing may differ: if a pod stays pending there, the last node
+removed is given back and the check repeats, so every set reported has passed it.
+
+Known differences from cluster-autoscaler: CA places evicted pods with its predicate checker
+(filters only, the first node that passes, its hint first); here the full cycle scores and
+picks, as the scheduler will when the pods come back. Node groups' minimum sizes, scale-down
+delays and unready-node timings are CA's configuration, not the cluster's: not modelled.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from kschedctl.framework.types import PodInfo
+from kschedctl.inputs.cluster import ClusterState
+from kschedctl.k8s.selectors import SelectorError, label_selector
+from kschedctl.scheduler.cluster_edits import (
+    MIRROR_POD_ANNOTATION,
+    Drain,
+    NodeTarget,
+    RemoveNodes,
+    _Budgets,
+    apply_edits,
+    controller_of,
+)
+from kschedctl.scheduler.outcome import Outcome
+
+__all__ = [
+    "RemovableRules", "NodeVerdict", "RemovableResult", "removable_nodes", "verify_removal",
+    "SAFE_TO_EVICT", "SCALE_DOWN_DISABLED", "ZONE_LABEL",
+]
+
+SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+SAFE_TO_EVICT_LOCAL_VOLUMES = "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"
+SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+#: The controller kinds CA counts as replicating a pod (drain.go's known kinds).
+_KNOWN_CONTROLLERS = frozenset({"ReplicationController", "DaemonSet", "Job", "ReplicaSet", "StatefulSet"})
+
+# Why a node stays (``NodeVerdict.reason``); CA's BlockingPodReason names where it has one.
+REMOVED = "Removed"
+NOT_UNDERUTILIZED = "NotUnderutilized"
+SCALE_DOWN_DISABLED_REASON = "ScaleDownDisabledAnnotation"
+NO_ALLOCATABLE = "NoAllocatable"
+NOT_REPLICATED = "NotReplicated"
+UNMOVABLE_KUBE_SYSTEM_POD = "UnmovableKubeSystemPod"
+LOCAL_STORAGE_REQUESTED = "LocalStorageRequested"
+NOT_SAFE_TO_EVICT = "NotSafeToEvictAnnotation"
+NOT_ENOUGH_PDB = "NotEnoughPdb"
+NO_PLACE_TO_MOVE_PODS = "NoPlaceToMovePods"
+FAILED_CHECK = "FailedSelfCheck"
+
+
+@dataclass(frozen=True)
+class RemovableRules:
+    """What makes a node a candidate and what blocks it (CA's flags and defaults; the last
+    three have no CA flag: CA always applies them)."""
+
+    utilization_below: float = 0.5
+    skip_nodes_with_system_pods: bool = True
+    skip_nodes_with_local_storage: bool = True
+    skip_nodes_with_custom_controller_pods: bool = True
+    skip_nodes_with_unreplicated_pods: bool = True
+    skip_nodes_with_not_safe_to_evict_pods: bool = True
+    skip_nodes_with_pdb_blocked_pods: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"utilizationBelow": self.utilization_below,
+                "skipNodesWithSystemPods": self.skip_nodes_with_system_pods,
+                "skipNodesWithLocalStorage": self.skip_nodes_with_local_storage,
+                "skipNodesWithCustomControllerPods": self.skip_nodes_with_custom_controller_pods,
+                "skipNodesWithUnreplicatedPods": self.skip_nodes_with_unreplicated_pods,
+                "skipNodesWithNotSafeToEvictPods": self.skip_nodes_with_not_safe_to_evict_pods,
+                "skipNodesWithPdbBlockedPods": self.skip_nodes_with_pdb_blocked_pods}
+
+
+@dataclass
+class NodeVerdict:
+    """One candidate node: removed (and where its pods go) or kept (and why)."""
+
+    name: str
+    zone: str
+    utilization: float
+    cpu: float
+    memory: float
+    reason: str
+    message: str = ""
+    pod: str = ""
+    #: evicted pod -> the node the scheduler gives its replacement (removed nodes only)
+    moves: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def removed(self) -> bool:
+        return self.reason == REMOVED
+
+    def line(self) -> str:
+        """The one line of why (the table's last column)."""
+        if self.removed:
+            if not self.moves:
+                return "nothing to move"
+            return "; ".join(f"{pod} -> {node}" for pod, node in self.moves.items())
+        return self.message
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "zone": self.zone, "removed": self.removed,
+                               "utilization": round(self.utilization, 4), "cpu": round(self.cpu, 4),
+                               "memory": round(self.memory, 4), "reason": self.reason}
+        if self.message:
+            out["message"] = self.message
+        if self.pod:
+            out["pod"] = self.pod
+        if self.removed:
+            out["moves"] = [{"pod": p, "node": n} for p, n in self.moves.items()]
+        return out
+
+
+@dataclass
+class RemovableResult:
+    """The answer (JSON ``kind: RemovableResult``; ``removable`` is the list of node names)."""
+
+    profile: str
+    rules: RemovableRules
+    nodes: list[NodeVerdict]
+    selector: str = ""
+    #: zone -> nodes, candidates, removable (every node of the cluster counted)
+    zones: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: the self-check (``verify_removal``) held for the set reported
+    verified: bool = True
+    #: nodes given back because the self-check failed with them
+    given_back: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    seed: int | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def removable(self) -> list[str]:
+        return [v.name for v in self.nodes if v.removed]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": "RemovableResult",
+            "profile": self.profile,
+            "removable": self.removable,
+            "count": len(self.removable),
+            "selector": self.selector or None,
+            "rules": self.rules.to_dict(),
+            "nodes": [v.to_dict() for v in self.nodes],
+            "zones": [{"zone": z, **counts} for z, counts in self.zones.items()],
+            "verified": self.verified,
+        }
+        if self.given_back:
+            out["givenBack"] = list(self.given_back)
+        if self.seed is not None:
+            out["seed"] = self.seed
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# cluster-autoscaler's rules
+# ---------------------------------------------------------------------------------------------
+
+
+def _meta(pod: dict) -> dict:
+    return pod.get("metadata") or {}
+
+
+def _annotations(obj: dict) -> dict:
+    return _meta(obj).get("annotations") or {}
+
+
+def _key(pod: dict) -> str:
+    meta = _meta(pod)
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+def _stays_with_node(pod: dict) -> bool:
+    """Mirror, DaemonSet and terminating pods: CA does not move them, they go with the node."""
+    if MIRROR_POD_ANNOTATION in _annotations(pod) or _meta(pod).get("deletionTimestamp"):
+        return True
+    controller = controller_of(pod)
+    return controller is not None and controller.get("kind") == "DaemonSet"
+
+
+def _blocking_local_storage(pod: dict) -> bool:
+    """A hostPath or non-memory emptyDir volume not listed as safe to evict (HasBlockingLocalStorage)."""
+    listed = {v.strip() for v in str(_annotations(pod).get(SAFE_TO_EVICT_LOCAL_VOLUMES) or "").split(",") if v.strip()}
+    for volume in (pod.get("spec") or {}).get("volumes") or ():
+        if not isinstance(volume, dict) or volume.get("name") in listed:
+            continue
+        if "hostPath" in volume:
+            return True
+        empty_dir = volume.get("emptyDir")
+        if isinstance(empty_dir, dict) and empty_dir.get("medium") != "Memory":
+            return True
+    return False
+
+
+class _PdbIndex:
+    """Which pods a PodDisruptionBudget selects (kube-system pods need one to be moved)."""
+
+    def __init__(self, state: ClusterState) -> None:
+        self.selectors: list[tuple[str, Any]] = []
+        for pdb in state.pdbs.values():
+            try:
+                selector = label_selector((pdb.get("spec") or {}).get("selector"))
+            except (SelectorError, ValueError):
+                continue
+            self.selectors.append((_meta(pdb).get("namespace") or "default", selector))
+
+    def covers(self, pod: dict) -> bool:
+        namespace = _meta(pod).get("namespace") or "default"
+        labels = _meta(pod).get("labels") or {}
+        return any(ns == namespace and sel.matches(labels) for ns, sel in self.selectors)
+
+
+def _blocker(pod: dict, rules: RemovableRules, pdbs: _PdbIndex) -> tuple[str, str] | None:
+    """(reason, CA's message) when ``pod`` keeps its node, else None (it moves)."""
+    annotations = _annotations(pod)
+    if annotations.get(SAFE_TO_EVICT) == "true":
+        return None
+    if ((pod.get("status") or {}).get("phase")) in ("Succeeded", "Failed"):
+        return None
+    meta = _meta(pod)
+    namespace, name = meta.get("namespace") or "default", meta.get("name")
+    controller = controller_of(pod)
+    replicated = controller is not None and (not rules.skip_nodes_with_custom_controller_pods
+                                             or controller.get("kind") in _KNOWN_CONTROLLERS)
+    if not replicated and rules.skip_nodes_with_unreplicated_pods:
+        return NOT_REPLICATED, f"{namespace}/{name} is not replicated"
+    if namespace == "kube-system" and rules.skip_nodes_with_system_pods and not pdbs.covers(pod):
+        return (UNMOVABLE_KUBE_SYSTEM_POD,
+                f"non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: {name}")
+    if rules.skip_nodes_with_local_storage and _blocking_local_storage(pod):
+        return LOCAL_STORAGE_REQUESTED, f"pod with local storage present: {name}"
+    if rules.skip_nodes_with_not_safe_to_evict_pods and annotations.get(SAFE_TO_EVICT) == "false":
+        return NOT_SAFE_TO_EVICT, f"pod annotated as not safe to evict present: {name}"
+    return None
+
+
+def _utilization(node_info: Any) -> tuple[float, float] | None:
+    """(cpu, memory) requested over allocatable; None when the node has none of either."""
+    alloc, used = node_info.allocatable, node_info.requested
+    if alloc.milli_cpu <= 0 or alloc.memory <= 0:
+        return None
+    return used.milli_cpu / alloc.milli_cpu, used.memory / alloc.memory
+
+
+def _zone(node: dict | None) -> str:
+    return ((_meta(node or {}).get("labels") or {}).get(ZONE_LABEL)) or ""
+
+
+def _pending_copy(pod: dict, cluster: Any) -> dict:
+    """The pod its controller makes in place of an evicted one, admitted: the same spec, no node
+    (kept under the evicted pod's name: the original is gone with its node)."""
+    from kschedctl.scheduler.explain import admit
+
+    meta = {k: v for k, v in _meta(pod).items()
+            if k not in ("resourceVersion", "creationTimestamp", "deletionTimestamp", "managedFields")}
+    meta["uid"] = f"{meta.get('uid') or _key(pod)}-moved"
+    spec = {k: v for k, v in (pod.get("spec") or {}).items() if k != "nodeName"}
+    status = {"phase": "Pending"}
+    return admit({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}, cluster)
+
+
+# ---------------------------------------------------------------------------------------------
+# The search
+# ---------------------------------------------------------------------------------------------
+
+
+class _Search:
+    """One simulator for the whole search; nodes leave its snapshot and come back."""
+
+    def __init__(self, cluster: ClusterState, config: Any, registry: Any, seed: int | None, profile: str | None,
+                 rules: RemovableRules, extenders: bool) -> None:
+        from kschedctl.scheduler.simulate import Simulator
+
+        self.cluster = cluster
+        self.rules = rules
+        self.profile = profile
+        self.sim = Simulator(cluster, config, registry=registry, seed=seed, extenders=extenders)
+        # a pod that waits at Permit alone is rejected (its wait times out), as for explain
+        self.sim.scheduler.hold_waiting_pods = False
+        for pi in self.sim.pending_cluster_pods():
+            if pi.nominated_node_name:
+                self.sim.nominator.add(pi)  # nominated pods hold their room, as for capacity
+        self.budgets = _Budgets(cluster)
+        self.pdbs = _PdbIndex(cluster)
+        self.warnings: list[str] = []
+
+    def classify(self, node_info: Any) -> tuple[list[dict], tuple[str, str, str] | None]:
+        """The pods that must move off the node, or (reason, message, pod) of the first blocker."""
+        movers = []
+        for pod_info in node_info.pods:
+            pod = pod_info.pod
+            if _stays_with_node(pod):
+                continue
+            blocked = _blocker(pod, self.rules, self.pdbs)
+            if blocked is not None:
+                return [], (blocked[0], blocked[1], _key(pod))
+            movers.append(pod)
+        return movers, None
+
+    def charge_budgets(self, movers: list[dict]) -> tuple[str, str] | None:
+        """Evict ``movers`` through the budgets; on a refusal, the budgets as they were and
+        (message, pod). A pod the budgets refuse blocks the node (CA's NotEnoughPdb)."""
+        if not self.rules.skip_nodes_with_pdb_blocked_pods:
+            return None
+        saved = [dict(entry) for entry in self.budgets.entries]
+        for pod in movers:
+            refusal = self.budgets.evict(pod)
+            if refusal:
+                for entry, before in zip(self.budgets.entries, saved):
+                    entry.update(before)
+                meta = _meta(pod)
+                return (f"not enough pod disruption budget to move {meta.get('namespace') or 'default'}/"
+                        f"{meta.get('name')} ({refusal})"), _key(pod)
+        self._saved_budgets = saved
+        return None
+
+    def undo_budgets(self) -> None:
+        for entry, before in zip(self.budgets.entries, self._saved_budgets):
+            entry.update(before)
+
+    def try_remove(self, name: str, movers: list[dict]) -> tuple[dict[str, str] | None, str, str]:
+        """Take ``name`` out and schedule copies of ``movers`` on the rest: (moves, "", "") when
+        every copy is placed (the node stays out), else (None, pod, message) with everything as
+        it was."""
+        from kschedctl.scheduler.simulate import pod_signature
+
+        sim = self.sim
+        removed = sim.snapshot.remove_node(name)
+        self._forget_answers()
+        placed: list[PodInfo] = []
+        moves: dict[str, str] = {}
+        copies = [(pod, PodInfo(_pending_copy(pod, self.cluster))) for pod in movers]
+        # the scheduling queue pops the higher priority first (stable otherwise, as created)
+        copies.sort(key=lambda pc: -pc[1].priority)
+        failed: tuple[str, str] | None = None
+        for pod, pod_info in copies:
+            reason = sim.not_handled_reason(pod_info, self.profile)
+            if reason:
+                failed = (_key(pod), reason)
+                break
+            fwk = sim.frameworks[sim.pick_profile(pod_info, self.profile)]
+            fwk.memo_key = pod_signature(pod_info.pod) if sim.memoize else None  # type: ignore[attr-defined]
+            out = sim.scheduler.run_cycle(fwk, pod_info)
+            for warning in out.warnings:
+                if warning not in self.warnings:
+                    self.warnings.append(warning)
+            if out.outcome != Outcome.SCHEDULED or not out.selected_node:
+                message = out.message or str(out.outcome)
+                if out.preemption is not None and out.preemption.nominated_node_name:
+                    message += (f" (it would fit on {out.preemption.nominated_node_name} by preempting "
+                                f"{', '.join(out.preemption.victims)}; a scale-down evicts no other pod)")
+                failed = (_key(pod), message)
+                break
+            sim._place(pod_info, out.selected_node)
+            placed.append(pod_info)
+            moves[_key(pod)] = out.selected_node
+        if failed is None:
+            return moves, "", ""
+        for pod_info in reversed(placed):
+            sim.snapshot.forget_pod(pod_info, pod_info.node_name)
+            sim._release_claims(pod_info)
+            sim._clear_node(pod_info)
+        sim.snapshot.restore_node(removed)
+        self._forget_answers()
+        return None, failed[0], failed[1]
+
+    def _forget_answers(self) -> None:
+        for fwk in self.sim.frameworks.values():
+            fwk.forget_node_answers()  # type: ignore[attr-defined]
+
+
+def removable_nodes(
+    cluster: ClusterState,
+    config: Any = None,
+    profile: str | None = None,
+    rules: RemovableRules | None = None,
+    candidates: str | None = None,
+    registry: Any = None,
+    seed: int | None = None,
+    extenders: bool = True,
+    verify: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> RemovableResult:
+    """The largest set of nodes the greedy search finds removable (see the module's docstring).
+
+    ``candidates`` is a node name or label selector (``--nodes``): only those nodes may go.
+    ``verify=False`` skips the final self-check (the tests that run it themselves)."""
+    started = time.perf_counter()
+    rules = rules or RemovableRules()
+    search = _Search(cluster, config, registry, seed, profile, rules, extenders)
+    sim = search.sim
+    allowed = set(NodeTarget.parse(candidates).nodes(cluster)) if candidates else None
+    profile_name = profile or sim.profile_names()[0]
+
+    ranked: list[tuple[float, str, float, float]] = []
+    verdicts: dict[str, NodeVerdict] = {}
+    for node_info in sim.snapshot.node_infos():
+        if allowed is not None and node_info.name not in allowed:
+            continue
+        use = _utilization(node_info)
+        zone = _zone(node_info.node)
+        if use is None:
+            verdicts[node_info.name] = NodeVerdict(node_info.name, zone, 0.0, 0.0, 0.0, NO_ALLOCATABLE,
+                                                   "the node has no allocatable cpu or memory")
+            continue
+        ranked.append((max(use), node_info.name, use[0], use[1]))
+    ranked.sort()
+    order: list[str] = []
+    for i, (utilization, name, cpu, memory) in enumerate(ranked):
+        node_info = sim.snapshot.get(name)
+        verdict = NodeVerdict(name, _zone(node_info.node), utilization, cpu, memory, REMOVED)
+        verdicts[name] = verdict
+        order.append(name)
+        if progress is not None:
+            progress(i, len(ranked))
+        if _annotations(node_info.node or {}).get(SCALE_DOWN_DISABLED) == "true":
+            verdict.reason, verdict.message = SCALE_DOWN_DISABLED_REASON, f"annotated {SCALE_DOWN_DISABLED}: true"
+            continue
+        if utilization >= rules.utilization_below:
+            which = "cpu" if cpu >= memory else "memory"
+            verdict.reason = NOT_UNDERUTILIZED
+            verdict.message = (f"utilization {utilization:.0%} ({which}) is not below the threshold "
+                               f"{rules.utilization_below:g}")
+            continue
+        movers, blocked = search.classify(node_info)
+        if blocked is not None:
+            verdict.reason, verdict.message, verdict.pod = blocked
+            continue
+        refused = search.charge_budgets(movers)
+        if refused is not None:
+            verdict.reason, (verdict.message, verdict.pod) = NOT_ENOUGH_PDB, refused
+            continue
+        moves, pod, message = search.try_remove(name, movers)
+        if moves is None:
+            if rules.skip_nodes_with_pdb_blocked_pods:
+                search.undo_budgets()
+            verdict.reason, verdict.pod = NO_PLACE_TO_MOVE_PODS, pod
+            verdict.message = f"{pod} would not fit elsewhere: {message}"
+            continue
+        verdict.moves = moves
+    if progress is not None:
+        progress(len(ranked), len(ranked))
+
+    result = RemovableResult(profile_name, rules, [verdicts[n] for n in order]
+                             + [v for n, v in verdicts.items() if n not in order],
+                             selector=candidates or "", seed=seed, warnings=search.warnings)
+    if verify:
+        _self_check(result, cluster, config, profile, rules, registry, seed, extenders)
+    result.zones = _zones(cluster, allowed, result)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _self_check(result: RemovableResult, cluster: ClusterState, config: Any, profile: str | None,
+                rules: RemovableRules, registry: Any, seed: int | None, extenders: bool) -> None:
+    """Give back the last removed node until ``verify_removal`` holds for the set."""
+    while True:
+        removed = result.removable
+        if not removed:
+            return
+        ok, message = verify_removal(cluster, removed, config, profile=profile, registry=registry, seed=seed,
+                                     extenders=extenders, force=not rules.skip_nodes_with_unreplicated_pods,
+                                     honour_budgets=rules.skip_nodes_with_pdb_blocked_pods)
+        if ok:
+            return
+        last = next(v for v in reversed(result.nodes) if v.removed)
+        last.reason, last.moves = FAILED_CHECK, {}
+        last.message = f"given back: with it, the drain of the set from scratch failed: {message}"
+        result.given_back.append(last.name)
+
+
+def verify_removal(cluster: ClusterState, nodes: list[str], config: Any = None, profile: str | None = None,
+                   registry: Any = None, seed: int | None = None, extenders: bool = True, force: bool = False,
+                   honour_budgets: bool = True) -> tuple[bool, str]:
+    """Whether ``cluster`` with ``nodes`` drained (kubectl drain, budgets honoured) and then
+    deleted schedules every replacement, all at once through ``Simulator`` with no preemption:
+    (True, "") or (False, why not)."""
+    from kschedctl.scheduler.simulate import Simulator
+
+    state, records = apply_edits(cluster, [Drain(NodeTarget(n), force=force) for n in nodes])
+    for record in records:
+        if record.refused:
+            pod, why = next(iter(record.refused.items()))
+            return False, f"the drain of {record.target} stopped: {pod} {why}"
+        if record.blocked and honour_budgets:
+            pod, why = next(iter(record.blocked.items()))
+            return False, f"eviction of {pod} refused: {why}"
+    state, _ = apply_edits(state, [RemoveNodes(NodeTarget(n)) for n in nodes])
+    wanted = {r for record in records for r in record.replacements}
+    pods = [p for p in state.pods if _key(p) in wanted]
+    state = state.copy()
+    state.drop(pods=wanted)
+    sim = Simulator(state, config, registry=registry, seed=seed, extenders=extenders)
+    sim.scheduler.hold_waiting_pods = False
+    run = sim.run([copy.deepcopy(p) for p in pods], profile=profile, include_cluster_pending=False)
+    if run.preemptions:
+        first = run.preemptions[0]
+        return False, f"{first.pod} preempted {', '.join(first.victims)} on {first.node}"
+    for placement in run.placements:
+        if placement.outcome != Outcome.SCHEDULED:
+            return False, f"{placement.pod} stays {placement.outcome}: {placement.message}"
+    return True, ""
+
+
+def _zones(cluster: ClusterState, allowed: set[str] | None, result: RemovableResult) -> dict[str, dict[str, int]]:
+    """Per zone (the zone label; "" without one), in the order zones first appear: nodes,
+    candidates (in --nodes), removable, and the nodes left."""
+    removed = set(result.removable)
+    out: dict[str, dict[str, int]] = {}
+    for node in cluster.nodes:
+        name = _meta(node).get("name")
+        counts = out.setdefault(_zone(node), {"nodes": 0, "candidates": 0, "removable": 0, "left": 0})
+        counts["nodes"] += 1
+        counts["candidates"] += allowed is None or name in allowed
+        counts["removable"] += name in removed
+        counts["left"] = counts["nodes"] - counts["removable"]
+    return out
