@@ -10,6 +10,7 @@ import typer
 from kschedctl.cli.app import app, warning as print_warning
 from kschedctl.cli.inputs import CommandInputs, command_inputs
 from kschedctl.cli.options import OutputFormat, TableOutputOption, TieBreak, TieBreakOption, resolve_output
+from kschedctl.cli.removable import NodesOption, RemovableOption, UtilizationBelowOption, skip_option
 
 
 _EPILOG = """Example: how many more copies of a pod fit, and what stops the next one?
@@ -19,6 +20,10 @@ _EPILOG = """Example: how many more copies of a pod fit, and what stops the next
   How many sets of 3 web pods and 1 cache pod fit?
 
   $ kschedctl capacity fixtures/pods/web-deployment.yaml fixtures/pods/pod.yaml --cluster fixtures/cluster --ratio 3:1
+
+  Which nodes can go (cluster-autoscaler's scale-down, checked by the scheduler)?
+
+  $ kschedctl capacity --cluster fixtures/cluster --removable
 """
 
 
@@ -38,6 +43,15 @@ def capacity(
              "1 for a Pod). --max then counts sets.")] = None,
     tie_break: TieBreakOption = TieBreak.random,
     wide: Annotated[bool, typer.Option("--wide", help="List every node that takes a copy.")] = False,
+    removable: RemovableOption = False,
+    utilization_below: UtilizationBelowOption = 0.5,
+    nodes: NodesOption = None,
+    skip_system: skip_option("--skip-nodes-with-system-pods") = None,  # type: ignore[valid-type]
+    skip_local_storage: skip_option("--skip-nodes-with-local-storage") = None,  # type: ignore[valid-type]
+    skip_custom: skip_option("--skip-nodes-with-custom-controller-pods") = None,  # type: ignore[valid-type]
+    skip_unreplicated: skip_option("--skip-nodes-with-unreplicated-pods") = None,  # type: ignore[valid-type]
+    skip_not_safe: skip_option("--skip-nodes-with-not-safe-to-evict-pods") = None,  # type: ignore[valid-type]
+    skip_pdb: skip_option("--skip-nodes-with-pdb-blocked-pods") = None,  # type: ignore[valid-type]
 ) -> None:
     """Schedule copies of the pod one after another, each assumed for the next, until one does
     not fit; show how many fit, how many per node, and the message of the one that did not.
@@ -50,6 +64,22 @@ def capacity(
     from kschedctl.cli.common import load_pods
 
     given = inputs.files(list(pods or ()))
+    skips = {"--skip-nodes-with-system-pods": skip_system, "--skip-nodes-with-local-storage": skip_local_storage,
+             "--skip-nodes-with-custom-controller-pods": skip_custom,
+             "--skip-nodes-with-unreplicated-pods": skip_unreplicated,
+             "--skip-nodes-with-not-safe-to-evict-pods": skip_not_safe, "--skip-nodes-with-pdb-blocked-pods": skip_pdb}
+    if removable:
+        if given:
+            raise UsageError("capacity --removable takes no pod file: it asks which nodes the running pods can leave")
+        from kschedctl.cli.removable import run_removable
+
+        output, wide = resolve_output(inputs.output, wide, "capacity", names=False)
+        show = not inputs.quiet and sys.stderr.isatty() and output == OutputFormat.table
+        raise typer.Exit(run_removable(inputs, output, wide, utilization_below, nodes, skips, show))
+    given_flags = [flag for flag, value in skips.items() if value is not None]
+    if nodes is not None or utilization_below != 0.5 or given_flags:
+        raise UsageError(f"{(given_flags or ['--nodes' if nodes is not None else '--utilization-below'])[0]} "
+                         "goes with --removable")
     if not given:
         raise UsageError("capacity takes a pod file: give it as POD or with -f FILE")
     if ratio is not None and len(given) < 2:

@@ -75,6 +75,8 @@ def _table(result: Any, ranked: list, shown: list[str], configs: dict[str, str])
 def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
     ranked = result.ranked()
     shown = [m for m in _TABLE if timings or m != "seconds"]
+    if any(c.metrics.get("removable") is not None for c in ranked):
+        shown.insert(shown.index("nodesUsed") + 1, "removable")
     names = [printable(cell.config) for cell in ranked]
     table = _table(result, ranked, shown, {name: name for name in names})
     legend: list[tuple[str, str]] = []

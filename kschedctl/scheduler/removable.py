@@ -555,3 +555,25 @@ def _zones(cluster: ClusterState, allowed: set[str] | None, result: RemovableRes
         counts["removable"] += name in removed
         counts["left"] = counts["nodes"] - counts["removable"]
     return out
+
+
+def placed_state(cluster: ClusterState, pods: list[dict], result: Any) -> ClusterState:
+    """``cluster`` after a simulate run of ``pods``: the scheduled ones bound where the run put
+    them (the cluster's pending pods too), the preempted ones gone (a sweep's removable metric
+    asks which nodes could go once the workload is placed)."""
+    by_key = {_key(p): p for p in pods}
+    by_key.update({_key(p): p for p in cluster.pods if not (p.get("spec") or {}).get("nodeName")})
+    bound, gone = [], {v for p in result.preemptions for v in p.victims}
+    for placement in result.placements:
+        pod = by_key.get(placement.pod)
+        if pod is None:
+            continue
+        if placement.outcome == Outcome.SCHEDULED and placement.node:
+            bound.append({**pod, "spec": {**(pod.get("spec") or {}), "nodeName": placement.node},
+                          "status": {**(pod.get("status") or {}), "phase": "Running"}})
+        gone.add(placement.pod)
+    state = cluster.copy()
+    state.drop(pods={key for key in gone if key in {_key(p) for p in cluster.pods}})
+    for pod in bound:
+        state.add_object(pod)
+    return state
