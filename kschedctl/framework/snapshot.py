@@ -259,49 +259,6 @@ class Snapshot:
     def __repr__(self) -> str:
         return f"<Snapshot {len(self._list)} nodes>"
 
-    # -- a node leaving and coming back (capacity --removable) ---------------------------------
-    def remove_node(self, name: str) -> "RemovedNode":
-        """Take node ``name`` out with its pods, as the cache does when the Node is deleted
-        (node tree, PVC counts, image counts); ``restore_node`` undoes it. The node list becomes
-        a new list object, so that caches keyed on the list (columns, spread and affinity sums)
-        see another snapshot rather than a stale one."""
-        node_info = self.get(name)
-        tree = self._tree
-        zone = zone_key(node_info.node) if node_info.node is not None else ""
-        removed = RemovedNode(node_info, list(tree.zones), list(tree.tree.get(zone, ())), zone)
-        tree.remove_node(node_info.node or {"metadata": {"name": name}})
-        del self._by_name[name]
-        for pod_info in node_info.pods:
-            self._count_pvcs(pod_info, -1)
-        self._count_images(node_info, -1)
-        self._relist()
-        return removed
-
-    def restore_node(self, removed: "RemovedNode") -> None:
-        """Undo ``remove_node`` (the last removal first): the node back in its place in the tree."""
-        node_info = removed.node_info
-        tree = self._tree
-        tree.zones = list(removed.zones)
-        tree.tree[removed.zone] = list(removed.zone_nodes)
-        tree.num_nodes += 1
-        self._by_name[node_info.name] = node_info
-        for pod_info in node_info.pods:
-            self._count_pvcs(pod_info, 1)
-        self._count_images(node_info, 1)
-        self._relist()
-
-    def _relist(self) -> None:
-        self._list = [self._by_name[n] for n in self._tree.list() if n in self._by_name]
-        self._rebuild_affinity_lists()
-
-    def _count_images(self, node_info: NodeInfo, sign: int) -> None:
-        # the summaries are shared by every node that has the image: one change counts for all
-        for image_name, summary in (node_info.image_states or {}).items():
-            summary.num_nodes += sign
-            state = self._images.get(image_name)
-            if state is not None:
-                (state.nodes.add if sign > 0 else state.nodes.discard)(node_info.name)
-
     # -- internals ----------------------------------------------------------------------------
     def _fill_image_states(self, nodes: list[dict]) -> None:
         images = self._images
@@ -342,18 +299,6 @@ class Snapshot:
         used = self._used_pvcs
         for key in keys:
             used[key] = used.get(key, 0) + sign
-
-
-class RemovedNode:
-    """What ``Snapshot.remove_node`` took out, for ``restore_node``."""
-
-    __slots__ = ("node_info", "zones", "zone_nodes", "zone")
-
-    def __init__(self, node_info: NodeInfo, zones: list[str], zone_nodes: list[str], zone: str) -> None:
-        self.node_info = node_info
-        self.zones = zones
-        self.zone_nodes = zone_nodes
-        self.zone = zone
 
 
 def _phase(pod_info: PodInfo) -> str:

@@ -32,7 +32,7 @@ def render_removable(result: RemovableResult, console: Console, wide: bool = Fal
     kept = Counter(v.reason for v in result.nodes if not v.removed)
     if kept:
         t.add_row("Kept", ", ".join(f"{n} {reason}" for reason, n in kept.most_common()))
-    t.add_row("Self-check", "passed: the set drained and deleted from scratch, every replacement scheduled"
+    t.add_row("Self-check", "passed: the set drained from scratch, as simulate --drain drains it, every replacement scheduled"
               + (f" (given back: {', '.join(result.given_back)})" if result.given_back else ""))
     console.print(t)
 

@@ -20,30 +20,36 @@ scheduling cycle, under the run's profile, deciding where each evicted pod goes:
 - the pods that move are evicted through the eviction API's PodDisruptionBudget check (the
   drain what-if's, ``cluster_edits``), the budgets charged across the whole search, as CA's
   remaining-PDB tracker does;
-- the search is greedy, as CA's: least utilized first, the node taken out of the snapshot and
-  each evicted pod (a pending copy, as its controller makes it) run through the real scheduling
-  cycle on the remaining nodes, the earlier removals' pods already placed. Preemption is not
-  acted on (a pod that only fits by evicting another does not fit). A node whose pods do not
-  all fit comes back, with its pods where they were.
+- the search is greedy, as CA's: least utilized first, each node drained in the snapshot
+  (cordoned as kubectl drain leaves it, its movable pods evicted) and each evicted pod (a
+  pending copy, as its controller makes it) run through the real scheduling cycle on the other
+  nodes, the earlier removals' pods already placed. Preemption is not acted on (a pod that only
+  fits by evicting another does not fit). A node whose pods do not all fit is given back as it
+  was, its pods where they were.
 
-The state is incremental: one snapshot for the whole search; a node leaves
-(``Snapshot.remove_node``) and, when its pods do not all fit, comes back (``restore_node``).
+The state is incremental: one snapshot for the whole search, in which a node's object and pods
+change as the cache would see them change (so the plugins' incremental sums and memos keep up);
+the drained node stays listed until it is deleted, as it does while its replacements are
+scheduled, so topology spread still counts its domain then, as the real scheduler would.
 
 The set found is then checked from scratch (``verify_removal``): the cluster as read, those
-nodes drained (``Drain``, kubectl's semantics, budgets honoured) and deleted, the replacements
-scheduled together by ``Simulator`` as ``simulate`` would. The simulation takes them in queue
-order, not node by node, so bin packing may differ: if a pod stays pending there, the last node
-removed is given back and the check repeats, so every set reported has passed it.
+nodes drained one after another as ``simulate --drain N1 --drain N2 ...`` drains them
+(``Drain``: kubectl's semantics, budgets honoured; each drain's replacements scheduled by
+``Simulator``), every replacement placed and no pod preempted. The simulation takes each
+drain's pods in queue order and breaks ties with its own seed, so bin packing may differ: if a
+pod stays pending there, the last node removed is given back and the check repeats, so every
+set reported has passed it.
 
 Known differences from cluster-autoscaler: CA places evicted pods with its predicate checker
 (filters only, the first node that passes, its hint first); here the full cycle scores and
-picks, as the scheduler will when the pods come back. Node groups' minimum sizes, scale-down
-delays and unready-node timings are CA's configuration, not the cluster's: not modelled.
+picks, as the scheduler will when the pods come back. CA takes the node out of its snapshot;
+here it stays, cordoned, as it is while the replacements are scheduled. Node groups' minimum
+sizes, scale-down delays, unready-node timings and CA's limits per loop
+(``--max-scale-down-parallelism``) are CA's configuration, not the cluster's: not modelled.
 """
 
 from __future__ import annotations
 
-import copy
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -53,11 +59,10 @@ from kschedctl.inputs.cluster import ClusterState
 from kschedctl.k8s.selectors import SelectorError, label_selector
 from kschedctl.scheduler.cluster_edits import (
     MIRROR_POD_ANNOTATION,
+    UNSCHEDULABLE_TAINT_KEY,
     Drain,
     NodeTarget,
-    RemoveNodes,
     _Budgets,
-    apply_edits,
     controller_of,
 )
 from kschedctl.scheduler.outcome import Outcome
@@ -286,17 +291,15 @@ def _zone(node: dict | None) -> str:
     return ((_meta(node or {}).get("labels") or {}).get(ZONE_LABEL)) or ""
 
 
-def _pending_copy(pod: dict, cluster: Any) -> dict:
-    """The pod its controller makes in place of an evicted one, admitted: the same spec, no node
-    (kept under the evicted pod's name: the original is gone with its node)."""
-    from kschedctl.scheduler.explain import admit
-
+def _pending_copy(pod: dict) -> dict:
+    """The pod its controller makes in place of an evicted one: the same spec (admitted already,
+    as the original was), no node, kept under the evicted pod's name (the original is gone)."""
     meta = {k: v for k, v in _meta(pod).items()
             if k not in ("resourceVersion", "creationTimestamp", "deletionTimestamp", "managedFields")}
     meta["uid"] = f"{meta.get('uid') or _key(pod)}-moved"
     spec = {k: v for k, v in (pod.get("spec") or {}).items() if k != "nodeName"}
     status = {"phase": "Pending"}
-    return admit({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}, cluster)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -323,8 +326,10 @@ class _Search:
         self.budgets = _Budgets(cluster)
         self.pdbs = _PdbIndex(cluster)
         self.warnings: list[str] = []
+        #: nodes drained so far, and the one being tried
+        self.draining: set[str] = set()
 
-    def classify(self, node_info: Any) -> tuple[list[dict], tuple[str, str, str] | None]:
+    def classify(self, node_info: Any) -> tuple[list[PodInfo], tuple[str, str, str] | None]:
         """The pods that must move off the node, or (reason, message, pod) of the first blocker."""
         movers = []
         for pod_info in node_info.pods:
@@ -333,17 +338,18 @@ class _Search:
                 continue
             blocked = _blocker(pod, self.rules, self.pdbs)
             if blocked is not None:
-                return [], (blocked[0], blocked[1], _key(pod))
-            movers.append(pod)
+                return [], (blocked[0], blocked[1], pod_info.key)
+            movers.append(pod_info)
         return movers, None
 
-    def charge_budgets(self, movers: list[dict]) -> tuple[str, str] | None:
+    def charge_budgets(self, movers: list[PodInfo]) -> tuple[str, str] | None:
         """Evict ``movers`` through the budgets; on a refusal, the budgets as they were and
         (message, pod). A pod the budgets refuse blocks the node (CA's NotEnoughPdb)."""
         if not self.rules.skip_nodes_with_pdb_blocked_pods:
             return None
         saved = [dict(entry) for entry in self.budgets.entries]
-        for pod in movers:
+        for pod_info in movers:
+            pod = pod_info.pod
             refusal = self.budgets.evict(pod)
             if refusal:
                 for entry, before in zip(self.budgets.entries, saved):
@@ -358,25 +364,30 @@ class _Search:
         for entry, before in zip(self.budgets.entries, self._saved_budgets):
             entry.update(before)
 
-    def try_remove(self, name: str, movers: list[dict]) -> tuple[dict[str, str] | None, str, str]:
-        """Take ``name`` out and schedule copies of ``movers`` on the rest: (moves, "", "") when
-        every copy is placed (the node stays out), else (None, pod, message) with everything as
-        it was."""
+    def try_remove(self, name: str, movers: list[PodInfo]) -> tuple[dict[str, str] | None, str, str]:
+        """Drain ``name`` in the snapshot (cordoned, ``movers`` evicted) and schedule a pending
+        copy of each mover on the other nodes: (moves, "", "") when every copy is placed (the
+        node stays drained), else (None, pod, message) with everything as it was."""
         from kschedctl.scheduler.simulate import pod_signature
 
         sim = self.sim
-        removed = sim.snapshot.remove_node(name)
-        self._forget_answers()
+        snapshot = sim.snapshot
+        node_info = snapshot.get(name)
+        original = node_info.node
+        node_info.set_node(_cordoned(original))
+        for pod_info in movers:
+            snapshot.forget_pod(pod_info, name)
+        self.draining.add(name)
         placed: list[PodInfo] = []
         moves: dict[str, str] = {}
-        copies = [(pod, PodInfo(_pending_copy(pod, self.cluster))) for pod in movers]
+        copies = [(pod_info.key, PodInfo(_pending_copy(pod_info.pod))) for pod_info in movers]
         # the scheduling queue pops the higher priority first (stable otherwise, as created)
-        copies.sort(key=lambda pc: -pc[1].priority)
+        copies.sort(key=lambda kc: -kc[1].priority)
         failed: tuple[str, str] | None = None
-        for pod, pod_info in copies:
+        for key, pod_info in copies:
             reason = sim.not_handled_reason(pod_info, self.profile)
             if reason:
-                failed = (_key(pod), reason)
+                failed = (key, reason)
                 break
             fwk = sim.frameworks[sim.pick_profile(pod_info, self.profile)]
             fwk.memo_key = pod_signature(pod_info.pod) if sim.memoize else None  # type: ignore[attr-defined]
@@ -389,24 +400,37 @@ class _Search:
                 if out.preemption is not None and out.preemption.nominated_node_name:
                     message += (f" (it would fit on {out.preemption.nominated_node_name} by preempting "
                                 f"{', '.join(out.preemption.victims)}; a scale-down evicts no other pod)")
-                failed = (_key(pod), message)
+                failed = (key, message)
+                break
+            if out.selected_node in self.draining:
+                # it tolerates the cordon: it would land on a node that is going away
+                failed = (key, f"only fits on {out.selected_node}, a node being removed (it tolerates "
+                               f"the cordon's taint)")
                 break
             sim._place(pod_info, out.selected_node)
             placed.append(pod_info)
-            moves[_key(pod)] = out.selected_node
+            moves[key] = out.selected_node
         if failed is None:
             return moves, "", ""
         for pod_info in reversed(placed):
-            sim.snapshot.forget_pod(pod_info, pod_info.node_name)
+            snapshot.forget_pod(pod_info, pod_info.node_name)
             sim._release_claims(pod_info)
             sim._clear_node(pod_info)
-        sim.snapshot.restore_node(removed)
-        self._forget_answers()
+        for pod_info in movers:
+            snapshot.assume_pod(pod_info, name)
+        node_info.set_node(original)
+        self.draining.discard(name)
         return None, failed[0], failed[1]
 
-    def _forget_answers(self) -> None:
-        for fwk in self.sim.frameworks.values():
-            fwk.forget_node_answers()  # type: ignore[attr-defined]
+
+def _cordoned(node: dict) -> dict:
+    """``node`` as kubectl cordon leaves it (the node lifecycle controller's taint added)."""
+    spec = dict(node.get("spec") or {})
+    taints = [t for t in spec.get("taints") or () if not (isinstance(t, dict) and t.get("key") == UNSCHEDULABLE_TAINT_KEY
+                                                          and t.get("effect") == "NoSchedule")]
+    spec["taints"] = [*taints, {"key": UNSCHEDULABLE_TAINT_KEY, "effect": "NoSchedule"}]
+    spec["unschedulable"] = True
+    return {**node, "spec": spec}
 
 
 def removable_nodes(
@@ -512,33 +536,35 @@ def _self_check(result: RemovableResult, cluster: ClusterState, config: Any, pro
 def verify_removal(cluster: ClusterState, nodes: list[str], config: Any = None, profile: str | None = None,
                    registry: Any = None, seed: int | None = None, extenders: bool = True, force: bool = False,
                    honour_budgets: bool = True) -> tuple[bool, str]:
-    """Whether ``cluster`` with ``nodes`` drained (kubectl drain, budgets honoured) and then
-    deleted schedules every replacement, all at once through ``Simulator`` with no preemption:
-    (True, "") or (False, why not)."""
-    from kschedctl.scheduler.simulate import Simulator
+    """Whether ``cluster`` with ``nodes`` drained one after another, as ``simulate --drain N1
+    --drain N2 ...`` drains them (kubectl drain, budgets honoured, each drain's replacements
+    scheduled by ``Simulator`` before the next drain), keeps every pod: every replacement
+    placed, away from the drained nodes, and no pod preempted. (True, "") or (False, why not)."""
+    from kschedctl.scheduler.what_if import WhatIf
 
-    state, records = apply_edits(cluster, [Drain(NodeTarget(n), force=force) for n in nodes])
-    for record in records:
+    before = {_key(p) for p in cluster.pods if (p.get("spec") or {}).get("nodeName")}
+    state, report = WhatIf([Drain(NodeTarget(n), force=force) for n in nodes]).apply(
+        cluster, config, registry=registry, seed=seed, extenders=extenders)
+    drained = set(nodes)
+    gone: set[str] = set()
+    for record in report.records:
         if record.refused:
             pod, why = next(iter(record.refused.items()))
             return False, f"the drain of {record.target} stopped: {pod} {why}"
         if record.blocked and honour_budgets:
             pod, why = next(iter(record.blocked.items()))
             return False, f"eviction of {pod} refused: {why}"
-    state, _ = apply_edits(state, [RemoveNodes(NodeTarget(n)) for n in nodes])
-    wanted = {r for record in records for r in record.replacements}
-    pods = [p for p in state.pods if _key(p) in wanted]
-    state = state.copy()
-    state.drop(pods=wanted)
-    sim = Simulator(state, config, registry=registry, seed=seed, extenders=extenders)
-    sim.scheduler.hold_waiting_pods = False
-    run = sim.run([copy.deepcopy(p) for p in pods], profile=profile, include_cluster_pending=False)
-    if run.preemptions:
-        first = run.preemptions[0]
-        return False, f"{first.pod} preempted {', '.join(first.victims)} on {first.node}"
-    for placement in run.placements:
-        if placement.outcome != Outcome.SCHEDULED:
-            return False, f"{placement.pod} stays {placement.outcome}: {placement.message}"
+        for pod, (node, why) in record.placements.items():
+            if node is None:
+                return False, f"{pod} stays pending: {why}"
+            if node in drained:
+                return False, f"{pod} went back to {node}, a drained node"
+        gone.update(e.pod for e in record.evicted)
+        gone.update(record.deleted)
+    after = {_key(p) for p in state.pods}
+    lost = sorted(before - gone - after)
+    if lost:
+        return False, f"{', '.join(lost[:3])} preempted by a replacement"
     return True, ""
 
 

@@ -162,16 +162,6 @@ class _LeanFramework(Framework):
         self._local_scores = frozenset(pl.name for pl in self.plugins["score"]
                                        if pl.name in NODE_LOCAL_SCORES and _builtin(pl))
 
-    def forget_node_answers(self) -> None:
-        """Drop the memoized answers, the node columns and the remembered rejections: after a
-        node left the snapshot or came back (``capacity --removable``), answers that count the
-        nodes (ImageLocality's image spread) change although no remaining node's generation did."""
-        self._memo.clear()
-        self._memo_plan = None
-        self._columns = None
-        self._spread = None
-        self._rejections.clear()
-
     def begin_trace(self, all_filters: bool = False) -> Trace:
         trace = Trace()
         trace.filters = None  # type: ignore[assignment]

@@ -1,0 +1,69 @@
+"""``capacity --removable`` on a generated cluster, against a rollout on the same cluster.
+
+    python3 -m benchmarks.removable                       # 5,000 realistic nodes (slow: see the README)
+    python3 -m benchmarks.removable --nodes 500 --pods-per-node 4
+
+The cluster is ``benchmarks.realistic`` (40 apps with anti-affinity, spread constraints, volumes,
+DRA claims), so every drained pod runs the full cycle of a mixed workload. Printed, CPU time:
+the search (without and with its self-check), how many scheduling cycles it ran, and the
+realistic 1,000-replica rollout on the same cluster (``benchmarks.goals``' rollout row), so that
+the search can be read as "N rollouts" and per cycle against the rollout's per pod.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods-per-node", type=int, default=10)
+    parser.add_argument("--replicas", type=int, default=1000, help="replicas of the rollout it is compared with")
+    args = parser.parse_args(argv)
+
+    from benchmarks.realistic import cluster_objects, rollout_objects
+    from kschedctl.config import load_config
+    from kschedctl.inputs.cluster import ClusterState
+    from kschedctl.inputs.loader import gc_paused
+    from kschedctl.scheduler.explain import admit
+    from kschedctl.scheduler.removable import removable_nodes, verify_removal
+    from kschedctl.scheduler.simulate import Simulator
+
+    with gc_paused():
+        state = ClusterState().with_objects(cluster_objects(args.nodes, args.nodes * args.pods_per_node))
+    config = load_config(None)
+    t0 = time.process_time()
+    result = removable_nodes(state, config, seed=1, verify=False)
+    search_s = time.process_time() - t0
+    moved = sum(len(v.moves) for v in result.nodes)
+    tried = sum(1 for v in result.nodes if v.reason in ("Removed", "NoPlaceToMovePods"))
+    t0 = time.process_time()
+    ok, why = verify_removal(state, result.removable, config, seed=1)
+    check_s = time.process_time() - t0
+
+    owner, pods = rollout_objects(args.replicas, "rollout")
+    with gc_paused():
+        rollout_state = ClusterState().with_objects([*cluster_objects(args.nodes, args.nodes * args.pods_per_node),
+                                                     owner])
+    sim = Simulator(rollout_state, config, seed=1)
+    batch = [admit(p, rollout_state) for p in pods]
+    t0 = time.process_time()
+    sim.run(batch, admit_pods=False, include_cluster_pending=False)
+    rollout_s = time.process_time() - t0
+
+    print(f"cluster: {args.nodes} nodes, {len(state.pods)} pods (benchmarks.realistic)")
+    print(f"search: {search_s:.1f} CPU s; {len(result.removable)} removable, {tried} nodes drained in the snapshot, "
+          f"{moved} pods moved; verdicts {dict(Counter(v.reason for v in result.nodes).most_common())}")
+    print(f"self-check (simulate --drain of the set): {check_s:.1f} CPU s, {'held' if ok else 'failed: ' + why}")
+    print(f"rollout of {args.replicas} replicas on the same cluster: {rollout_s:.2f} CPU s "
+          f"({args.replicas / rollout_s:.0f} pods/s)")
+    print(f"search / rollout: {search_s / rollout_s:.1f}x; search per pod moved: "
+          f"{1000 * search_s / max(moved, 1):.1f} ms, rollout per pod: {1000 * rollout_s / args.replicas:.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
