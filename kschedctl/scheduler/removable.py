@@ -522,8 +522,10 @@ def _self_check(result: RemovableResult, cluster: ClusterState, config: Any, pro
         removed = result.removable
         if not removed:
             return
+        # force: a pod without a controller on a removed node moved (safe-to-evict, or its rule off);
+        # kubectl drain deletes such a pod only with --force (the search placed it anyway)
         ok, message = verify_removal(cluster, removed, config, profile=profile, registry=registry, seed=seed,
-                                     extenders=extenders, force=not rules.skip_nodes_with_unreplicated_pods,
+                                     extenders=extenders, force=True,
                                      honour_budgets=rules.skip_nodes_with_pdb_blocked_pods)
         if ok:
             return
@@ -545,9 +547,10 @@ def verify_removal(cluster: ClusterState, nodes: list[str], config: Any = None, 
     before = {_key(p) for p in cluster.pods if (p.get("spec") or {}).get("nodeName")}
     state, report = WhatIf([Drain(NodeTarget(n), force=force) for n in nodes]).apply(
         cluster, config, registry=registry, seed=seed, extenders=extenders)
-    drained = set(nodes)
+    drained: set[str] = set()
     gone: set[str] = set()
     for record in report.records:
+        drained.update(record.nodes)
         if record.refused:
             pod, why = next(iter(record.refused.items()))
             return False, f"the drain of {record.target} stopped: {pod} {why}"
@@ -557,7 +560,7 @@ def verify_removal(cluster: ClusterState, nodes: list[str], config: Any = None, 
         for pod, (node, why) in record.placements.items():
             if node is None:
                 return False, f"{pod} stays pending: {why}"
-            if node in drained:
+            if node in drained:  # a node drained later may take it for now (its drain moves it again)
                 return False, f"{pod} went back to {node}, a drained node"
         gone.update(e.pod for e in record.evicted)
         gone.update(record.deleted)
