@@ -94,5 +94,6 @@ def run_removable(inputs: Any, output: Any, wide: bool, utilization_below: float
 
         render_removable(result, console, wide=wide)
 
-    inputs.emit(output, result.to_dict, table)
+    # the HTML page too, once capacity takes --report (inputs.report stays None until then)
+    inputs.emit(output, result.to_dict, table, report=result)
     return EXIT_OK if result.removable else EXIT_NO

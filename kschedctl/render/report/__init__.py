@@ -32,6 +32,10 @@ def report_html(result: Any, *, timings: bool = True) -> str:
         from kschedctl.render.report.diff import diff_report
 
         return diff_report(result)
+    if type(result).__name__ == "RemovableResult":  # capacity --removable
+        from kschedctl.render.report.removable import removable_report
+
+        return removable_report(result)
     if type(result).__name__ == "SweepResult":  # kschedctl.sweep.run imports the worker machinery
         from kschedctl.render.report.sweep import sweep_report
 
