@@ -35,7 +35,8 @@ def capacity(
              "(see --ratio).", metavar="POD...", show_default=False)] = None,
     inputs: CommandInputs = None,  # type: ignore[assignment]
     max_copies: Annotated[Optional[int], typer.Option("--max", min=0, metavar="N", show_default=False,
-                                                      help="Stop after this many copies (default: the true count).")
+                                                      help="Stop after this many copies (default: the true count); with --removable, "
+                                                           "after this many nodes removed.")
                           ] = None,
     ratio: Annotated[Optional[str], typer.Option(
         "--ratio", metavar="A:B...", show_default=False,
@@ -75,7 +76,7 @@ def capacity(
 
         output, wide = resolve_output(inputs.output, wide, "capacity", names=False)
         show = not inputs.quiet and sys.stderr.isatty() and output == OutputFormat.table
-        raise typer.Exit(run_removable(inputs, output, wide, utilization_below, nodes, skips, show))
+        raise typer.Exit(run_removable(inputs, output, wide, utilization_below, nodes, skips, show, max_copies))
     given_flags = [flag for flag, value in skips.items() if value is not None]
     if nodes is not None or utilization_below != 0.5 or given_flags:
         raise UsageError(f"{(given_flags or ['--nodes' if nodes is not None else '--utilization-below'])[0]} "

@@ -65,7 +65,7 @@ def _as_bool(flag: str, value: Optional[str]) -> bool:
 
 
 def run_removable(inputs: Any, output: Any, wide: bool, utilization_below: float, nodes: Optional[str],
-                  skips: dict[str, Optional[str]], progress: bool) -> int:
+                  skips: dict[str, Optional[str]], progress: bool, max_removed: Optional[int] = None) -> int:
     """Answer ``capacity --removable`` and return the exit code: 0 when a node can go, 1 when none can."""
     from kschedctl.cli.app import warning as print_warning
     from kschedctl.errors import EXIT_NO, EXIT_OK, InputError, UsageError
@@ -82,7 +82,7 @@ def run_removable(inputs: Any, output: Any, wide: bool, utilization_below: float
         try:
             result = removable_nodes(cluster_state, cfg, profile=inputs.profile, rules=rules, candidates=nodes,
                                      registry=registry, seed=inputs.seed, extenders=not inputs.no_extenders,
-                                     progress=bar)
+                                     progress=bar, max_removed=max_removed)
         except InputError as exc:
             raise UsageError(f"--nodes: {exc.message}") from None
     if not inputs.quiet:

@@ -91,6 +91,7 @@ NOT_SAFE_TO_EVICT = "NotSafeToEvictAnnotation"
 NOT_ENOUGH_PDB = "NotEnoughPdb"
 NO_PLACE_TO_MOVE_PODS = "NoPlaceToMovePods"
 FAILED_CHECK = "FailedSelfCheck"
+NOT_TRIED = "NotTried"
 
 
 @dataclass(frozen=True)
@@ -444,11 +445,13 @@ def removable_nodes(
     extenders: bool = True,
     verify: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    max_removed: int | None = None,
 ) -> RemovableResult:
     """The largest set of nodes the greedy search finds removable (see the module's docstring).
 
     ``candidates`` is a node name or label selector (``--nodes``): only those nodes may go.
-    ``verify=False`` skips the final self-check (the tests that run it themselves)."""
+    ``max_removed`` (``--max``) stops the search once that many nodes are removed, the rest
+    ``NotTried``. ``verify=False`` skips the final self-check (the tests that run it themselves)."""
     started = time.perf_counter()
     rules = rules or RemovableRules()
     search = _Search(cluster, config, registry, seed, profile, rules, extenders)
@@ -485,6 +488,9 @@ def removable_nodes(
             verdict.reason = NOT_UNDERUTILIZED
             verdict.message = (f"utilization {utilization:.0%} ({which}) is not below the threshold "
                                f"{rules.utilization_below:g}")
+            continue
+        if max_removed is not None and len(search.draining) >= max_removed:
+            verdict.reason, verdict.message = NOT_TRIED, f"not tried: {max_removed} node(s) removed already (--max)"
             continue
         movers, blocked = search.classify(node_info)
         if blocked is not None:

@@ -103,3 +103,12 @@ def test_sweep_metric(tmp_path: Path) -> None:
     assert all(isinstance(c["metrics"]["removable"], int) for c in cells)
     csv = run_cli("sweep", str(ROOT / "profiles" / "sweeps" / "removable.yaml"), "-o", "csv")
     assert csv.stdout.splitlines()[0].split(",").count("removable") == 1
+
+
+def test_max_stops_after_that_many_removals() -> None:
+    r = run_cli("capacity", "--cluster", CLUSTER, "--removable", "--max", "1", "-o", "json")
+    assert r.exit_code == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["removable"] == ["gpu-b1"]
+    reasons = {n["name"]: n["reason"] for n in data["nodes"]}
+    assert reasons["node-c2"] == "NotTried" and reasons["node-b2"] == "NotTried"
