@@ -21,7 +21,7 @@ _EPILOG = """Example: how many more copies of a pod fit, and what stops the next
 
   $ kschedctl capacity fixtures/pods/web-deployment.yaml fixtures/pods/pod.yaml --cluster fixtures/cluster --ratio 3:1
 
-  Which nodes can go (cluster-autoscaler's scale-down, checked by the scheduler)?
+  Which nodes can go (a scale-down, checked by the scheduler)?
 
   $ kschedctl capacity --cluster fixtures/cluster --removable
 """

@@ -112,3 +112,23 @@ def test_max_stops_after_that_many_removals() -> None:
     assert data["removable"] == ["gpu-b1"]
     reasons = {n["name"]: n["reason"] for n in data["nodes"]}
     assert reasons["node-c2"] == "NotTried" and reasons["node-b2"] == "NotTried"
+
+
+@pytest.mark.parametrize("value, threshold", [("true", 0.5), ("false", None), ("{utilizationBelow: 0.3}", 0.3)])
+def test_sweep_file_removable(value: str, threshold: float | None) -> None:
+    from kschedctl.sweep.model import parse_sweep
+
+    text = ("apiVersion: kschedctl/v1\nkind: Sweep\nconfigs: [{name: default}]\nclusters: [a.yaml]\n"
+            f"workloads: [w.yaml]\nremovable: {value}\n")
+    sweep, findings = parse_sweep(text, "s.yaml")
+    assert not findings and sweep is not None
+    assert sweep.removable == threshold and sweep.cells()[0].removable == threshold
+
+
+def test_sweep_file_removable_out_of_range() -> None:
+    from kschedctl.sweep.model import parse_sweep
+
+    text = ("apiVersion: kschedctl/v1\nkind: Sweep\nconfigs: [{name: default}]\nclusters: [a.yaml]\n"
+            "workloads: [w.yaml]\nremovable: {utilizationBelow: 2}\n")
+    sweep, findings = parse_sweep(text, "s.yaml")
+    assert sweep is None and findings and findings[0].line == 6
