@@ -596,19 +596,20 @@ def placed_state(cluster: ClusterState, pods: list[dict], result: Any) -> Cluste
     """``cluster`` after a simulate run of ``pods``: the scheduled ones bound where the run put
     them (the cluster's pending pods too), the preempted ones gone (a sweep's removable metric
     asks which nodes could go once the workload is placed)."""
-    by_key = {_key(p): p for p in pods}
+    from kschedctl.scheduler.explain import admit
+
+    by_key = {_key(p): admit(p, cluster) for p in pods}  # as the API server stored them
     by_key.update({_key(p): p for p in cluster.pods if not (p.get("spec") or {}).get("nodeName")})
     bound, gone = [], {v for p in result.preemptions for v in p.victims}
     for placement in result.placements:
         pod = by_key.get(placement.pod)
-        if pod is None:
+        if pod is None or placement.outcome != Outcome.SCHEDULED or not placement.node:
             continue
-        if placement.outcome == Outcome.SCHEDULED and placement.node:
-            bound.append({**pod, "spec": {**(pod.get("spec") or {}), "nodeName": placement.node},
-                          "status": {**(pod.get("status") or {}), "phase": "Running"}})
-        gone.add(placement.pod)
+        bound.append({**pod, "spec": {**(pod.get("spec") or {}), "nodeName": placement.node},
+                      "status": {**(pod.get("status") or {}), "phase": "Running"}})
+        gone.add(placement.pod)  # a pending pod of the cluster, now bound
     state = cluster.copy()
-    state.drop(pods={key for key in gone if key in {_key(p) for p in cluster.pods}})
+    state.drop(pods=gone & {_key(p) for p in cluster.pods})
     for pod in bound:
         state.add_object(pod)
     return state

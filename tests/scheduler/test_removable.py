@@ -181,3 +181,20 @@ def test_every_reported_set_passes_simulate_drain(seed: int) -> None:
     assert ok, f"cluster {seed}: {result.removable}: {why}"
     # the command reports that set as it is: its own self-check gives nothing back
     assert removable_nodes(cluster, seed=1).removable == result.removable
+
+
+def test_placed_state_binds_what_the_run_placed() -> None:
+    from kschedctl.scheduler.removable import placed_state
+    from kschedctl.scheduler.simulate import Simulator
+
+    cluster = case_cluster({"nodes": {"a": {}, "b": {}}, "pods": {"web-1": {"node": "a"}}, "replicaSets": {"web": 1}})
+    new = make_pod("new-1", "")
+    del new["spec"]["nodeName"]
+    huge = make_pod("huge-1", "", cpu="64")
+    del huge["spec"]["nodeName"]
+    result = Simulator(cluster, seed=1).run([new, huge], include_cluster_pending=False)
+    after = placed_state(cluster, [new, huge], result)
+    nodes = {f"{p['metadata']['namespace']}/{p['metadata']['name']}": p["spec"].get("nodeName") for p in after.pods}
+    assert nodes["default/web-1"] == "a" and nodes["default/new-1"] in ("a", "b")
+    assert "default/huge-1" not in nodes  # never placed: not part of the cluster after the run
+    assert len(cluster.pods) == 1  # the state given is unchanged
