@@ -167,7 +167,7 @@ class RemovableResult:
     selector: str = ""
     #: zone -> nodes, candidates, removable (every node of the cluster counted)
     zones: dict[str, dict[str, int]] = field(default_factory=dict)
-    #: the self-check (``verify_removal``) held for the set reported
+    #: the set reported went through the self-check (``verify_removal``, nodes given back until it held)
     verified: bool = True
     #: nodes given back because the self-check failed with them
     given_back: list[str] = field(default_factory=list)
@@ -511,9 +511,10 @@ def removable_nodes(
     if progress is not None:
         progress(len(ranked), len(ranked))
 
+    tried = set(order)
     result = RemovableResult(profile_name, rules, [verdicts[n] for n in order]
-                             + [v for n, v in verdicts.items() if n not in order],
-                             selector=candidates or "", seed=seed, warnings=search.warnings)
+                             + [v for n, v in verdicts.items() if n not in tried],
+                             selector=candidates or "", seed=seed, warnings=search.warnings, verified=verify)
     if verify:
         _self_check(result, cluster, config, profile, rules, registry, seed, extenders)
     result.zones = _zones(cluster, allowed, result)
