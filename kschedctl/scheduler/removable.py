@@ -33,12 +33,12 @@ the drained node stays listed until it is deleted, as it does while its replacem
 scheduled, so topology spread still counts its domain then, as the real scheduler would.
 
 The set found is then checked from scratch (``verify_removal``): the cluster as read, those
-nodes drained one after another as ``simulate --drain N1 --drain N2 ...`` drains them
-(``Drain``: kubectl's semantics, budgets honoured; each drain's replacements scheduled by
-``Simulator``), every replacement placed and no pod preempted. The simulation takes each
-drain's pods in queue order and breaks ties with its own seed, so bin packing may differ: if a
-pod stays pending there, the last node removed is given back and the check repeats, so every
-set reported has passed it.
+nodes drained (``Drain``: kubectl's semantics, budgets honoured) and every replacement
+scheduled by ``Simulator`` in one run, as ``simulate --drain SELECTOR`` does for a selector
+matching them: every replacement placed and no pod preempted. The simulation takes all the
+pods in queue order, not node by node, and breaks ties with its own seed, so bin packing may
+differ: if a pod stays pending there, the last node removed is given back and the check
+repeats, so every set reported has passed it.
 
 Known differences from cluster-autoscaler: CA places evicted pods with its predicate checker
 (filters only, the first node that passes, its hint first); here the full cycle scores and
@@ -63,6 +63,7 @@ from kschedctl.scheduler.cluster_edits import (
     Drain,
     NodeTarget,
     _Budgets,
+    apply_edits,
     controller_of,
 )
 from kschedctl.scheduler.outcome import Outcome
@@ -544,19 +545,29 @@ def _self_check(result: RemovableResult, cluster: ClusterState, config: Any, pro
 
 def verify_removal(cluster: ClusterState, nodes: list[str], config: Any = None, profile: str | None = None,
                    registry: Any = None, seed: int | None = None, extenders: bool = True, force: bool = False,
-                   honour_budgets: bool = True) -> tuple[bool, str]:
-    """Whether ``cluster`` with ``nodes`` drained one after another, as ``simulate --drain N1
-    --drain N2 ...`` drains them (kubectl drain, budgets honoured, each drain's replacements
-    scheduled by ``Simulator`` before the next drain), keeps every pod: every replacement
-    placed, away from the drained nodes, and no pod preempted. (True, "") or (False, why not)."""
+                   honour_budgets: bool = True, one_by_one: bool = False) -> tuple[bool, str]:
+    """Whether ``cluster`` with ``nodes`` drained keeps every pod: each node drained (kubectl
+    drain, budgets honoured), every replacement placed away from the drained nodes, no pod
+    preempted. (True, "") or (False, why not).
+
+    By default as ``simulate --drain SELECTOR`` answers it for a selector matching the nodes:
+    every node drained, then every replacement scheduled in one ``Simulator`` run.
+    ``one_by_one`` as ``simulate --drain N1 --drain N2 ...``: each drain's replacements
+    scheduled before the next drain (a simulation per node: slow on big clusters)."""
+    from kschedctl.scheduler.simulate import Simulator
     from kschedctl.scheduler.what_if import WhatIf
 
     before = {_key(p) for p in cluster.pods if (p.get("spec") or {}).get("nodeName")}
-    state, report = WhatIf([Drain(NodeTarget(n), force=force) for n in nodes]).apply(
-        cluster, config, registry=registry, seed=seed, extenders=extenders)
+    drains = [Drain(NodeTarget(n), force=force) for n in nodes]
+    if one_by_one:
+        state, report = WhatIf(list(drains)).apply(cluster, config, registry=registry, seed=seed, extenders=extenders)
+        records = report.records
+    else:
+        state, records = apply_edits(cluster, drains)
     drained: set[str] = set()
     gone: set[str] = set()
-    for record in report.records:
+    placements: dict[str, tuple[str | None, str]] = {}
+    for record in records:
         drained.update(record.nodes)
         if record.refused:
             pod, why = next(iter(record.refused.items()))
@@ -564,13 +575,34 @@ def verify_removal(cluster: ClusterState, nodes: list[str], config: Any = None, 
         if record.blocked and honour_budgets:
             pod, why = next(iter(record.blocked.items()))
             return False, f"eviction of {pod} refused: {why}"
-        for pod, (node, why) in record.placements.items():
-            if node is None:
-                return False, f"{pod} stays pending: {why}"
-            if node in drained:  # a node drained later may take it for now (its drain moves it again)
-                return False, f"{pod} went back to {node}, a drained node"
         gone.update(e.pod for e in record.evicted)
         gone.update(record.deleted)
+        for pod, where in record.placements.items():
+            # one by one, a node drained later may hold a replacement for a while: judged as it was
+            if where[0] in drained:
+                return False, f"{pod} went back to {where[0]}, a drained node"
+            placements[pod] = where
+    if not one_by_one:
+        wanted = {r for record in records for r in record.replacements}
+        if wanted:
+            pods = [p for p in state.pods if _key(p) in wanted]
+            state = state.copy()
+            state.drop(pods=wanted)
+            sim = Simulator(state, config, registry=registry, seed=seed, extenders=extenders)
+            sim.scheduler.hold_waiting_pods = False
+            run = sim.run(pods, profile=profile, include_cluster_pending=False)
+            if run.preemptions:
+                first = run.preemptions[0]
+                return False, f"{first.pod} preempted {', '.join(first.victims)} on {first.node}"
+            for placement in run.placements:
+                if placement.outcome != Outcome.SCHEDULED:
+                    return False, f"{placement.pod} stays {placement.outcome}: {placement.message}"
+                if placement.node in drained:
+                    return False, f"{placement.pod} went back to {placement.node}, a drained node"
+            return True, ""
+    for pod, (node, why) in placements.items():
+        if node is None:
+            return False, f"{pod} stays pending: {why}"
     after = {_key(p) for p in state.pods}
     lost = sorted(before - gone - after)
     if lost:

@@ -175,12 +175,18 @@ def random_cluster(seed: int) -> ClusterState:
 @pytest.mark.parametrize("seed", range(RANDOM_CLUSTERS))
 def test_every_reported_set_passes_simulate_drain(seed: int) -> None:
     cluster = random_cluster(seed)
-    result = removable_nodes(cluster, seed=1, verify=False)
-    # the search's own set, unchecked: drained from scratch it must keep every pod
-    ok, why = verify_removal(cluster, result.removable, seed=1)
-    assert ok, f"cluster {seed}: {result.removable}: {why}"
-    # the command reports that set as it is: its own self-check gives nothing back
-    assert removable_nodes(cluster, seed=1).removable == result.removable
+    # the search's own set, unchecked, drained node after node as simulate --drain N1 --drain N2
+    # drains them (the order the search removed them in): every pod keeps a node
+    unchecked = removable_nodes(cluster, seed=1, verify=False).removable
+    ok, why = verify_removal(cluster, unchecked, seed=1, one_by_one=True)
+    assert ok, f"cluster {seed}: {unchecked}: {why}"
+    # the set the command reports (after its own check, all drains at once) holds both ways
+    reported = removable_nodes(cluster, seed=1)
+    assert set(reported.removable) <= set(unchecked)
+    assert len(reported.given_back) == len(unchecked) - len(reported.removable)
+    for one_by_one in (False, True):
+        ok, why = verify_removal(cluster, reported.removable, seed=1, one_by_one=one_by_one)
+        assert ok, f"cluster {seed}: {reported.removable} (one by one: {one_by_one}): {why}"
 
 
 def test_placed_state_binds_what_the_run_placed() -> None:
