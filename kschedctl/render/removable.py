@@ -32,8 +32,9 @@ def render_removable(result: RemovableResult, console: Console, wide: bool = Fal
     kept = Counter(v.reason for v in result.nodes if not v.removed)
     if kept:
         t.add_row("Kept", ", ".join(f"{n} {reason}" for reason, n in kept.most_common()))
-    t.add_row("Self-check", "passed: the set drained from scratch, as simulate --drain drains it, every replacement scheduled"
-              + (f" (given back: {', '.join(result.given_back)})" if result.given_back else ""))
+    checked = ("passed: the set drained from scratch (simulate --drain), every replacement scheduled"
+               + (f" (given back: {', '.join(result.given_back)})" if result.given_back else ""))
+    t.add_row("Self-check", checked if result.verified else "not run")
     console.print(t)
 
     rows = sorted(result.nodes, key=lambda v: (not v.removed, v.reason == NOT_UNDERUTILIZED))

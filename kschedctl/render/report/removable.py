@@ -20,7 +20,7 @@ def removable_report(result: RemovableResult, title: str = "kschedctl capacity -
                ("Utilization below", esc(f"{result.rules.utilization_below:g}")),
                ("Removable", f'<span class="badge {"ok" if removed else "bad"}">{len(removed)}</span> '
                              + esc(", ".join(removed))),
-               ("Self-check", esc("passed (simulate --drain of the set)"
+               ("Self-check", esc(("passed (simulate --drain of the set)" if result.verified else "not run")
                                   + (f"; given back: {', '.join(result.given_back)}" if result.given_back else "")))]
     if kept:
         summary.append(("Kept", esc(", ".join(f"{n} {reason}" for reason, n in kept.most_common()))))
