@@ -27,12 +27,14 @@ NodesOption = Annotated[Optional[str], typer.Option(
 #: (CA applies those rules always).
 SKIP_FLAGS: dict[str, tuple[str, str]] = {
     "--skip-nodes-with-system-pods": (
-        "skip_nodes_with_system_pods", "kube-system pods without a PodDisruptionBudget keep their node (CA's flag)"),
+        "skip_nodes_with_system_pods",
+        "kube-system pods without a PodDisruptionBudget keep their node; cluster-autoscaler's flag"),
     "--skip-nodes-with-local-storage": (
-        "skip_nodes_with_local_storage", "pods with hostPath or emptyDir (not in memory) keep their node (CA's flag)"),
+        "skip_nodes_with_local_storage",
+        "pods with hostPath or emptyDir (not in memory) keep their node; cluster-autoscaler's flag"),
     "--skip-nodes-with-custom-controller-pods": (
         "skip_nodes_with_custom_controller_pods", "pods whose controller is not a ReplicaSet, StatefulSet, Job, "
-        "ReplicationController or DaemonSet keep their node (CA's flag)"),
+        "ReplicationController or DaemonSet keep their node; cluster-autoscaler's flag"),
     "--skip-nodes-with-unreplicated-pods": (
         "skip_nodes_with_unreplicated_pods", "pods without a controller keep their node"),
     "--skip-nodes-with-not-safe-to-evict-pods": (
@@ -50,7 +52,7 @@ def skip_option(flag: str) -> Any:
     """The typer option of one ``--skip-nodes-with-...`` flag (a BOOL value, true by default)."""
     _, text = SKIP_FLAGS[flag]
     return Annotated[Optional[str], typer.Option(flag, metavar="BOOL", show_default=False,
-                                                 help=f"With --removable: {text} (default true).")]
+                                                 help=f"With --removable: {text} (true, the default, or false).")]
 
 
 def _as_bool(flag: str, value: Optional[str]) -> bool:

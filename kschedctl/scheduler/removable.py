@@ -428,8 +428,8 @@ class _Search:
 def _cordoned(node: dict) -> dict:
     """``node`` as kubectl cordon leaves it (the node lifecycle controller's taint added)."""
     spec = dict(node.get("spec") or {})
-    taints = [t for t in spec.get("taints") or () if not (isinstance(t, dict) and t.get("key") == UNSCHEDULABLE_TAINT_KEY
-                                                          and t.get("effect") == "NoSchedule")]
+    taints = [t for t in spec.get("taints") or ()
+              if not (isinstance(t, dict) and t.get("key") == UNSCHEDULABLE_TAINT_KEY and t.get("effect") == "NoSchedule")]
     spec["taints"] = [*taints, {"key": UNSCHEDULABLE_TAINT_KEY, "effect": "NoSchedule"}]
     spec["unschedulable"] = True
     return {**node, "spec": spec}

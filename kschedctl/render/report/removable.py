@@ -29,7 +29,8 @@ def removable_report(result: RemovableResult, title: str = "kschedctl capacity -
     if result.zones:
         items = [(zone or "(no zone)", counts["left"]) for zone, counts in result.zones.items()]
         body.append("<h2>Per zone</h2>")
-        body.append(f'<div class="charts"><figure>{bar_chart(items, label="Nodes left per zone", chart="left-per-zone", item_attr="data-zone")}'
+        chart = bar_chart(items, label="Nodes left per zone", chart="left-per-zone", item_attr="data-zone")
+        body.append(f'<div class="charts"><figure>{chart}'
                     "<figcaption>Nodes left per zone once the removable ones are gone</figcaption></figure></div>")
         body.append(table(["Zone", "Nodes", "Candidates", "Removable", "Left"],
                           (row([cell(zone or "(no zone)"), *(cell(counts[k]) for k in
