@@ -558,12 +558,14 @@ def verify_removal(cluster: ClusterState, nodes: list[str], config: Any = None, 
     from kschedctl.scheduler.what_if import WhatIf
 
     before = {_key(p) for p in cluster.pods if (p.get("spec") or {}).get("nodeName")}
-    drains = [Drain(NodeTarget(n), force=force) for n in nodes]
     if one_by_one:
-        state, report = WhatIf(list(drains)).apply(cluster, config, registry=registry, seed=seed, extenders=extenders)
+        drains = [Drain(NodeTarget(n), force=force) for n in nodes]
+        state, report = WhatIf(drains).apply(cluster, config, registry=registry, seed=seed, extenders=extenders)
         records = report.records
     else:
-        state, records = apply_edits(cluster, drains)
+        # one drain of every node, as a selector matching them all is drained: one copy of the
+        # state and one look at the budgets, not one per node
+        state, records = apply_edits(cluster, [Drain(_NodeNames(", ".join(nodes), names=tuple(nodes)), force=force)])
     drained: set[str] = set()
     gone: set[str] = set()
     placements: dict[str, tuple[str | None, str]] = {}
@@ -608,6 +610,16 @@ def verify_removal(cluster: ClusterState, nodes: list[str], config: Any = None, 
     if lost:
         return False, f"{', '.join(lost[:3])} preempted by a replacement"
     return True, ""
+
+
+@dataclass(frozen=True)
+class _NodeNames(NodeTarget):
+    """These nodes, by name (a drain of several nodes at once)."""
+
+    names: tuple[str, ...] = ()
+
+    def nodes(self, state: ClusterState) -> list[str]:
+        return [n for n in self.names if n in state.node_by_name]
 
 
 def _zones(cluster: ClusterState, allowed: set[str] | None, result: RemovableResult) -> dict[str, dict[str, int]]:
