@@ -525,22 +525,25 @@ def removable_nodes(
 
 def _self_check(result: RemovableResult, cluster: ClusterState, config: Any, profile: str | None,
                 rules: RemovableRules, registry: Any, seed: int | None, extenders: bool) -> None:
-    """Give back the last removed node until ``verify_removal`` holds for the set."""
+    """Give back nodes until ``verify_removal`` holds for the set: the nodes the pods left
+    pending came from (they keep their pods), else the last node removed."""
     while True:
         removed = result.removable
         if not removed:
             return
         # force: a pod without a controller on a removed node moved (safe-to-evict, or its rule off);
         # kubectl drain deletes such a pod only with --force (the search placed it anyway)
-        ok, message = verify_removal(cluster, removed, config, profile=profile, registry=registry, seed=seed,
-                                     extenders=extenders, force=True,
-                                     honour_budgets=rules.skip_nodes_with_pdb_blocked_pods)
+        ok, message, origins = _verify(cluster, removed, config, profile=profile, registry=registry, seed=seed,
+                                       extenders=extenders, force=True,
+                                       honour_budgets=rules.skip_nodes_with_pdb_blocked_pods)
         if ok:
             return
-        last = next(v for v in reversed(result.nodes) if v.removed)
-        last.reason, last.moves = FAILED_CHECK, {}
-        last.message = f"given back: with it, the drain of the set from scratch failed: {message}"
-        result.given_back.append(last.name)
+        back = [v for v in result.nodes if v.removed and v.name in origins] or \
+            [next(v for v in reversed(result.nodes) if v.removed)]
+        for verdict in back:
+            verdict.reason, verdict.moves = FAILED_CHECK, {}
+            verdict.message = f"given back: with it, the drain of the set from scratch failed: {message}"
+            result.given_back.append(verdict.name)
 
 
 def verify_removal(cluster: ClusterState, nodes: list[str], config: Any = None, profile: str | None = None,
@@ -554,6 +557,14 @@ def verify_removal(cluster: ClusterState, nodes: list[str], config: Any = None, 
     every node drained, then every replacement scheduled in one ``Simulator`` run.
     ``one_by_one`` as ``simulate --drain N1 --drain N2 ...``: each drain's replacements
     scheduled before the next drain (a simulation per node: slow on big clusters)."""
+    ok, why, _ = _verify(cluster, nodes, config, profile, registry, seed, extenders, force, honour_budgets, one_by_one)
+    return ok, why
+
+
+def _verify(cluster: ClusterState, nodes: list[str], config: Any = None, profile: str | None = None,
+            registry: Any = None, seed: int | None = None, extenders: bool = True, force: bool = False,
+            honour_budgets: bool = True, one_by_one: bool = False) -> tuple[bool, str, set[str]]:
+    """``verify_removal``, and the nodes the pods left pending came from (all at once only)."""
     from kschedctl.scheduler.simulate import Simulator
     from kschedctl.scheduler.what_if import WhatIf
 
@@ -573,16 +584,16 @@ def verify_removal(cluster: ClusterState, nodes: list[str], config: Any = None, 
         drained.update(record.nodes)
         if record.refused:
             pod, why = next(iter(record.refused.items()))
-            return False, f"the drain of {record.target} stopped: {pod} {why}"
+            return False, f"the drain of {record.target} stopped: {pod} {why}", set()
         if record.blocked and honour_budgets:
             pod, why = next(iter(record.blocked.items()))
-            return False, f"eviction of {pod} refused: {why}"
+            return False, f"eviction of {pod} refused: {why}", set()
         gone.update(e.pod for e in record.evicted)
         gone.update(record.deleted)
         for pod, where in record.placements.items():
             # one by one, a node drained later may hold a replacement for a while: judged as it was
             if where[0] in drained:
-                return False, f"{pod} went back to {where[0]}, a drained node"
+                return False, f"{pod} went back to {where[0]}, a drained node", set()
             placements[pod] = where
     if not one_by_one:
         wanted = {r for record in records for r in record.replacements}
@@ -593,23 +604,26 @@ def verify_removal(cluster: ClusterState, nodes: list[str], config: Any = None, 
             sim = Simulator(state, config, registry=registry, seed=seed, extenders=extenders)
             sim.scheduler.hold_waiting_pods = False
             run = sim.run(pods, profile=profile, include_cluster_pending=False)
+            origin = {e.replacement: e.node for record in records for e in record.evicted}
+            failed = [p for p in run.placements if p.outcome != Outcome.SCHEDULED or p.node in drained]
+            if failed:
+                first = failed[0]
+                why = (f"{first.pod} stays {first.outcome}: {first.message}" if first.outcome != Outcome.SCHEDULED
+                       else f"{first.pod} went back to {first.node}, a drained node")
+                return False, why, {origin.get(p.pod, "") for p in failed}
             if run.preemptions:
                 first = run.preemptions[0]
-                return False, f"{first.pod} preempted {', '.join(first.victims)} on {first.node}"
-            for placement in run.placements:
-                if placement.outcome != Outcome.SCHEDULED:
-                    return False, f"{placement.pod} stays {placement.outcome}: {placement.message}"
-                if placement.node in drained:
-                    return False, f"{placement.pod} went back to {placement.node}, a drained node"
-            return True, ""
+                return (False, f"{first.pod} preempted {', '.join(first.victims)} on {first.node}",
+                        {origin.get(p.pod, "") for p in run.preemptions})
+            return True, "", set()
     for pod, (node, why) in placements.items():
         if node is None:
-            return False, f"{pod} stays pending: {why}"
+            return False, f"{pod} stays pending: {why}", set()
     after = {_key(p) for p in state.pods}
     lost = sorted(before - gone - after)
     if lost:
-        return False, f"{', '.join(lost[:3])} preempted by a replacement"
-    return True, ""
+        return False, f"{', '.join(lost[:3])} preempted by a replacement", set()
+    return True, "", set()
 
 
 @dataclass(frozen=True)
