@@ -12,6 +12,7 @@ import typer
 from kschedctl.cli.app import app, warning as print_warning
 from kschedctl.cli.inputs import CommandInputs, command_inputs
 from kschedctl.cli.options import OutputFormat, TableOutputOption, TieBreak, TieBreakOption, resolve_output
+from kschedctl.cli.removable import NodesOption, RemovableOption, UtilizationBelowOption, skip_option
 
 
 _EPILOG = """Example: how many more copies of a pod fit, and what stops the next one?
@@ -25,6 +26,10 @@ _EPILOG = """Example: how many more copies of a pod fit, and what stops the next
   How many nodes like node-a1 must be added to run every replica?
 
   $ kschedctl capacity fixtures/pods/workers-deployment.yaml --cluster fixtures/cluster --like node-a1 --nodes-needed
+
+  Which nodes can go (a scale-down, checked by the scheduler)?
+
+  $ kschedctl capacity --cluster fixtures/cluster --removable
 """
 
 #: capacity's own ``--like``: repeatable, to compare node shapes with ``--nodes-needed``.
@@ -41,7 +46,8 @@ def capacity(
              "(see --ratio).", metavar="POD...", show_default=False)] = None,
     inputs: CommandInputs = None,  # type: ignore[assignment]
     max_copies: Annotated[Optional[int], typer.Option("--max", min=0, metavar="N", show_default=False,
-                                                      help="Stop after this many copies (default: the true count).")
+                                                      help="Stop after this many copies (default: the true count); with --removable, "
+                                                           "after this many nodes removed.")
                           ] = None,
     ratio: Annotated[Optional[str], typer.Option(
         "--ratio", metavar="A:B...", show_default=False,
@@ -53,6 +59,16 @@ def capacity(
         "--nodes-needed", help="How many nodes like --like NODE to add so that every pod of the files (each "
                                "workload's replicas) is scheduled: full simulate runs, the fewest found and "
                                "why one fewer leaves a pod pending.")] = False,
+
+    removable: RemovableOption = False,
+    utilization_below: UtilizationBelowOption = 0.5,
+    nodes: NodesOption = None,
+    skip_system: skip_option("--skip-nodes-with-system-pods") = None,  # type: ignore[valid-type]
+    skip_local_storage: skip_option("--skip-nodes-with-local-storage") = None,  # type: ignore[valid-type]
+    skip_custom: skip_option("--skip-nodes-with-custom-controller-pods") = None,  # type: ignore[valid-type]
+    skip_unreplicated: skip_option("--skip-nodes-with-unreplicated-pods") = None,  # type: ignore[valid-type]
+    skip_not_safe: skip_option("--skip-nodes-with-not-safe-to-evict-pods") = None,  # type: ignore[valid-type]
+    skip_pdb: skip_option("--skip-nodes-with-pdb-blocked-pods") = None,  # type: ignore[valid-type]
 ) -> None:
     """Schedule copies of the pod one after another, each assumed for the next, until one does
     not fit; show how many fit, how many per node, and the message of the one that did not.
@@ -67,6 +83,22 @@ def capacity(
     from kschedctl.cli.common import load_pods
 
     given = inputs.files(list(pods or ()))
+    skips = {"--skip-nodes-with-system-pods": skip_system, "--skip-nodes-with-local-storage": skip_local_storage,
+             "--skip-nodes-with-custom-controller-pods": skip_custom,
+             "--skip-nodes-with-unreplicated-pods": skip_unreplicated,
+             "--skip-nodes-with-not-safe-to-evict-pods": skip_not_safe, "--skip-nodes-with-pdb-blocked-pods": skip_pdb}
+    if removable:
+        if given:
+            raise UsageError("capacity --removable takes no pod file: it asks which nodes the running pods can leave")
+        from kschedctl.cli.removable import run_removable
+
+        output, wide = resolve_output(inputs.output, wide, "capacity", names=False)
+        show = not inputs.quiet and sys.stderr.isatty() and output == OutputFormat.table
+        raise typer.Exit(run_removable(inputs, output, wide, utilization_below, nodes, skips, show, max_copies))
+    given_flags = [flag for flag, value in skips.items() if value is not None]
+    if nodes is not None or utilization_below != 0.5 or given_flags:
+        raise UsageError(f"{(given_flags or ['--nodes' if nodes is not None else '--utilization-below'])[0]} "
+                         "goes with --removable")
     if not given:
         raise UsageError("capacity takes a pod file: give it as POD or with -f FILE")
     likes = list(inputs.like or ())

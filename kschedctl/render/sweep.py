@@ -90,6 +90,8 @@ def render_sweep(result: Any, console: Console, timings: bool = True) -> None:
     ranking = result.ranking()
     ranked = [r.cell for r in ranking]
     shown = [m for m in _TABLE if timings or m != "seconds"]
+    if any(c.metrics.get("removable") is not None for c in ranked):
+        shown.insert(shown.index("nodesUsed") + 1, "removable")
     names = [printable(cell.config) for cell in ranked]
     table = _table(result, ranking, shown, {name: name for name in names})
     legend: list[tuple[str, str]] = []

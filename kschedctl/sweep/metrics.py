@@ -33,6 +33,7 @@ METRICS: dict[str, tuple[str, bool]] = {
     "memorySpreadZones": ("memory spread (zones)", False),
     "largestFreeCpu": ("largest free cpu", True),
     "largestFreeMemory": ("largest free memory", True),
+    "removable": ("removable nodes", True),
     "seconds": ("seconds", False),
 }
 DEFAULT_RANK_BY = "scheduled"

@@ -83,6 +83,8 @@ class Cell:
     repetition: int
     seed: int
     include_cluster_pending: bool = False
+    #: measure the nodes that could go after the run, below this utilization (None: not measured)
+    removable: float | None = None
 
 
 @dataclass
@@ -96,13 +98,15 @@ class Sweep:
     seed: int = DEFAULT_SEED
     include_cluster_pending: bool = False
     lines: dict[str, int] = field(default_factory=dict)
+    removable: float | None = None
 
     def cells(self) -> list[Cell]:
         """Every run, configurations outermost, then clusters, workloads and repetitions."""
         out = []
         for cfg, cluster, workload, rep in itertools.product(
                 self.configs, self.clusters, self.workloads, range(self.repetitions)):
-            out.append(Cell(len(out), cfg, cluster, workload, rep, self.seed + rep, self.include_cluster_pending))
+            out.append(Cell(len(out), cfg, cluster, workload, rep, self.seed + rep, self.include_cluster_pending,
+                            self.removable))
         return out
 
 
@@ -266,7 +270,17 @@ def _build(data: dict[str, Any], file: str, base: str, lines: dict[str, int]) ->
     return Sweep(name=data.get("name") or _stem(file), file=file, configs=configs, clusters=clusters,
                  workloads=workloads, repetitions=int(data.get("repetitions") or 1),
                  seed=int(data.get("seed", DEFAULT_SEED)),
-                 include_cluster_pending=bool(data.get("includeClusterPending", False)), lines=lines)
+                 include_cluster_pending=bool(data.get("includeClusterPending", False)), lines=lines,
+                 removable=_removable_threshold(data.get("removable")))
+
+
+def _removable_threshold(value: Any) -> float | None:
+    """``removable: true`` (cluster-autoscaler's default threshold, 0.5) or ``{utilizationBelow: R}``."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return 0.5
+    return float(value.get("utilizationBelow", 0.5))
 
 
 def _with_what_ifs(clusters: list[ClusterSource], what_ifs: list[dict[str, Any]],

@@ -190,6 +190,13 @@ def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any
     sim = Simulator(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)
     result = sim.run(batch, cell.config.profile, include_cluster_pending=cell.include_cluster_pending)
     out.metrics = {**cell_metrics(result), "seconds": round(time.perf_counter() - started, 3)}
+    if cell.removable is not None:
+        from kschedctl.scheduler.removable import RemovableRules, placed_state, removable_nodes
+
+        after = placed_state(state, batch, result)
+        found = removable_nodes(after, cfg, profile=cell.config.profile, registry=registry, seed=cell.seed,
+                                rules=RemovableRules(utilization_below=cell.removable), extenders=options.extenders)
+        out.metrics["removable"] = len(found.removable)
 
 
 # -- many cells -----------------------------------------------------------------------------------

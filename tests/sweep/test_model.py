@@ -49,7 +49,7 @@ def test_the_matrix_is_configs_by_clusters_by_workloads_by_repetitions() -> None
     ("configs: []\nclusters: [a.yaml]\nworkloads: [w.yaml]\n", ["3: configs: must not be empty"]),
     ("configs: [{}]\nclusters: [a.yaml]\nworkloads: [w.yaml]\nrepetition: 2\n",
      ['6: repetition: unknown field (did you mean "repetitions"?) (allowed: apiVersion, kind, name, description, '
-      'configs, clusters, workloads, repetitions, seed, includeClusterPending, whatIfs)']),
+      'configs, clusters, workloads, repetitions, seed, includeClusterPending, whatIfs, removable)']),
     ("configs: [{}]\nclusters: [a.yaml]\nworkloads: [w.yaml]\nwhatIfs: [{drain: [node-a1]}, {name: x, cordon: ['a in (b']}]\n",
      ["6: whatIfs[1].cordon: a in (b: not a node name or label selector: unable to parse requirement: "
       "found '', expected: ',' or ')'"]),

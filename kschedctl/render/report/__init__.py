@@ -43,6 +43,10 @@ def _page(result: Any, *, timings: bool, what_if: Any) -> str:
         from kschedctl.render.report.diff import diff_report
 
         return diff_report(result)
+    if type(result).__name__ == "RemovableResult":  # capacity --removable
+        from kschedctl.render.report.removable import removable_report
+
+        return removable_report(result)
     if type(result).__name__ == "SweepResult":  # kschedctl.sweep.run imports the worker machinery
         from kschedctl.render.report.sweep import sweep_report
 
