@@ -246,10 +246,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--oracle", default="oracle/bin/kschedctl-oracle")
     parser.add_argument("--keep", default=None, help="write mismatching cases here as scenario directories")
     parser.add_argument("--show", type=int, default=5, help="print the first N mismatches in full")
+    parser.add_argument("--no-coverage", dest="coverage", action="store_false",
+                        help="do not print which input dimensions the cases covered")
     ns = parser.parse_args(argv)
     simulate_cases = ns.cases // 10 if ns.simulate_cases is None else ns.simulate_cases
     oracle = Oracle(ns.oracle)
     per_plugin: collections.Counter[str] = collections.Counter()
+    coverage: collections.Counter[str] = collections.Counter()
     mismatches = 0
     shown = 0
     started = time.perf_counter()
@@ -258,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="kschedctl-diff-") as tmp:
         for command, i in plan:
             case = diffgen.generate(ns.seed, i, command)
+            coverage.update(case.features)
             workdir = Path(tmp) / f"{command}-{i}"
             t0 = time.perf_counter()
             oracle_before = oracle.seconds
@@ -279,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  [{where}] {what}"[:600])
     oracle.close()
     total = len(plan)
+    if ns.coverage:
+        print(diffgen.format_coverage(coverage, total))
     print(f"kschedctl {ours_seconds:.1f} s, upstream {oracle.seconds:.1f} s, "
           f"wall {time.perf_counter() - started:.1f} s")
     print(f"{total} cases, {mismatches} mismatches")
