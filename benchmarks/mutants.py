@@ -21,8 +21,10 @@ documented long run (``LONG_BATCH``), for mutants the CI batch misses.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -146,13 +148,17 @@ MUTANTS: tuple[Mutant, ...] = (
            "an allocated claim's nodeSelector no longer pins the pod to the claim's node"),
 )
 
-#: (seed, explain cases, simulate cases) of the batches tests/oracle runs on every CI run.
-CI_BATCH: tuple[tuple[int, int, int], ...] = ((29, 500, 50), (41, 1500, 150))
+Batch = tuple[tuple[int, int, int], ...]
+#: (seed, explain cases, simulate cases): tests/oracle/test_breadth.py's larger fixed batch.
+CI_LARGE_BATCH: tuple[int, int, int] = (41, 1500, 150)
+#: The fixed batches tests/oracle runs on every CI run (test_differential.py's, then the larger).
+CI_BATCH: Batch = ((29, 500, 50), CI_LARGE_BATCH)
 #: The documented long run (README): 20,000 explain and 2,000 simulate cases.
-LONG_BATCH: tuple[tuple[int, int, int], ...] = ((4141, 20000, 2000),)
+LONG_BATCH: Batch = ((4141, 20000, 2000),)
+BATCHES: dict[str, Batch] = {"ci": CI_BATCH, "long": LONG_BATCH}
 
 
-def batch_cases(batch: tuple[tuple[int, int, int], ...]) -> Iterator[tuple[int, str, int]]:
+def batch_cases(batch: Batch) -> Iterator[tuple[int, str, int]]:
     """(seed, command, index), a simulate case after every ten explain cases so that mutants
     only simulate reaches are caught early too."""
     for seed, explain, simulate in batch:
@@ -182,38 +188,41 @@ def _key(seed: int, command: str, index: int) -> str:
 
 
 class _Recorded:
-    """The oracle's answers of the unmutated run, read back by key."""
+    """The oracle's answers of the unmutated run (an sqlite file: a long run's answers do not
+    fit in memory), read back by key."""
 
-    def __init__(self, answers: dict[str, Any]) -> None:
-        self.answers = answers
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
         self.key = ""
         self.seconds = 0.0
 
     def run(self, args: list[str]) -> dict[str, Any]:
-        return self.answers[self.key]
+        row = self.db.execute("SELECT answer FROM cases WHERE key = ?", (self.key,)).fetchone()
+        return json.loads(row[0])
+
+    def diffs(self, key: str) -> list[str]:
+        row = self.db.execute("SELECT diffs FROM cases WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else []
 
 
-def worker(batch_name: str, record: str, mode: str) -> int:
+def worker(batch_json: str, record: str, mode: str) -> int:
     """In a fresh interpreter whose kschedctl is the one to test. mode "baseline": run every
     case against the oracle and record its answers and kschedctl's differences; mode "mutant":
     replay the recorded answers and stop at the first case whose differences are new."""
     import kschedctl
     from benchmarks import differential, diffgen
 
-    batch = CI_BATCH if batch_name == "ci" else LONG_BATCH
-    record_path = Path(record)
+    batch: Batch = tuple(tuple(b) for b in json.loads(batch_json))  # type: ignore[misc]
+    db = sqlite3.connect(record)
     out: dict[str, Any] = {"package": str(Path(kschedctl.__file__).parent)}
+    if mode == "baseline":
+        db.execute("CREATE TABLE IF NOT EXISTS cases (key TEXT PRIMARY KEY, answer TEXT, diffs TEXT)")
+        oracle_path = db.execute("SELECT value FROM meta WHERE name = 'oracle'").fetchone()[0]
+        oracle: Any = differential.Oracle(oracle_path)
+    else:
+        oracle = _Recorded(db)
+    cases = mismatching = 0
     with tempfile.TemporaryDirectory(prefix="kschedctl-mutant-") as tmp:
-        if mode == "baseline":
-            oracle_path = json.loads(record_path.read_text())["oracle"]
-            oracle: Any = differential.Oracle(oracle_path)
-            answers: dict[str, Any] = {}
-            diffs_by_case: dict[str, list[str]] = {}
-        else:
-            saved = json.loads(record_path.read_text())
-            oracle = _Recorded(saved["answers"])
-            diffs_by_case = saved["diffs"]
-        cases = 0
         for seed, command, index in batch_cases(batch):
             key = _key(seed, command, index)
             case = diffgen.generate(seed, index, command)
@@ -223,27 +232,28 @@ def worker(batch_name: str, record: str, mode: str) -> int:
             cases += 1
             found = sorted(f"[{w}] {d}" for w, d in diffs)
             if mode == "baseline":
-                answers[key] = theirs
-                if found:
-                    diffs_by_case[key] = found
-            elif found != diffs_by_case.get(key, []):
-                out.update(caught=key, cases=cases, diff=(sorted(set(found) - set(diffs_by_case.get(key, [])))
-                                                          or found)[:2])
+                mismatching += bool(found)
+                db.execute("INSERT OR REPLACE INTO cases VALUES (?, ?, ?)", (key, json.dumps(theirs), json.dumps(found)))
+                continue
+            known = oracle.diffs(key)
+            if found != known:
+                out.update(caught=key, diff=(sorted(set(found) - set(known)) or found)[:2])
                 break
-        out["cases"] = cases
-        if mode == "baseline":
-            oracle.close()
-            record_path.write_text(json.dumps({"oracle": oracle_path, "answers": answers, "diffs": diffs_by_case}))
-            out["mismatching"] = len(diffs_by_case)
+    out["cases"] = cases
+    if mode == "baseline":
+        oracle.close()
+        db.commit()
+        out["mismatching"] = mismatching
+    db.close()
     print(json.dumps(out))
     return 0
 
 
-def _spawn(package_parent: Path | None, batch: str, record: Path, mode: str, timeout: float) -> dict[str, Any]:
+def _spawn(package_parent: Path | None, batch: Batch, record: Path, mode: str, timeout: float) -> dict[str, Any]:
     """Run ``worker`` in a new interpreter, kschedctl imported from ``package_parent`` if given."""
     path = [str(package_parent)] if package_parent else []
     code = (f"import sys; sys.path[:0] = {path!r}; sys.path.insert(len({path!r}), {str(ROOT)!r}); "
-            f"from benchmarks import mutants; sys.exit(mutants.worker({batch!r}, {str(record)!r}, {mode!r}))")
+            f"from benchmarks import mutants; sys.exit(mutants.worker({json.dumps(batch)!r}, {str(record)!r}, {mode!r}))")
     done = subprocess.run([sys.executable, "-c", code], cwd=str(record.parent), capture_output=True, text=True,
                           timeout=timeout)
     lines = done.stdout.strip().splitlines()
@@ -252,13 +262,16 @@ def _spawn(package_parent: Path | None, batch: str, record: Path, mode: str, tim
     return json.loads(lines[-1])
 
 
-def run(mutants: list[Mutant], batch: str, oracle: str, timeout: float = 3600.0,
+def run(mutants: list[Mutant], batch: Batch, oracle: str, timeout: float = 6 * 3600.0,
         echo: Any = print) -> list[dict[str, Any]]:
     """Each mutant's verdict: {"id", "caught" (case key or None), "cases", "seconds", ...}."""
     results = []
     with tempfile.TemporaryDirectory(prefix="kschedctl-mutants-") as tmp:
-        record = Path(tmp) / "record.json"
-        record.write_text(json.dumps({"oracle": str(Path(oracle).resolve())}))
+        record = Path(tmp) / "record.sqlite"
+        with contextlib.closing(sqlite3.connect(record)) as db:
+            db.execute("CREATE TABLE meta (name TEXT, value TEXT)")
+            db.execute("INSERT INTO meta VALUES ('oracle', ?)", (str(Path(oracle).resolve()),))
+            db.commit()
         started = time.perf_counter()
         base = _spawn(None, batch, record, "baseline", timeout)
         if "error" in base:
@@ -307,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
                 apply(m, Path(tmp) / m.id / "kschedctl")
                 print(f"{m.id:<32} {m.area:<28} kschedctl/{m.path}: {m.what}")
         return 0
-    results = run(chosen, ns.batch, ns.oracle)
+    results = run(chosen, BATCHES[ns.batch], ns.oracle)
     killed = sum(1 for r in results if r["caught"] and not str(r["caught"]).startswith("error"))
     print(f"{killed} of {len(results)} mutants caught by the {ns.batch} batch "
           f"({100 * killed / max(1, len(results)):.0f}%)")
