@@ -90,7 +90,22 @@ def run_kschedctl(args: list[str]) -> dict[str, Any]:
 # -- comparison -----------------------------------------------------------------------------
 
 def _entries(items: list[dict[str, Any]], keys: tuple[str, ...]) -> list[tuple]:
-    return [tuple(tuple(i.get(k)) if isinstance(i.get(k), list) else i.get(k) for k in keys) for i in items]
+    return [tuple(tuple(_canonical_reasons(i.get("plugin"), i[k]) if k == "reasons" else i[k])
+                  if isinstance(i.get(k), list) else i.get(k) for k in keys) for i in items]
+
+
+_FIXED_ORDER_REASONS = frozenset({"Too many pods", "Insufficient cpu", "Insufficient memory",
+                                  "Insufficient ephemeral-storage"})
+
+
+def _canonical_reasons(plugin: Any, reasons: list[str]) -> list[str]:
+    """NodeResourcesFit lists its scalar resources (extended, hugepages) after the fixed ones
+    in Go map order, a new order on every run (fit.go, ``range podRequest.ScalarResources``):
+    those are compared as a set, the fixed ones in order."""
+    if plugin != "NodeResourcesFit":
+        return reasons
+    fixed = [r for r in reasons if r in _FIXED_ORDER_REASONS]
+    return fixed + sorted(r for r in reasons if r not in _FIXED_ORDER_REASONS)
 
 
 def compare_explain(ours: dict[str, Any], theirs: dict[str, Any]) -> list[tuple[str, str]]:
