@@ -263,21 +263,32 @@ def _spawn(package_parent: Path | None, batch: Batch, record: Path, mode: str, t
 
 
 def run(mutants: list[Mutant], batch: Batch, oracle: str, timeout: float = 6 * 3600.0,
-        echo: Any = print) -> list[dict[str, Any]]:
-    """Each mutant's verdict: {"id", "caught" (case key or None), "cases", "seconds", ...}."""
+        echo: Any = print, record: Path | None = None) -> list[dict[str, Any]]:
+    """Each mutant's verdict: {"id", "caught" (case key or None), "cases", "seconds", ...}.
+
+    ``record``: where the unmutated run's answers are kept; a record of the same batch and
+    generator (a file from an earlier run) is used again instead of running the oracle."""
     results = []
     with tempfile.TemporaryDirectory(prefix="kschedctl-mutants-") as tmp:
-        record = Path(tmp) / "record.sqlite"
-        with contextlib.closing(sqlite3.connect(record)) as db:
-            db.execute("CREATE TABLE meta (name TEXT, value TEXT)")
-            db.execute("INSERT INTO meta VALUES ('oracle', ?)", (str(Path(oracle).resolve()),))
-            db.commit()
-        started = time.perf_counter()
-        base = _spawn(None, batch, record, "baseline", timeout)
-        if "error" in base:
-            raise RuntimeError(f"the unmutated run failed: {base['error']}")
-        echo(f"unmutated: {base['cases']} cases, {base['mismatching']} with known differences "
-             f"({time.perf_counter() - started:.0f} s)")
+        record = record or Path(tmp) / "record.sqlite"
+        stamp = json.dumps({"batch": batch, "generator": _generator_digest()})
+        if not _record_matches(record, stamp):
+            record.unlink(missing_ok=True)
+            with contextlib.closing(sqlite3.connect(record)) as db:
+                db.execute("CREATE TABLE meta (name TEXT, value TEXT)")
+                db.execute("INSERT INTO meta VALUES ('oracle', ?)", (str(Path(oracle).resolve()),))
+                db.commit()
+            started = time.perf_counter()
+            base = _spawn(None, batch, record, "baseline", timeout)
+            if "error" in base:
+                raise RuntimeError(f"the unmutated run failed: {base['error']}")
+            with contextlib.closing(sqlite3.connect(record)) as db:
+                db.execute("INSERT INTO meta VALUES ('stamp', ?)", (stamp,))
+                db.commit()
+            echo(f"unmutated: {base['cases']} cases, {base['mismatching']} with differences already "
+                 f"({time.perf_counter() - started:.0f} s)")
+        else:
+            echo(f"unmutated: answers read from {record}")
         for mutant in mutants:
             target = Path(tmp) / mutant.id
             apply(mutant, target / "kschedctl")
@@ -300,12 +311,32 @@ def run(mutants: list[Mutant], batch: Batch, oracle: str, timeout: float = 6 * 3
     return results
 
 
+def _generator_digest() -> str:
+    """What the recorded answers depend on besides the batch: the generator's source."""
+    import hashlib
+
+    return hashlib.sha256((ROOT / "benchmarks" / "diffgen.py").read_bytes()).hexdigest()[:16]
+
+
+def _record_matches(record: Path, stamp: str) -> bool:
+    if not record.exists():
+        return False
+    try:
+        with contextlib.closing(sqlite3.connect(record)) as db:
+            row = db.execute("SELECT value FROM meta WHERE name = 'stamp'").fetchone()
+    except sqlite3.Error:
+        return False
+    return row is not None and row[0] == stamp
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.mutants", description=__doc__.split("\n\n")[0])
     parser.add_argument("--oracle", default=str(ROOT / "oracle" / "bin" / "kschedctl-oracle"))
     parser.add_argument("--only", default="", help="comma-separated mutant ids")
     parser.add_argument("--batch", choices=("ci", "long"), default="ci")
     parser.add_argument("--list", action="store_true", help="list the mutants and check each applies")
+    parser.add_argument("--record", default=None,
+                        help="keep the unmutated run's answers in this file, and use them again next time")
     ns = parser.parse_args(argv)
     chosen = list(MUTANTS)
     if ns.only:
@@ -320,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
                 apply(m, Path(tmp) / m.id / "kschedctl")
                 print(f"{m.id:<32} {m.area:<28} kschedctl/{m.path}: {m.what}")
         return 0
-    results = run(chosen, BATCHES[ns.batch], ns.oracle)
+    results = run(chosen, BATCHES[ns.batch], ns.oracle, record=Path(ns.record) if ns.record else None)
     killed = sum(1 for r in results if r["caught"] and not str(r["caught"]).startswith("error"))
     print(f"{killed} of {len(results)} mutants caught by the {ns.batch} batch "
           f"({100 * killed / max(1, len(results)):.0f}%)")
