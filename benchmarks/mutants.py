@@ -150,7 +150,7 @@ MUTANTS: tuple[Mutant, ...] = (
 
 Batch = tuple[tuple[int, int, int], ...]
 #: (seed, explain cases, simulate cases): tests/oracle/test_breadth.py's larger fixed batch.
-CI_LARGE_BATCH: tuple[int, int, int] = (41, 1500, 150)
+CI_LARGE_BATCH: tuple[int, int, int] = (41, 1000, 100)
 #: The fixed batches tests/oracle runs on every CI run (test_differential.py's, then the larger).
 CI_BATCH: Batch = ((29, 500, 50), CI_LARGE_BATCH)
 #: The documented long run (README): 20,000 explain and 2,000 simulate cases.
