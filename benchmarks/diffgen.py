@@ -736,7 +736,7 @@ class _Generator:
             keys = rng.sample(("kubernetes.io/hostname", "topology.kubernetes.io/zone", "rack"), n)
             spec["topologySpreadConstraints"] = [self.spread(app, soft=rng.random() < 0.4, key=k) for k in keys]
 
-    def node_term(self) -> dict[str, Any]:
+    def node_term(self, fields: bool = True) -> dict[str, Any]:
         rng = self.rng
         term: dict[str, Any] = {}
         expressions = []
@@ -753,7 +753,7 @@ class _Generator:
             expressions.append(expr)
         if expressions:
             term["matchExpressions"] = expressions
-        if self.nodes and self.chance("match-fields", 0.25):
+        if fields and self.nodes and self.chance("match-fields", 0.25):
             # API validation: a metadata.name requirement takes exactly one value.
             term["matchFields"] = [{"key": "metadata.name", "operator": rng.choice(("In", "NotIn")),
                                     "values": [rng.choice(self.nodes)["metadata"]["name"]]}]
@@ -771,8 +771,7 @@ class _Generator:
                     terms.append(self.node_term())
                 affinity["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}
             else:
-                term = self.node_term()
-                term.pop("matchFields", None)  # preferred terms take no matchFields
+                term = self.node_term(fields=False)  # preferred terms take no matchFields
                 if not term:
                     term = {"matchExpressions": [{"key": "disk", "operator": "Exists"}]}
                 affinity["nodeAffinity"] = {"preferredDuringSchedulingIgnoredDuringExecution": [

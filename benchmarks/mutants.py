@@ -214,6 +214,9 @@ def worker(batch_json: str, record: str, mode: str) -> int:
 
     batch: Batch = tuple(tuple(b) for b in json.loads(batch_json))  # type: ignore[misc]
     db = sqlite3.connect(record)
+    recorded = db.execute("SELECT value FROM meta WHERE name = 'generator'").fetchone()[0]
+    if recorded != _generator_digest():
+        raise RuntimeError("benchmarks/diffgen.py changed since the unmutated run: its cases are not the recorded ones")
     out: dict[str, Any] = {"package": str(Path(kschedctl.__file__).parent)}
     if mode == "baseline":
         db.execute("CREATE TABLE IF NOT EXISTS cases (key TEXT PRIMARY KEY, answer TEXT, diffs TEXT)")
@@ -277,6 +280,7 @@ def run(mutants: list[Mutant], batch: Batch, oracle: str, timeout: float = 6 * 3
             with contextlib.closing(sqlite3.connect(record)) as db:
                 db.execute("CREATE TABLE meta (name TEXT, value TEXT)")
                 db.execute("INSERT INTO meta VALUES ('oracle', ?)", (str(Path(oracle).resolve()),))
+                db.execute("INSERT INTO meta VALUES ('generator', ?)", (_generator_digest(),))
                 db.commit()
             started = time.perf_counter()
             base = _spawn(None, batch, record, "baseline", timeout)
