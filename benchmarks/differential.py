@@ -97,7 +97,22 @@ def run_kschedctl(args: list[str]) -> dict[str, Any]:
 # -- comparison -----------------------------------------------------------------------------
 
 def _entries(items: list[dict[str, Any]], keys: tuple[str, ...]) -> list[tuple]:
-    return [tuple(tuple(i.get(k)) if isinstance(i.get(k), list) else i.get(k) for k in keys) for i in items]
+    return [tuple(tuple(_canonical_reasons(i.get("plugin"), i[k]) if k == "reasons" else i[k])
+                  if isinstance(i.get(k), list) else i.get(k) for k in keys) for i in items]
+
+
+_FIXED_ORDER_REASONS = frozenset({"Too many pods", "Insufficient cpu", "Insufficient memory",
+                                  "Insufficient ephemeral-storage"})
+
+
+def _canonical_reasons(plugin: Any, reasons: list[str]) -> list[str]:
+    """NodeResourcesFit lists its scalar resources (extended, hugepages) after the fixed ones
+    in Go map order, a new order on every run (fit.go, ``range podRequest.ScalarResources``):
+    those are compared as a set, the fixed ones in order."""
+    if plugin != "NodeResourcesFit":
+        return reasons
+    fixed = [r for r in reasons if r in _FIXED_ORDER_REASONS]
+    return fixed + sorted(r for r in reasons if r not in _FIXED_ORDER_REASONS)
 
 
 def compare_explain(ours: dict[str, Any], theirs: dict[str, Any]) -> list[tuple[str, str]]:
@@ -276,10 +291,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--oracle", default="oracle/bin/kschedctl-oracle")
     parser.add_argument("--keep", default=None, help="write mismatching cases here as scenario directories")
     parser.add_argument("--show", type=int, default=5, help="print the first N mismatches in full")
+    parser.add_argument("--no-coverage", dest="coverage", action="store_false",
+                        help="do not print which input dimensions the cases covered")
     ns = parser.parse_args(argv)
     simulate_cases = ns.cases // 10 if ns.simulate_cases is None else ns.simulate_cases
     oracle = Oracle(ns.oracle)
     per_plugin: collections.Counter[str] = collections.Counter()
+    coverage: collections.Counter[str] = collections.Counter()
     mismatches = 0
     shown = 0
     started = time.perf_counter()
@@ -288,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="kschedctl-diff-") as tmp:
         for command, i in plan:
             case = diffgen.generate(ns.seed, i, command)
+            coverage.update(case.features)
             workdir = Path(tmp) / f"{command}-{i}"
             t0 = time.perf_counter()
             oracle_before = oracle.seconds
@@ -309,6 +328,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  [{where}] {what}"[:600])
     oracle.close()
     total = len(plan)
+    if ns.coverage:
+        print(diffgen.format_coverage(coverage, total))
     print(f"kschedctl {ours_seconds:.1f} s, upstream {oracle.seconds:.1f} s, "
           f"wall {time.perf_counter() - started:.1f} s")
     print(f"{total} cases, {mismatches} mismatches")
