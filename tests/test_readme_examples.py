@@ -76,7 +76,9 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
                         f"import runpy; runpy.run_module(\"{module}\", run_name=\"__main__\")' \"$@\"\n",
                         encoding="utf-8")
         shim.chmod(0o755)
-    env = {**os.environ, "HOME": str(home), "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+    # `python3` in an example is the one kschedctl is installed in, as in the user's environment
+    python_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "HOME": str(home), "PATH": os.pathsep.join([str(bin_dir), python_dir, os.environ.get("PATH", "")]),
            "PYTHONPATH": str(ROOT), "COLUMNS": "120", "KUBECONFIG": str(home / "no-kubeconfig")}
     return work, env
 

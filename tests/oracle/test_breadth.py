@@ -14,7 +14,6 @@ import random
 import pytest
 
 from benchmarks import differential, diffgen, mutants
-from tests.oracle.test_differential import oracle  # noqa: F401  (the session fixture building the oracle)
 
 SEED, EXPLAIN, SIMULATE = mutants.CI_LARGE_BATCH
 FRESH_EXPLAIN, FRESH_SIMULATE = 300, 30
@@ -89,7 +88,7 @@ class _Bare:
     percentage_of_nodes_to_score = 0
 
 
-def test_the_larger_fixed_batch_agrees_with_upstream(oracle: str) -> None:  # noqa: F811
+def test_the_larger_fixed_batch_agrees_with_upstream(oracle: str) -> None:
     code, out = _run(["--seed", str(SEED), "--cases", str(EXPLAIN), "--simulate-cases", str(SIMULATE),
                       "--oracle", oracle])
     print(out)
@@ -97,7 +96,7 @@ def test_the_larger_fixed_batch_agrees_with_upstream(oracle: str) -> None:  # no
     assert code == 0
 
 
-def test_a_fresh_seed_agrees_with_upstream(oracle: str) -> None:  # noqa: F811
+def test_a_fresh_seed_agrees_with_upstream(oracle: str) -> None:
     """A new seed every run (KSCHEDCTL_DIFF_SEED pins one): over many CI runs the differential
     sees far more than the fixed batches. The seed is printed to rerun a failure."""
     seed = int(os.environ.get("KSCHEDCTL_DIFF_SEED") or random.SystemRandom().randrange(10**6, 10**9))
