@@ -402,6 +402,13 @@ def _clean(obj: dict[str, Any]) -> dict[str, Any]:
         # brings its own (a snapshot's pods carry them).
         obj["spec"].pop("priority", None)
         obj["spec"].pop("preemptionPolicy", None)
+        for c in (obj["spec"].get("containers") or []) + (obj["spec"].get("initContainers") or []):
+            requests = (c.get("resources") or {}).get("requests") or {}
+            for name, value in requests.items():
+                # Validation wants limit == request for extended resources (not overcommitted);
+                # the scheduler reads only the request, which this leaves as it is.
+                if name not in ("cpu", "memory", "ephemeral-storage") and not name.startswith("hugepages-"):
+                    c["resources"].setdefault("limits", {}).setdefault(name, value)
     return obj
 
 
@@ -618,7 +625,8 @@ def compare(ours: dict[str, Any], real: dict[str, Any]) -> list[str]:
     """kschedctl's explain beside the real scheduler's decision: differences, described."""
     diffs = []
     if ours.get("outcome") != real.get("outcome"):
-        diffs.append(f"outcome: kschedctl {ours.get('outcome')!r} != real {real.get('outcome')!r}")
+        diffs.append(f"outcome: kschedctl {ours.get('outcome')!r} != real {real.get('outcome')!r}"
+                     + (f" ({real.get('message')})" if real.get("outcome") == "Error" else ""))
     if real.get("outcome") == "Scheduled":
         top = set(ours.get("tiedNodes") or [ours.get("selectedNode")])
         if real.get("selectedNode") not in top:
