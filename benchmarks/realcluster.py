@@ -389,13 +389,33 @@ def _http_ok(url: str, token: str | None = None) -> bool:
         return False
 
 
+def csi_driver_name(name: str) -> str:
+    """A CSI driver name the API server accepts (a DNS subdomain): files written for kschedctl
+    may say ``example.com/csi``, which it reads but validation rejects. The same rename on
+    CSINodes, PVs, StorageClasses and CSIDrivers keeps what refers to what; the in-tree
+    ``kubernetes.io/...`` provisioners are left as they are."""
+    if "/" in name and not name.startswith("kubernetes.io/"):
+        return name.replace("/", "-")
+    return name
+
+
 def _clean(obj: dict[str, Any]) -> dict[str, Any]:
     """A copy the API server accepts on create: no server-set metadata."""
     obj = json.loads(json.dumps(obj))
     meta = obj.setdefault("metadata", {})
     for key in ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink"):
         meta.pop(key, None)
-    if obj.get("kind") in ("Pod", "Node"):
+    kind = obj.get("kind")
+    if kind == "CSINode":
+        for d in (obj.get("spec") or {}).get("drivers") or []:
+            d["name"] = csi_driver_name(d.get("name", ""))
+    elif kind == "PersistentVolume" and (obj.get("spec") or {}).get("csi"):
+        obj["spec"]["csi"]["driver"] = csi_driver_name(obj["spec"]["csi"].get("driver", ""))
+    elif kind == "StorageClass":
+        obj["provisioner"] = csi_driver_name(obj.get("provisioner", ""))
+    elif kind == "CSIDriver":
+        obj["metadata"]["name"] = csi_driver_name(obj["metadata"].get("name", ""))
+    if kind in ("Pod", "Node"):
         obj.setdefault("spec", {})
     if obj.get("kind") == "Pod":
         # Priority admission computes these from priorityClassName and rejects a pod that
