@@ -593,7 +593,12 @@ def explain(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str
         nominated = d.pop("nominatedNode", None)
         gone = victims(cp, bound)
         d["preemption"] = {"nominatedNode": nominated, "victims": gone} if nominated else None
-        items.append({"kind": "ExplainResult", "pod": key, "profile": _profile(config), **d})
+        item = {"kind": "ExplainResult", "pod": key, "profile": _profile(config), **d}
+        before = {k: v["selectedNode"] for k, v in decisions.items() if k != key and v and v.get("selectedNode")}
+        if before:
+            # The cluster's own pending pods went first; where a score tie sent them is random.
+            item["placedBefore"] = before
+        items.append(item)
     return items[0] if len(items) == 1 else {"kind": "ExplainResultList", "items": items}
 
 
@@ -663,6 +668,20 @@ def compare(ours: dict[str, Any], real: dict[str, Any]) -> list[str]:
     return diffs
 
 
+def _bind(objects: list[dict[str, Any]], placed: dict[str, str]) -> list[dict[str, Any]]:
+    """``objects`` with the pending pods named in ``placed`` bound to their node."""
+    out = []
+    for obj in objects:
+        meta = obj.get("metadata") or {}
+        key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        if obj.get("kind") == "Pod" and key in placed:
+            obj = json.loads(json.dumps(obj))
+            obj["spec"]["nodeName"] = placed[key]
+            obj["status"] = {}  # as the real scheduler left it: bound, no kubelet to start it
+        out.append(obj)
+    return out
+
+
 def differential(cp: ControlPlane, seed: int, cases: int, workdir: Path, show: int = 20,
                  keep: Path | None = None, first: int = 0) -> tuple[int, list[str]]:
     """Runs explain cases ``first..first+cases-1`` of ``seed``; returns the mismatch count and
@@ -680,11 +699,15 @@ def differential(cp: ControlPlane, seed: int, cases: int, workdir: Path, show: i
         args = ["explain", *paths["pods"], "--cluster", paths["cluster"], "-o", "json"]
         if paths.get("config"):
             args += ["--config", paths["config"]]
-        ours = run_kschedctl(args)
         try:
             real = explain(cp, case.cluster, case.pods, case.config)
         except ControlPlaneError as exc:
             real = {"outcome": "Error", "message": str(exc)[:300]}
+        if real.get("placedBefore"):
+            # Explain the pod from the state the real scheduler left just before it.
+            Path(paths["cluster"]).write_text(yaml.safe_dump_all(_bind(case.cluster, real["placedBefore"]),
+                                                                 sort_keys=False))
+        ours = run_kschedctl(args)
         diffs = ["kschedctl: " + ours["error"]] if "error" in ours else compare(ours, real)
         if diffs:
             mismatches += 1
