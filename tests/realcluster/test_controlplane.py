@@ -132,3 +132,21 @@ def test_the_command_answers_as_kschedctl_explain_does() -> None:
     assert real["kind"] == "ExplainResult" and real["pod"] == "default/hello"
     ours = run_kschedctl([*args[:1], str(ROOT / args[1]), "--cluster", str(ROOT / args[3]), "-o", "json"])
     assert realcluster.compare(ours, real) == []
+
+
+def test_a_batch_lands_where_kschedctl_simulate_puts_it(control_plane: realcluster.ControlPlane,
+                                                        tmp_path: Path) -> None:
+    """Pods created together, scheduled one after another by the real scheduler: three fit on
+    n-a (the only node they tolerate), the fourth no longer does."""
+    pods = "---\n".join([_pod("batch-1", "500m"), _pod("batch-2", "500m"), _pod("batch-3", "500m"),
+                         _pod("batch-4", "1")])
+    (tmp_path / "cluster.yaml").write_text(NODES)
+    (tmp_path / "pods.yaml").write_text(pods)
+    real = realcluster.simulate(control_plane, realcluster.read_documents([str(tmp_path / "cluster.yaml")]),
+                                realcluster.read_documents([str(tmp_path / "pods.yaml")]), None)
+    placed = {p["pod"]: (p["outcome"], p["node"]) for p in real["placements"]}
+    assert placed == {"default/batch-1": ("Scheduled", "n-a"), "default/batch-2": ("Scheduled", "n-a"),
+                      "default/batch-3": ("Scheduled", "n-a"), "default/batch-4": ("Unschedulable", "")}
+    ours = run_kschedctl(["simulate", str(tmp_path / "pods.yaml"), "--cluster", str(tmp_path / "cluster.yaml"),
+                          "-o", "json"])
+    assert {p["pod"]: (p["outcome"], p.get("node") or "") for p in ours["placements"]} == placed
