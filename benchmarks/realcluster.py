@@ -256,6 +256,14 @@ class ControlPlane:
         self.scheduler_config = cfg
         self._spawn("kube-scheduler", [f"--config={path}", "--secure-port=0", "-v=2"])
 
+    def check_scheduler(self) -> None:
+        """Raises with the log's last line when kube-scheduler has exited (a configuration it
+        rejects, such as scheduler-plugins' plugins, which this binary does not have)."""
+        proc = self.procs.get("kube-scheduler")
+        if proc is not None and proc.poll() is not None:
+            lines = (self.workdir / "kube-scheduler.log").read_text(errors="replace").strip().splitlines()
+            raise ControlPlaneError(f"kube-scheduler exited with {proc.returncode}: {lines[-1] if lines else ''}"[:500])
+
     def stop_scheduler(self) -> None:
         self._stop("kube-scheduler")
 
@@ -524,6 +532,7 @@ def wait_decisions(cp: ControlPlane, pods: list[dict[str, Any]], timeout: float 
                 d["message"] = first_message.setdefault(key, d["message"])
             now[key] = d
         if any(v is None for v in now.values()):
+            cp.check_scheduler()
             complete_volume_bindings(cp)
         if now != last:
             last, stable_since = now, time.monotonic()
@@ -643,10 +652,16 @@ def command(argv: list[str]) -> int:
         print(f"realcluster: {exc}".splitlines()[0], file=sys.stderr)
         return 2
     workdir = Path(ns.workdir or tempfile.mkdtemp(prefix="kschedctl-realcluster-"))
-    with ControlPlane(workdir, Path(ns.bin_dir)) as cp:
-        result = explain(cp, cluster, pods, config) if ns.command == "explain" else simulate(cp, cluster, pods, config)
-    if not ns.workdir:
-        shutil.rmtree(workdir, ignore_errors=True)
+    try:
+        with ControlPlane(workdir, Path(ns.bin_dir)) as cp:
+            result = (explain(cp, cluster, pods, config) if ns.command == "explain"
+                      else simulate(cp, cluster, pods, config))
+    except ControlPlaneError as exc:
+        print(f"realcluster: {exc}".splitlines()[0], file=sys.stderr)
+        return 2
+    finally:
+        if not ns.workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
     print(json.dumps(result, indent=2))
     return 0
 

@@ -38,10 +38,16 @@ def _binaries() -> Path:
 
 
 @pytest.fixture(scope="session")
-def control_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[realcluster.ControlPlane]:
+def binaries() -> Path:
+    """oracle/bin with etcd, kube-apiserver and kube-scheduler (or a one-line skip)."""
+    return _binaries()
+
+
+@pytest.fixture(scope="session")
+def control_plane(binaries: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[realcluster.ControlPlane]:
     """etcd + kube-apiserver (RBAC, static tokens, default admission, audit log), stopped by PID
     at the end of the session; tests start kube-scheduler with their configuration."""
-    bin_dir = _binaries()
+    bin_dir = binaries
     cp = realcluster.ControlPlane(tmp_path_factory.mktemp("controlplane"), bin_dir)
     cp.start()
     try:

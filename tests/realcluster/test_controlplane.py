@@ -122,7 +122,7 @@ def test_the_differentials_cases_agree(control_plane: realcluster.ControlPlane, 
     assert capsys.readouterr().out.splitlines()[-1] == "8 cases, 0 mismatches"
 
 
-def test_the_command_answers_as_kschedctl_explain_does() -> None:
+def test_the_command_answers_as_kschedctl_explain_does(binaries: Path) -> None:
     """End to end: the command starts its own control plane, answers in kschedctl's JSON form."""
     args = ["explain", "fixtures/pods/pod.yaml", "--cluster", "fixtures/cluster", "-o", "json"]
     out = subprocess.run([sys.executable, "-m", "benchmarks.realcluster", *args], cwd=ROOT, capture_output=True,
@@ -150,3 +150,17 @@ def test_a_batch_lands_where_kschedctl_simulate_puts_it(control_plane: realclust
     ours = run_kschedctl(["simulate", str(tmp_path / "pods.yaml"), "--cluster", str(tmp_path / "cluster.yaml"),
                           "-o", "json"])
     assert {p["pod"]: (p["outcome"], p.get("node") or "") for p in ours["placements"]} == placed
+
+
+def test_a_configuration_the_scheduler_rejects_is_one_line_and_exit_2(binaries: Path, tmp_path: Path) -> None:
+    """scheduler-plugins' plugins are not in kube-scheduler: it exits, and the command says why."""
+    (tmp_path / "config.yaml").write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+        "- schedulerName: default-scheduler\n  plugins:\n"
+        "    queueSort: {enabled: [{name: Coscheduling}], disabled: [{name: '*'}]}\n")
+    out = subprocess.run([sys.executable, "-m", "benchmarks.realcluster", "explain", "fixtures/pods/pod.yaml",
+                          "--cluster", "fixtures/cluster", "--config", str(tmp_path / "config.yaml"), "-o", "json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert out.stderr.count("\n") == 1 and 'QueueSortPlugin \\"Coscheduling\\" does not exist' in out.stderr
