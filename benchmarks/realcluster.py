@@ -1,0 +1,780 @@
+"""kube-scheduler as it runs: a real control plane (etcd, kube-apiserver, kube-scheduler v1.34.4).
+
+    python -m benchmarks.realcluster explain|simulate PODS... --cluster PATH [--config C] -o json
+    python -m benchmarks.realcluster --seed S --cases N [--simulate-cases M]
+
+The binaries come from ``make -C oracle controlplane`` (oracle/bin/{etcd,kube-apiserver,
+kube-scheduler}, built from the Go module proxy at v1.34.4). The objects of a case are created
+through the API (nodes get their status through the status subresource, bound pods theirs), the
+real scheduler decides, and the answer is printed in kschedctl's JSON form for the fields a
+running scheduler shows: ``outcome``, ``selectedNode``, ``message`` (the PodScheduled condition's
+message, which is the FailedScheduling event's) and ``preemption`` (the nominated node and the
+pods it deleted).
+
+Without arguments but ``--seed``/``--cases`` it runs the in-process differential's cases
+(``benchmarks.diffgen``) through the real scheduler and through kschedctl and compares them:
+the real node is in kschedctl's top-scoring set, the messages agree word for word, preemption
+names the same node and victims. It ends with ``N cases, M mismatches``.
+
+What a real API server does to the objects on the way in, and this module undoes or works around
+(no kubelet nor controller-manager runs):
+- admission taints every new Node ``node.kubernetes.io/not-ready:NoSchedule``: the node's own
+  taints are written back by an update once it exists;
+- ServiceAccount admission rejects pods whose namespace has no ``default`` service account (the
+  controller-manager would create it): it is created with the namespace;
+- PVC/PV protection finalizers would keep deleted volumes forever: removed before deleting;
+- bound pods deleted with a grace period stay Terminating: cleanup deletes with grace 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN_DIR = ROOT / "oracle" / "bin"
+BINARIES = ("etcd", "kube-apiserver", "kube-scheduler")
+ADMIN_TOKEN = "kschedctl-admin-token"
+SCHEDULER_TOKEN = "kschedctl-scheduler-token"
+READER_TOKEN = "kschedctl-reader-token"
+
+# kind -> (API path prefix, plural, namespaced); creation follows this order, so what an object
+# refers to exists before it (claims before volumes, whose claimRef.uid is rewritten).
+KINDS: dict[str, tuple[str, str, bool]] = {
+    "Namespace": ("api/v1", "namespaces", False),
+    "PriorityClass": ("apis/scheduling.k8s.io/v1", "priorityclasses", False),
+    "StorageClass": ("apis/storage.k8s.io/v1", "storageclasses", False),
+    "CSIDriver": ("apis/storage.k8s.io/v1", "csidrivers", False),
+    "Node": ("api/v1", "nodes", False),
+    "CSINode": ("apis/storage.k8s.io/v1", "csinodes", False),
+    "DeviceClass": ("apis/resource.k8s.io/v1", "deviceclasses", False),
+    "ResourceSlice": ("apis/resource.k8s.io/v1", "resourceslices", False),
+    "ResourceClaim": ("apis/resource.k8s.io/v1", "resourceclaims", True),
+    "PersistentVolumeClaim": ("api/v1", "persistentvolumeclaims", True),
+    "PersistentVolume": ("api/v1", "persistentvolumes", False),
+    "Service": ("api/v1", "services", True),
+    "ReplicaSet": ("apis/apps/v1", "replicasets", True),
+    "StatefulSet": ("apis/apps/v1", "statefulsets", True),
+    "ReplicationController": ("api/v1", "replicationcontrollers", True),
+    "PodDisruptionBudget": ("apis/policy/v1", "poddisruptionbudgets", True),
+    "Pod": ("api/v1", "pods", True),
+}
+WITH_STATUS = {"Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "ResourceClaim", "PodDisruptionBudget"}
+PROTECTED_NAMESPACES = {"default", "kube-system", "kube-public", "kube-node-lease"}
+
+AUDIT_POLICY = """apiVersion: audit.k8s.io/v1
+kind: Policy
+rules:
+- level: Metadata
+"""
+
+
+class ControlPlaneError(RuntimeError):
+    pass
+
+
+def binaries_present(bin_dir: Path = BIN_DIR) -> bool:
+    return all((bin_dir / name).is_file() and os.access(bin_dir / name, os.X_OK) for name in BINARIES)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Api:
+    """A minimal JSON client for one API server and one bearer token."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self.url = url.rstrip("/")
+        self.token = token
+        self.ssl = ssl.create_default_context()
+        self.ssl.check_hostname = False
+        self.ssl.verify_mode = ssl.CERT_NONE  # the API server's self-signed serving certificate
+
+    def request(self, method: str, path: str, body: Any = None, *, content_type: str = "application/json",
+                ok_missing: bool = False, timeout: float = 30) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(f"{self.url}/{path.lstrip('/')}", data=data, method=method)
+        req.add_header("Authorization", f"Bearer {self.token}")
+        req.add_header("Accept", "application/json")
+        if data is not None:
+            req.add_header("Content-Type", content_type)
+        try:
+            with urllib.request.urlopen(req, context=self.ssl, timeout=timeout) as resp:
+                raw = resp.read()
+        except urllib.error.HTTPError as exc:
+            if ok_missing and exc.code == 404:
+                return None
+            detail = exc.read().decode(errors="replace")[:400]
+            raise ControlPlaneError(f"{method} {path}: HTTP {exc.code}: {detail}") from None
+        return json.loads(raw) if raw else None
+
+    def get(self, path: str, **kw: Any) -> Any:
+        return self.request("GET", path, **kw)
+
+
+class ControlPlane:
+    """etcd + kube-apiserver (RBAC, static tokens, default admission, an audit log) and, on
+    demand, kube-scheduler with a given KubeSchedulerConfiguration, all on loopback ports, in
+    ``workdir``; ``stop`` ends each process by its PID."""
+
+    def __init__(self, workdir: Path, bin_dir: Path = BIN_DIR) -> None:
+        self.workdir = Path(workdir)
+        self.bin_dir = Path(bin_dir)
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.url = ""
+        self.admin: Api | None = None
+        self.audit_log = self.workdir / "audit.log"
+        self.scheduler_config: dict[str, Any] | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def start(self, timeout: float = 180) -> "ControlPlane":
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self._write_credentials()
+        for attempt in range(3):  # a port picked free may be taken before the server binds it
+            try:
+                self._start_etcd(timeout)
+                self._start_apiserver(timeout)
+                return self
+            except ControlPlaneError:
+                self.stop()
+                if attempt == 2:
+                    raise
+        return self
+
+    def _write_credentials(self) -> None:
+        (self.workdir / "tokens.csv").write_text(
+            f'{ADMIN_TOKEN},kschedctl-admin,uid-admin,"system:masters"\n'
+            f'{SCHEDULER_TOKEN},system:kube-scheduler,uid-scheduler\n'
+            f'{READER_TOKEN},kschedctl-reader,uid-reader\n')
+        key = self.workdir / "sa.key"
+        if not key.exists():
+            subprocess.run(["openssl", "genrsa", "-out", str(key), "2048"], check=True, capture_output=True)
+            subprocess.run(["openssl", "rsa", "-in", str(key), "-pubout", "-out", str(self.workdir / "sa.pub")],
+                           check=True, capture_output=True)
+        (self.workdir / "audit-policy.yaml").write_text(AUDIT_POLICY)
+
+    def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
+        log = open(self.workdir / f"{name}.log", "ab")
+        proc = subprocess.Popen([str(self.bin_dir / name), *args], stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        log.close()
+        self.procs[name] = proc
+        return proc
+
+    def _start_etcd(self, timeout: float) -> None:
+        client, peer = free_port(), free_port()
+        self.etcd_url = f"http://127.0.0.1:{client}"
+        data = self.workdir / "etcd-data"
+        shutil.rmtree(data, ignore_errors=True)
+        proc = self._spawn("etcd", [
+            "--name", "default", "--data-dir", str(data),
+            "--listen-client-urls", self.etcd_url, "--advertise-client-urls", self.etcd_url,
+            "--listen-peer-urls", f"http://127.0.0.1:{peer}",
+            "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
+            "--initial-cluster", f"default=http://127.0.0.1:{peer}",
+            "--unsafe-no-fsync", "--log-level", "warn"])
+        self._wait(lambda: _http_ok(f"{self.etcd_url}/health"), proc, "etcd", timeout)
+
+    def _start_apiserver(self, timeout: float) -> None:
+        port = free_port()
+        self.url = f"https://127.0.0.1:{port}"
+        w = self.workdir
+        proc = self._spawn("kube-apiserver", [
+            f"--etcd-servers={self.etcd_url}", f"--secure-port={port}", "--bind-address=127.0.0.1",
+            "--advertise-address=127.0.0.1", f"--cert-dir={w / 'certs'}",
+            f"--token-auth-file={w / 'tokens.csv'}", "--authorization-mode=Node,RBAC",
+            "--service-account-issuer=https://kubernetes.default.svc",
+            f"--service-account-key-file={w / 'sa.pub'}", f"--service-account-signing-key-file={w / 'sa.key'}",
+            "--service-cluster-ip-range=10.0.0.0/24", "--endpoint-reconciler-type=none",
+            f"--audit-log-path={self.audit_log}", f"--audit-policy-file={w / 'audit-policy.yaml'}",
+            "--audit-log-mode=blocking"])
+        self.admin = Api(self.url, ADMIN_TOKEN)
+        self._wait(self._ready, proc, "kube-apiserver", timeout)
+        self._wait(self._rbac_ready, proc, "kube-apiserver (RBAC bootstrap)", timeout)
+
+    def _ready(self) -> bool:
+        try:
+            self.admin.get("readyz", timeout=5)  # type: ignore[union-attr]
+            return True
+        except (ControlPlaneError, OSError, json.JSONDecodeError):
+            # /readyz answers "ok" (not JSON) once ready.
+            return _http_ok(f"{self.url}/readyz", token=ADMIN_TOKEN)
+
+    def _rbac_ready(self) -> bool:
+        try:
+            return self.admin.get("apis/rbac.authorization.k8s.io/v1/clusterroles/system:kube-scheduler",  # type: ignore[union-attr]
+                                  ok_missing=True) is not None
+        except (ControlPlaneError, OSError):
+            return False
+
+    def _wait(self, check: Any, proc: subprocess.Popen, what: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise ControlPlaneError(f"{what} exited with {proc.returncode}; see {self.workdir}")
+            if check():
+                return
+            time.sleep(0.2)
+        raise ControlPlaneError(f"{what} not ready after {timeout:.0f} s; see {self.workdir}")
+
+    def kubeconfig(self, token: str = ADMIN_TOKEN, name: str = "admin") -> Path:
+        path = self.workdir / f"{name}.kubeconfig"
+        path.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "real",
+            "clusters": [{"name": "real", "cluster": {"server": self.url, "insecure-skip-tls-verify": True}}],
+            "users": [{"name": name, "user": {"token": token}}],
+            "contexts": [{"name": "real", "context": {"cluster": "real", "user": name}}]}))
+        return path
+
+    def start_scheduler(self, config: dict[str, Any] | None = None) -> None:
+        """(Re)starts kube-scheduler with ``config`` (None: the defaults), as system:kube-scheduler."""
+        self.stop_scheduler()
+        cfg = dict(config or {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"})
+        cfg["clientConnection"] = {"kubeconfig": str(self.kubeconfig(SCHEDULER_TOKEN, "scheduler")),
+                                   "qps": 1000, "burst": 1000}
+        cfg["leaderElection"] = {"leaderElect": False}
+        path = self.workdir / "scheduler-config.yaml"
+        path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        self.scheduler_config = cfg
+        self._spawn("kube-scheduler", [f"--config={path}", "--secure-port=0", "-v=2"])
+
+    def check_scheduler(self) -> None:
+        """Raises with the log's last line when kube-scheduler has exited (a configuration it
+        rejects, such as scheduler-plugins' plugins, which this binary does not have)."""
+        proc = self.procs.get("kube-scheduler")
+        if proc is not None and proc.poll() is not None:
+            lines = (self.workdir / "kube-scheduler.log").read_text(errors="replace").strip().splitlines()
+            raise ControlPlaneError(f"kube-scheduler exited with {proc.returncode}: {lines[-1] if lines else ''}"[:500])
+
+    def stop_scheduler(self) -> None:
+        self._stop("kube-scheduler")
+
+    def _stop(self, name: str) -> None:
+        proc = self.procs.pop(name, None)
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)  # kube-scheduler exits 1 on a normal stop ("finished without leader elect")
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        for name in ("kube-scheduler", "kube-apiserver", "etcd"):
+            self._stop(name)
+
+    def __enter__(self) -> "ControlPlane":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # -- objects ----------------------------------------------------------------------------
+    def load(self, objects: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Creates ``objects`` (kinds in dependency order); returns the pods created, pending
+        ones last in list order (namespace, name) as a freshly started scheduler queues them."""
+        api = self.admin
+        assert api is not None
+        objs = [_clean(o) for o in objects if o.get("kind") in KINDS]
+        unknown = sorted({o.get("kind") for o in objects} - set(KINDS) - {None})
+        if unknown:
+            print(f"realcluster: not created (kind not handled): {', '.join(unknown)}", file=sys.stderr)
+        order = list(KINDS)
+        objs.sort(key=lambda o: order.index(o["kind"]))
+        namespaces = {o["metadata"].get("namespace") or "default" for o in objs if KINDS[o["kind"]][2]}
+        namespaces |= {o["metadata"]["name"] for o in objs if o["kind"] == "Namespace"}
+        for ns in sorted(namespaces):
+            if ns not in PROTECTED_NAMESPACES and api.get(f"api/v1/namespaces/{ns}", ok_missing=True) is None:
+                labels = next((o["metadata"].get("labels") for o in objs
+                               if o["kind"] == "Namespace" and o["metadata"]["name"] == ns), None)
+                api.request("POST", "api/v1/namespaces",
+                            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": labels or {}}})
+            if api.get(f"api/v1/namespaces/{ns}/serviceaccounts/default", ok_missing=True) is None:
+                api.request("POST", f"api/v1/namespaces/{ns}/serviceaccounts",
+                            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}})
+        claim_uids: dict[tuple[str, str], str] = {}
+        pods: list[dict[str, Any]] = []
+        for obj in objs:
+            kind = obj["kind"]
+            if kind == "Namespace":
+                continue
+            if kind == "Pod" and not obj["spec"].get("nodeName"):
+                pods.append(obj)
+                continue
+            if kind == "PersistentVolume":
+                ref = obj["spec"].get("claimRef")
+                if ref and (ref.get("namespace"), ref.get("name")) in claim_uids:
+                    ref["uid"] = claim_uids[(ref["namespace"], ref["name"])]
+            created = self.create(obj)
+            if kind == "PersistentVolumeClaim":
+                claim_uids[(created["metadata"]["namespace"], created["metadata"]["name"])] = created["metadata"]["uid"]
+            if kind == "Pod":
+                pods.append(created)
+        pending = sorted((p for p in pods if not p["spec"].get("nodeName")),
+                         key=lambda p: (p["metadata"].get("namespace") or "default", p["metadata"]["name"]))
+        return [p for p in pods if p["spec"].get("nodeName")] + [self.create(p) for p in pending]
+
+    def create(self, obj: dict[str, Any]) -> dict[str, Any]:
+        api = self.admin
+        assert api is not None
+        kind = obj["kind"]
+        prefix, plural, namespaced = KINDS[kind]
+        ns = obj["metadata"].get("namespace") or "default"
+        base = f"{prefix}/namespaces/{ns}/{plural}" if namespaced else f"{prefix}/{plural}"
+        status = obj.get("status")
+        created = api.request("POST", base, obj)
+        name = created["metadata"]["name"]
+        if kind == "Node":
+            # Admission added node.kubernetes.io/not-ready:NoSchedule; no controller would lift it.
+            created["spec"]["taints"] = (obj.get("spec") or {}).get("taints") or []
+            if not created["spec"]["taints"]:
+                created["spec"].pop("taints")
+            created = api.request("PUT", f"{base}/{name}", created)
+        if status and kind in WITH_STATUS:
+            created["status"] = status
+            created = api.request("PUT", f"{base}/{name}/status", created)
+        return created
+
+    def clear(self) -> None:
+        """Deletes every object of the kinds handled (grace 0, finalizers removed first)."""
+        api = self.admin
+        assert api is not None
+        for kind in reversed(list(KINDS)):
+            prefix, plural, namespaced = KINDS[kind]
+            items = api.get(f"{prefix}/{plural}")["items"]
+            for item in items:
+                meta = item["metadata"]
+                if kind == "Namespace" and meta["name"] in PROTECTED_NAMESPACES:
+                    continue
+                if kind == "PriorityClass" and meta["name"].startswith("system-"):
+                    continue
+                if kind == "Service" and meta["name"] == "kubernetes":
+                    continue
+                path = (f"{prefix}/namespaces/{meta['namespace']}/{plural}/{meta['name']}" if namespaced
+                        else f"{prefix}/{plural}/{meta['name']}")
+                if meta.get("finalizers"):
+                    api.request("PATCH", path, {"metadata": {"finalizers": None}},
+                                content_type="application/merge-patch+json", ok_missing=True)
+                if kind == "Namespace":
+                    continue  # deleting one needs the controller-manager; reused as they are
+                api.request("DELETE", path, {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0},
+                            ok_missing=True)
+
+    def pod(self, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.admin.get(f"api/v1/namespaces/{namespace}/pods/{name}", ok_missing=True)  # type: ignore[union-attr]
+
+
+def _http_ok(url: str, token: str | None = None) -> bool:
+    req = urllib.request.Request(url)
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    try:
+        with urllib.request.urlopen(req, context=ctx if url.startswith("https") else None, timeout=5) as resp:
+            return resp.status == 200
+    except (OSError, urllib.error.URLError):
+        return False
+
+
+def csi_driver_name(name: str) -> str:
+    """A CSI driver name the API server accepts (a DNS subdomain): files written for kschedctl
+    may say ``example.com/csi``, which it reads but validation rejects. The same rename on
+    CSINodes, PVs, StorageClasses and CSIDrivers keeps what refers to what; the in-tree
+    ``kubernetes.io/...`` provisioners are left as they are."""
+    if "/" in name and not name.startswith("kubernetes.io/"):
+        return name.replace("/", "-")
+    return name
+
+
+def _clean(obj: dict[str, Any]) -> dict[str, Any]:
+    """A copy the API server accepts on create: no server-set metadata."""
+    obj = json.loads(json.dumps(obj))
+    meta = obj.setdefault("metadata", {})
+    for key in ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink"):
+        meta.pop(key, None)
+    kind = obj.get("kind")
+    if kind == "CSINode":
+        for d in (obj.get("spec") or {}).get("drivers") or []:
+            d["name"] = csi_driver_name(d.get("name", ""))
+    elif kind == "PersistentVolume" and (obj.get("spec") or {}).get("csi"):
+        obj["spec"]["csi"]["driver"] = csi_driver_name(obj["spec"]["csi"].get("driver", ""))
+    elif kind == "StorageClass":
+        obj["provisioner"] = csi_driver_name(obj.get("provisioner", ""))
+    elif kind == "CSIDriver":
+        obj["metadata"]["name"] = csi_driver_name(obj["metadata"].get("name", ""))
+    if kind in ("Pod", "Node"):
+        obj.setdefault("spec", {})
+    if obj.get("kind") == "Pod":
+        # Priority admission computes these from priorityClassName and rejects a pod that
+        # brings its own (a snapshot's pods carry them).
+        obj["spec"].pop("priority", None)
+        obj["spec"].pop("preemptionPolicy", None)
+        for c in (obj["spec"].get("containers") or []) + (obj["spec"].get("initContainers") or []):
+            requests = (c.get("resources") or {}).get("requests") or {}
+            for name, value in requests.items():
+                # Validation wants limit == request for extended resources (not overcommitted);
+                # the scheduler reads only the request, which this leaves as it is.
+                if name not in ("cpu", "memory", "ephemeral-storage") and not name.startswith("hugepages-"):
+                    c["resources"].setdefault("limits", {}).setdefault(name, value)
+    return obj
+
+
+# -- the scheduler's decisions --------------------------------------------------------------
+
+def _condition(pod: dict[str, Any]) -> dict[str, Any] | None:
+    for c in (pod.get("status") or {}).get("conditions") or []:
+        if c.get("type") == "PodScheduled":
+            return c
+    return None
+
+
+def decision(pod: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The scheduler's answer for ``pod`` as far as it shows on the object, or None while it has
+    not decided (no binding, no PodScheduled=False condition)."""
+    if pod is None:
+        return None
+    node = pod["spec"].get("nodeName")
+    cond = _condition(pod)
+    if node:
+        return {"outcome": "Scheduled", "selectedNode": node, "message": ""}
+    if cond and cond.get("status") == "False":
+        reason = cond.get("reason") or "Unschedulable"
+        return {"outcome": "Unschedulable" if reason == "Unschedulable" else reason,
+                "selectedNode": None, "message": cond.get("message") or "",
+                "nominatedNode": (pod.get("status") or {}).get("nominatedNodeName")}
+    return None
+
+
+def complete_volume_bindings(cp: ControlPlane) -> None:
+    """Finishes what the PV controller (not running) would after the scheduler's PreBind wrote a
+    PersistentVolume's claimRef: the claim bound to it, both Bound. Without this the binding
+    cycle waits for bindTimeoutSeconds and the pod is never bound."""
+    api = cp.admin
+    assert api is not None
+    for pv in api.get("api/v1/persistentvolumes")["items"]:
+        ref = pv["spec"].get("claimRef")
+        if not ref or (pv.get("status") or {}).get("phase") == "Bound":
+            continue
+        base = f"api/v1/namespaces/{ref['namespace']}/persistentvolumeclaims/{ref['name']}"
+        pvc = api.get(base, ok_missing=True)
+        if pvc is None:
+            continue
+        if not pvc["spec"].get("volumeName"):
+            pvc["spec"]["volumeName"] = pv["metadata"]["name"]
+            pvc["metadata"].setdefault("annotations", {})["pv.kubernetes.io/bind-completed"] = "yes"
+            pvc = api.request("PUT", base, pvc)
+        pvc["status"] = {"phase": "Bound", "accessModes": pv["spec"].get("accessModes"),
+                         "capacity": pv["spec"].get("capacity")}
+        api.request("PUT", f"{base}/status", pvc)
+        pv["status"] = {"phase": "Bound"}
+        api.request("PUT", f"api/v1/persistentvolumes/{pv['metadata']['name']}/status", pv)
+
+
+def _provisioning_on(cp: ControlPlane, pod: dict[str, Any]) -> dict[str, Any] | None:
+    """A pod whose claim waits for a provisioner (none runs) was placed: PreBind named the node
+    in the claim's selected-node annotation and waits there until bindTimeoutSeconds."""
+    for vol in pod["spec"].get("volumes") or []:
+        claim = (vol.get("persistentVolumeClaim") or {}).get("claimName")
+        if not claim:
+            continue
+        pvc = cp.admin.get(f"api/v1/namespaces/{pod['metadata']['namespace']}/persistentvolumeclaims/{claim}",  # type: ignore[union-attr]
+                           ok_missing=True)
+        node = ((pvc or {}).get("metadata", {}).get("annotations") or {}).get("volume.kubernetes.io/selected-node")
+        if node:
+            return {"outcome": "Scheduled", "selectedNode": node, "message": ""}
+    return None
+
+
+def wait_decisions(cp: ControlPlane, pods: list[dict[str, Any]], timeout: float = 60,
+                   settle: float = 1.5) -> dict[str, dict[str, Any]]:
+    """Waits until every pod has a decision and none changed for ``settle`` seconds (a pod that
+    preempts is nominated after its first failure; a later binding supersedes a failure)."""
+    keys = [(p["metadata"]["namespace"], p["metadata"]["name"]) for p in pods]
+    gated = {k for k, p in zip(keys, pods) if p["spec"].get("schedulingGates")}
+    deadline = time.monotonic() + timeout
+    last: dict[str, Any] = {}
+    first_message: dict[str, str] = {}
+    stable_since = time.monotonic()
+    while True:
+        now: dict[str, Any] = {}
+        for ns, name in keys:
+            pod = cp.pod(ns, name)
+            d = decision(pod)
+            if (ns, name) in gated and pod is not None and pod["spec"].get("schedulingGates"):
+                d = {"outcome": "Gated", "selectedNode": None, "message": ""}
+            if d is None and pod is not None:
+                d = _provisioning_on(cp, pod)
+            key = f"{ns}/{name}"
+            if d and d["outcome"] == "Unschedulable":
+                # A retry after the victims' deletion rewrites the message ("not eligible due
+                # to a terminating pod..."); the first attempt's is the one explain answers.
+                d["message"] = first_message.setdefault(key, d["message"])
+            now[key] = d
+        if any(v is None for v in now.values()):
+            cp.check_scheduler()
+            complete_volume_bindings(cp)
+        if now != last:
+            last, stable_since = now, time.monotonic()
+        elif all(v is not None for v in now.values()) and time.monotonic() - stable_since >= settle:
+            return now
+        if time.monotonic() > deadline:
+            return {k: v or {"outcome": "Timeout", "selectedNode": None, "message": ""} for k, v in now.items()}
+        time.sleep(0.1)
+
+
+def victims(cp: ControlPlane, before: list[dict[str, Any]]) -> list[str]:
+    """Bound pods that were deleted (or are being deleted) since they were created."""
+    out = []
+    for p in before:
+        ns, name = p["metadata"]["namespace"], p["metadata"]["name"]
+        now = cp.pod(ns, name)
+        if now is None or now["metadata"].get("deletionTimestamp") or now["metadata"]["uid"] != p["metadata"]["uid"]:
+            out.append(f"{ns}/{name}")
+    return sorted(out)
+
+
+# -- the command ----------------------------------------------------------------------------
+
+def read_documents(paths: Iterable[str]) -> list[dict[str, Any]]:
+    docs: list[dict[str, Any]] = []
+    for path in paths:
+        files = sorted(p for p in Path(path).rglob("*") if p.suffix in (".yaml", ".yml", ".json")) \
+            if Path(path).is_dir() else [Path(path)]
+        for f in files:
+            for doc in yaml.safe_load_all(f.read_text()):
+                if not isinstance(doc, dict):
+                    continue
+                if doc.get("kind", "").endswith("List") and isinstance(doc.get("items"), list):
+                    docs += [d for d in doc["items"] if isinstance(d, dict)]
+                else:
+                    docs.append(doc)
+    return docs
+
+
+def run_scheduler(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str, Any]],
+                  config: dict[str, Any] | None, timeout: float = 60) -> tuple[dict[str, dict[str, Any]], list[dict]]:
+    """One case on a cleared control plane: the cluster's objects, then ``pods`` (pending), then
+    a freshly started scheduler; returns each pending pod's decision (cluster's pending pods
+    included) and the bound pods created."""
+    cp.stop_scheduler()
+    cp.clear()
+    created = cp.load(cluster + [dict(p, kind="Pod") for p in pods])
+    bound = [p for p in created if p["spec"].get("nodeName")]
+    pending = [p for p in created if not p["spec"].get("nodeName")]
+    cp.start_scheduler(config)
+    return wait_decisions(cp, pending, timeout=timeout), bound
+
+
+def _profile(config: dict[str, Any] | None) -> str:
+    profiles = (config or {}).get("profiles") or [{}]
+    return profiles[0].get("schedulerName") or "default-scheduler"
+
+
+def explain(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str, Any]],
+            config: dict[str, Any] | None) -> dict[str, Any]:
+    """Each pod alone against the cluster, as ``kschedctl explain`` answers."""
+    items = []
+    for pod in pods:
+        decisions, bound = run_scheduler(cp, cluster, [pod], config)
+        key = f"{pod['metadata'].get('namespace') or 'default'}/{pod['metadata']['name']}"
+        d = dict(decisions.get(key) or {"outcome": "Timeout", "selectedNode": None, "message": ""})
+        nominated = d.pop("nominatedNode", None)
+        gone = victims(cp, bound)
+        d["preemption"] = {"nominatedNode": nominated, "victims": gone} if nominated else None
+        item = {"kind": "ExplainResult", "pod": key, "profile": _profile(config), **d}
+        before = {k: v["selectedNode"] for k, v in decisions.items() if k != key and v and v.get("selectedNode")}
+        if before:
+            # The cluster's own pending pods went first; where a score tie sent them is random.
+            item["placedBefore"] = before
+        items.append(item)
+    return items[0] if len(items) == 1 else {"kind": "ExplainResultList", "items": items}
+
+
+def simulate(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str, Any]],
+             config: dict[str, Any] | None) -> dict[str, Any]:
+    decisions, _ = run_scheduler(cp, cluster, pods, config, timeout=120)
+    placements = [{"pod": key, "outcome": d["outcome"], "node": d.get("selectedNode") or "",
+                   "message": d.get("message", "")} for key, d in decisions.items()]
+    return {"kind": "SimulationResult", "placements": placements}
+
+
+def _load_config(path: str | None) -> dict[str, Any] | None:
+    return yaml.safe_load(Path(path).read_text()) if path else None
+
+
+def command(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.realcluster")
+    parser.add_argument("command", choices=("explain", "simulate"))
+    parser.add_argument("pods", nargs="+")
+    parser.add_argument("--cluster", action="append", required=True)
+    parser.add_argument("--config")
+    parser.add_argument("-o", "--output", choices=("json",), default="json")
+    parser.add_argument("--workdir", help="keep the control plane's files (logs, audit log) here")
+    parser.add_argument("--bin-dir", default=str(BIN_DIR))
+    ns, _unknown = parser.parse_known_args(argv)  # kschedctl's other flags do not change the real answer
+    if not binaries_present(Path(ns.bin_dir)):
+        print(f"realcluster: no control plane in {ns.bin_dir}; build it with `make -C oracle controlplane`",
+              file=sys.stderr)
+        return 2
+    try:
+        cluster = read_documents(ns.cluster)
+        docs = read_documents(ns.pods)
+        pods = [d for d in docs if d.get("kind") == "Pod"]
+        others = sorted({str(d.get("kind")) for d in docs} - {"Pod"})
+        if others:
+            # kschedctl expands workloads into pods with names of its own; not done here yet.
+            print(f"realcluster: {' '.join(ns.pods)}: only Pod documents are handled, not {', '.join(others)}",
+                  file=sys.stderr)
+            return 2
+        config = _load_config(ns.config)
+    except (OSError, yaml.YAMLError) as exc:
+        print(f"realcluster: {exc}".splitlines()[0], file=sys.stderr)
+        return 2
+    workdir = Path(ns.workdir or tempfile.mkdtemp(prefix="kschedctl-realcluster-"))
+    try:
+        with ControlPlane(workdir, Path(ns.bin_dir)) as cp:
+            result = (explain(cp, cluster, pods, config) if ns.command == "explain"
+                      else simulate(cp, cluster, pods, config))
+    except ControlPlaneError as exc:
+        print(f"realcluster: {exc}".splitlines()[0], file=sys.stderr)
+        return 2
+    finally:
+        if not ns.workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+# -- the differential -----------------------------------------------------------------------
+
+def compare(ours: dict[str, Any], real: dict[str, Any]) -> list[str]:
+    """kschedctl's explain beside the real scheduler's decision: differences, described."""
+    diffs = []
+    if ours.get("outcome") != real.get("outcome"):
+        diffs.append(f"outcome: kschedctl {ours.get('outcome')!r} != real {real.get('outcome')!r}"
+                     + (f" ({real.get('message')})" if real.get("outcome") == "Error" else ""))
+    if real.get("outcome") == "Scheduled":
+        top = set(ours.get("tiedNodes") or [ours.get("selectedNode")])
+        if real.get("selectedNode") not in top:
+            diffs.append(f"node: real {real.get('selectedNode')!r} not in kschedctl's top {sorted(top)}")
+    elif real.get("outcome") == "Unschedulable" and ours.get("message") != real.get("message"):
+        diffs.append(f"message: kschedctl {ours.get('message')!r} != real {real.get('message')!r}")
+    rp, op = real.get("preemption"), ours.get("preemption")
+    if rp or op:
+        if (rp or {}).get("nominatedNode") != (op or {}).get("nominatedNode"):
+            diffs.append(f"nominatedNode: kschedctl {(op or {}).get('nominatedNode')!r} "
+                         f"!= real {(rp or {}).get('nominatedNode')!r}")
+        elif sorted((rp or {}).get("victims") or []) != sorted((op or {}).get("victims") or []):
+            diffs.append(f"victims: kschedctl {(op or {}).get('victims')} != real {(rp or {}).get('victims')}")
+    return diffs
+
+
+def _bind(objects: list[dict[str, Any]], placed: dict[str, str]) -> list[dict[str, Any]]:
+    """``objects`` with the pending pods named in ``placed`` bound to their node."""
+    out = []
+    for obj in objects:
+        meta = obj.get("metadata") or {}
+        key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        if obj.get("kind") == "Pod" and key in placed:
+            obj = json.loads(json.dumps(obj))
+            obj["spec"]["nodeName"] = placed[key]
+            obj["status"] = {}  # as the real scheduler left it: bound, no kubelet to start it
+        out.append(obj)
+    return out
+
+
+def differential(cp: ControlPlane, seed: int, cases: int, workdir: Path, show: int = 20,
+                 keep: Path | None = None, first: int = 0) -> tuple[int, list[str]]:
+    """Runs explain cases ``first..first+cases-1`` of ``seed``; returns the mismatch count and
+    their descriptions."""
+    from benchmarks import diffgen
+    from benchmarks.differential import run_kschedctl
+
+    mismatches = 0
+    found: list[str] = []
+    started = time.perf_counter()
+    for i in range(first, first + cases):
+        case = diffgen.generate(seed, i, "explain")
+        case_dir = workdir / f"case-{i}"
+        paths = case.write(case_dir)
+        args = ["explain", *paths["pods"], "--cluster", paths["cluster"], "-o", "json"]
+        if paths.get("config"):
+            args += ["--config", paths["config"]]
+        try:
+            real = explain(cp, case.cluster, case.pods, case.config)
+        except ControlPlaneError as exc:
+            real = {"outcome": "Error", "message": str(exc)[:300]}
+        if real.get("placedBefore"):
+            # Explain the pod from the state the real scheduler left just before it.
+            Path(paths["cluster"]).write_text(yaml.safe_dump_all(_bind(case.cluster, real["placedBefore"]),
+                                                                 sort_keys=False))
+        ours = run_kschedctl(args)
+        diffs = ["kschedctl: " + ours["error"]] if "error" in ours else compare(ours, real)
+        if diffs:
+            mismatches += 1
+            found.append(f"case {i}: " + "; ".join(diffs))
+            if keep:
+                shutil.copytree(case_dir, keep / f"case-{seed}-{i:05d}", dirs_exist_ok=True)
+                (keep / f"case-{seed}-{i:05d}" / "mismatch.txt").write_text("\n".join(diffs) + "\n")
+            if mismatches <= show:
+                print(f"--- explain case {i} (seed {seed}):")
+                for d in diffs:
+                    print(f"  {d}"[:700])
+        shutil.rmtree(case_dir, ignore_errors=True)
+    print(f"wall {time.perf_counter() - started:.1f} s")
+    print(f"{cases} cases, {mismatches} mismatches")
+    return mismatches, found
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("explain", "simulate"):
+        return command(argv)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.realcluster", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cases", type=int, default=20)
+    parser.add_argument("--first", type=int, default=0, help="index of the first case")
+    parser.add_argument("--bin-dir", default=str(BIN_DIR))
+    parser.add_argument("--workdir", help="keep the control plane's files here")
+    parser.add_argument("--keep", help="copy mismatching cases here")
+    ns = parser.parse_args(argv)
+    if not binaries_present(Path(ns.bin_dir)):
+        print(f"realcluster: no control plane in {ns.bin_dir}; build it with `make -C oracle controlplane`",
+              file=sys.stderr)
+        return 2
+    workdir = Path(ns.workdir or tempfile.mkdtemp(prefix="kschedctl-realcluster-"))
+    keep = Path(ns.keep) if ns.keep else None
+    if keep:
+        keep.mkdir(parents=True, exist_ok=True)
+    try:
+        with ControlPlane(workdir, Path(ns.bin_dir)) as cp:
+            mismatches, _ = differential(cp, ns.seed, ns.cases, workdir, keep=keep, first=ns.first)
+        return 1 if mismatches else 0
+    finally:
+        if not ns.workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
