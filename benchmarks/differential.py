@@ -115,7 +115,23 @@ def _canonical_reasons(plugin: Any, reasons: list[str]) -> list[str]:
     return fixed + sorted(r for r in reasons if r not in _FIXED_ORDER_REASONS)
 
 
-def compare_explain(ours: dict[str, Any], theirs: dict[str, Any]) -> list[tuple[str, str]]:
+def candidates_limited(case: diffgen.Case) -> bool:
+    """Whether upstream's preemption may dry-run only some of the nodes: it examines
+    ``max(nodes * minCandidateNodesPercentage / 100, minCandidateNodesAbsolute)`` candidates
+    from a random offset (DefaultPreemption.GetOffsetAndNumCandidates, ``rand.Int31n``), so below
+    the number of nodes which node it nominates, and which victims, depend on that draw; kschedctl
+    draws its offset from its own seeded generator. Either answer is one upstream could give."""
+    nodes = sum(1 for o in case.cluster if o.get("kind") == "Node")
+    limits = [(10, 100)]
+    for profile in (case.config or {}).get("profiles") or []:
+        for entry in profile.get("pluginConfig") or []:
+            if entry.get("name") == "DefaultPreemption":
+                args = entry.get("args") or {}
+                limits.append((args.get("minCandidateNodesPercentage", 10), args.get("minCandidateNodesAbsolute", 100)))
+    return any(max(nodes * pct // 100, absolute) < nodes for pct, absolute in limits)
+
+
+def compare_explain(ours: dict[str, Any], theirs: dict[str, Any], random_offset: bool = False) -> list[tuple[str, str]]:
     """The differences, each as (plugin or field, description)."""
     diffs: list[tuple[str, str]] = []
 
@@ -136,8 +152,9 @@ def compare_explain(ours: dict[str, Any], theirs: dict[str, Any]) -> list[tuple[
     elif ours.get("selectedNode") != theirs.get("selectedNode"):
         differ("selectedNode", "selectedNode", ours.get("selectedNode"), theirs.get("selectedNode"))
     op, tp = ours.get("preemption"), theirs.get("preemption")
-    # victims in the order the preemption chose them (PDB-violating first, then by importance)
-    if (op is None) != (tp is None) or (op and tp and (
+    # victims in the order the preemption chose them (PDB-violating first, then by importance);
+    # where upstream dry-runs only some nodes from a random offset, both must preempt or not
+    if (op is None) != (tp is None) or (op and tp and not random_offset and (
             op.get("nominatedNode") != tp.get("nominatedNode")
             or list(op.get("victims") or []) != list(tp.get("victims") or []))):
         differ("DefaultPreemption", "preemption",
@@ -190,10 +207,20 @@ def _first_different(a: list[tuple], b: list[tuple]) -> str:
     return str(longer[min(len(a), len(b))][0]) if longer else "?"
 
 
-def compare_simulate(ours: dict[str, Any], theirs: dict[str, Any]) -> list[tuple[str, str]]:
+def compare_simulate(ours: dict[str, Any], theirs: dict[str, Any], random_offset: bool = False) -> list[tuple[str, str]]:
     """Placement by placement (outcome, node, message, nomination), the binding order, and
-    every preemption in order with its victims in order."""
+    every preemption in order with its victims in order. With ``random_offset`` (upstream's
+    preemption dry-runs some nodes from a random offset), preemptions that chose other nodes or
+    victims leave the rest of the run to differ: the same pods must preempt, in the same order."""
     diffs: list[tuple[str, str]] = []
+    if random_offset:
+        ours_by = [p.get("pod") for p in ours.get("preemptions") or []]
+        theirs_by = [p.get("pod") for p in theirs.get("preemptions") or []]
+        if ours_by != theirs_by:
+            return [("DefaultPreemption", f"preemptors: kschedctl {ours_by} != upstream {theirs_by}")]
+        if ours_by and ([(p.get("node"), p.get("victims")) for p in ours.get("preemptions") or []]
+                        != [(p.get("node"), p.get("victims")) for p in theirs.get("preemptions") or []]):
+            return []
     op = {p["pod"]: p for p in ours.get("placements") or []}
     tp = {p["pod"]: p for p in theirs.get("placements") or []}
     for pod, t in tp.items():
@@ -249,10 +276,11 @@ def run_case(case: diffgen.Case, oracle: Oracle, workdir: Path) -> tuple[list[tu
         diffs = []
         if len(our_items) != len(their_items):
             diffs.append(("items", f"kschedctl {len(our_items)} results != upstream {len(their_items)}"))
+        random_offset = candidates_limited(case)
         for o, t in zip(our_items, their_items):
-            diffs += compare_explain(o, t)
+            diffs += compare_explain(o, t, random_offset=random_offset)
         return diffs, ours, theirs, args
-    return compare_simulate(ours, theirs), ours, theirs, args
+    return compare_simulate(ours, theirs, candidates_limited(case)), ours, theirs, args
 
 
 def keep_case(case: diffgen.Case, keep: Path, index: int, diffs: list, theirs: dict) -> Path:
