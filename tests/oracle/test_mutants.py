@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from benchmarks import mutants
-from tests.oracle.test_differential import oracle  # noqa: F401  (the session fixture building the oracle)
 
 # The start of test_differential.py's batch, in which (with the generator of this commit) each of
 # these is caught; the whole list against the whole CI batch is `python -m benchmarks.mutants`.
