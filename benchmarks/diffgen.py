@@ -98,6 +98,7 @@ DIMENSIONS: dict[str, str] = {
     "preemption-policy-never": "~12% of pending pods (PriorityClass high-nonpreempting)",
     "default-preemption-args": "10% of profiles",
     "priority-global-default": "20% of clusters",
+    "min-priority-victims": "10% of running pods (PriorityClass lowest, value -2147483648)",
     # host ports
     "host-ports": "12% of pods",
     "host-ip": "40% of host ports",
@@ -246,6 +247,11 @@ class _Generator:
             {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000},
             {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high-nonpreempting"},
              "value": 1000, "preemptionPolicy": "Never"},
+            # The lowest int32: a victim of this priority adds 0 to the offset priority sum
+            # preemption ranks candidates by, so a node with one more such victim ties with
+            # another on highest priority and on sum, and the victim count decides.
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "lowest"},
+             "value": -2147483648},
         ]
         if self.chance("priority-global-default", 0.2):
             classes.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
@@ -606,6 +612,8 @@ class _Generator:
             spec["priorityClassName"] = rng.choice(choices)
             if spec["priorityClassName"] == "high-nonpreempting":
                 self.hit("preemption-policy-never")
+        if existing and self.chance("min-priority-victims", 0.10):
+            spec["priorityClassName"] = "lowest"
         if rng.random() < 0.2:
             spec["tolerations"] = [self.toleration() for _ in range(rng.randint(1, 2))]
         labels = {"app": app, "version": rng.choice(VERSIONS)}
