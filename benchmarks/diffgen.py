@@ -43,33 +43,7 @@ SECOND_PROFILE = "batch-scheduler"
 # Each is a dimension name of DIMENSIONS; an excluded dimension is never drawn and shows 0 in the
 # coverage table. Empty: every dimension is drawn. A defect that makes too much noise goes here
 # with a comment naming it and the side that is wrong, and leaves once the fix is merged.
-EXCLUDED: frozenset[str] = frozenset({
-    # Oracle: terminal (Succeeded/Failed) pods are counted on their nodes (resources, ports,
-    # spread and affinity counts); kube-scheduler's informer never lists them (issue 41, oracle glue).
-    "terminal-pods",
-    # kschedctl: NodeResourcesFit's score counts pod-level spec.resources; upstream's scorer is
-    # built without the pod-level flag (issue 41, defect 1).
-    "pod-level-resources",
-    # kschedctl: VolumeRestrictions' ReadWriteOncePod reason is the pre-v1.34 text (issue 41, defect 2).
-    "rwop-claims",
-    # kschedctl: with --all-filters, DRA Filter calls upstream never makes (it stops at a node's
-    # first rejection) mark claims, and PostFilter says "deallocation of ResourceClaim completed"
-    # instead of "still not schedulable" (issue 41, defect 5).
-    "all-filters-dra",
-})
-
-# The oracle does not (yet) do the API server's create-time merge of matchLabelKeys /
-# mismatchLabelKeys into pod (anti-)affinity selectors (issue 41, oracle glue); kschedctl does,
-# idempotently. While this is True the generator writes terms already merged, as the API server
-# stores them, so both engines see the same selector.
-PREMERGE_AFFINITY_MATCH_LABEL_KEYS = True
-
-# kschedctl counts an in-tree GCE PD against pd.csi.storage.gke.io's attach limit only when the
-# node's CSINode lists kubernetes.io/gce-pd in storage.alpha.kubernetes.io/migrated-plugins;
-# upstream v1.34 (nodevolumelimits/utils.go, isCSIMigrationOn) counts it whatever the annotation
-# says. While this is True every CSINode carries the annotation, so both count (kschedctl defect
-# found by this generator: /work/notes/mismatches/nodevolumelimits-intree-needs-annotation).
-ANNOTATE_MIGRATED_PLUGINS = True
+EXCLUDED: frozenset[str] = frozenset()
 
 # name -> the rate it is drawn at (what the coverage table is checked against).
 DIMENSIONS: dict[str, str] = {
@@ -124,6 +98,7 @@ DIMENSIONS: dict[str, str] = {
     "preemption-policy-never": "~12% of pending pods (PriorityClass high-nonpreempting)",
     "default-preemption-args": "10% of profiles",
     "priority-global-default": "20% of clusters",
+    "min-priority-victims": "10% of running pods (PriorityClass lowest, value -2147483648)",
     # host ports
     "host-ports": "12% of pods",
     "host-ip": "40% of host ports",
@@ -135,6 +110,7 @@ DIMENSIONS: dict[str, str] = {
     "allowed-topologies": "volume clusters",
     "two-csi-drivers": "volume clusters",
     "csinode-limit-0": "volume clusters, ~1 node in 3",
+    "csinode-migrated-annotation": "half the CSINodes of volume clusters",
     "in-tree-volumes": "8% of pods in volume clusters",
     # DRA
     "dra": "15% of clusters",
@@ -271,6 +247,11 @@ class _Generator:
             {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000},
             {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high-nonpreempting"},
              "value": 1000, "preemptionPolicy": "Never"},
+            # The lowest int32: a victim of this priority adds 0 to the offset priority sum
+            # preemption ranks candidates by, so a node with one more such victim ties with
+            # another on highest priority and on sum, and the victim count decides.
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "lowest"},
+             "value": -2147483648},
         ]
         if self.chance("priority-global-default", 0.2):
             classes.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
@@ -390,8 +371,9 @@ class _Generator:
                         drivers.append({"name": driver, "nodeID": name, "allocatable": {"count": count}})
                 csinode: dict[str, Any] = {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
                                            "metadata": {"name": name}, "spec": {"drivers": drivers}}
-                if ANNOTATE_MIGRATED_PLUGINS or rng.random() < 0.5:
-                    # Upstream ignores this annotation for GCE PD (migration is always on).
+                if self.chance("csinode-migrated-annotation", 0.5):
+                    # Upstream's NodeVolumeLimits counts an in-tree GCE PD with or without it
+                    # (its migration gate is locked on); drawn both ways to keep that checked.
                     csinode["metadata"]["annotations"] = {
                         "storage.alpha.kubernetes.io/migrated-plugins": "kubernetes.io/gce-pd"}
                 self.objects.append(csinode)
@@ -630,6 +612,8 @@ class _Generator:
             spec["priorityClassName"] = rng.choice(choices)
             if spec["priorityClassName"] == "high-nonpreempting":
                 self.hit("preemption-policy-never")
+        if existing and self.chance("min-priority-victims", 0.10):
+            spec["priorityClassName"] = "lowest"
         if rng.random() < 0.2:
             spec["tolerations"] = [self.toleration() for _ in range(rng.randint(1, 2))]
         labels = {"app": app, "version": rng.choice(VERSIONS)}
@@ -779,7 +763,7 @@ class _Generator:
         for kind in ("podAffinity", "podAntiAffinity"):
             if rng.random() < 0.35:
                 self.hit("pod-affinity" if kind == "podAffinity" else "pod-anti-affinity")
-                term = self.pod_term(app, labels)
+                term = self.pod_term(app)
                 if rng.random() < 0.5:
                     affinity[kind] = {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
                 else:
@@ -788,7 +772,7 @@ class _Generator:
         if affinity:
             spec["affinity"] = affinity
 
-    def pod_term(self, app: str, labels: dict[str, str]) -> dict[str, Any]:
+    def pod_term(self, app: str) -> dict[str, Any]:
         rng = self.rng
         term: dict[str, Any] = {"labelSelector": {"matchLabels": {"app": rng.choice(APPS) if rng.random() < 0.5 else app}},
                                 "topologyKey": rng.choice(("kubernetes.io/hostname", "topology.kubernetes.io/zone"))}
@@ -800,13 +784,11 @@ class _Generator:
             term["namespaceSelector"] = {}
         elif self.chance("namespace-selector-label", 0.12):
             term["namespaceSelector"] = {"matchLabels": {"team": rng.choice(("a", "b"))}}
-        for dimension, rate, key, operator in (("affinity-match-label-keys", 0.15, "matchLabelKeys", "In"),
-                                               ("affinity-mismatch-label-keys", 0.10, "mismatchLabelKeys", "NotIn")):
+        for dimension, rate, key in (("affinity-match-label-keys", 0.15, "matchLabelKeys"),
+                                     ("affinity-mismatch-label-keys", 0.10, "mismatchLabelKeys")):
             if self.chance(dimension, rate):
+                # as a user writes it: the API server merges it into labelSelector at create
                 term[key] = ["version"]
-                if PREMERGE_AFFINITY_MATCH_LABEL_KEYS:
-                    term["labelSelector"]["matchExpressions"] = [
-                        {"key": "version", "operator": operator, "values": [labels["version"]]}]
                 break
         return term
 

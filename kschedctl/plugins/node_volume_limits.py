@@ -10,9 +10,9 @@ Upstream: pkg/scheduler/framework/plugins/nodevolumelimits/csi.go and utils.go (
   CSINode's ``spec.drivers[].allocatable.count``; a driver without one is unlimited. Over the
   limit: Unschedulable "node(s) exceed max volume count".
 - A claim resolves to its PV's CSI driver and handle; an in-tree PV or inline volume counts under
-  its CSI driver when its plugin is migrated on the node (CSINode annotation
-  storage.alpha.kubernetes.io/migrated-plugins; AWS EBS, GCE PD, Azure Disk, Cinder and Portworx
-  in v1.34); an unbound claim (or one whose PV is missing) counts under its StorageClass's
+  its CSI driver when its plugin is migrated on the node: the node has a CSINode and the plugin
+  is AWS EBS, GCE PD, Azure Disk or Cinder (always, in v1.34) or Portworx named in the CSINode's
+  storage.alpha.kubernetes.io/migrated-plugins annotation; an unbound claim (or one whose PV is missing) counts under its StorageClass's
   provisioner with a handle made from a per-plugin random prefix and the claim's key.
 - The new pod's missing claim is UnschedulableAndUnresolvable ("looking up PVC ns/name:
   persistentvolumeclaim "name" not found"); an existing pod's missing claim is not counted.

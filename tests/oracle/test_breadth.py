@@ -58,6 +58,8 @@ def _holds(obj, key: str, value=None) -> bool:
     ("pdb-max-unavailable", lambda c: _holds(c.cluster, "maxUnavailable")),
     ("dra-first-available", lambda c: _holds(c.cluster, "firstAvailable")),
     ("sidecar-containers", lambda c: _holds(c.cluster + c.pods, "restartPolicy", "Always")),
+    ("csinode-migrated-annotation", lambda c: _holds(c.cluster, "storage.alpha.kubernetes.io/migrated-plugins")),
+    ("affinity-match-label-keys", lambda c: _holds(c.cluster + c.pods, "matchLabelKeys")),
 ])
 def test_a_case_listing_a_dimension_has_it(dimension: str, field) -> None:
     """The coverage table counts what cases hold, not what the generator meant to draw."""

@@ -44,7 +44,7 @@ def test_upstream_answers_as_a_real_scheduler_and_kschedctl_agrees(case: dict, r
     pods = tmp_path / "pods.yaml"
     pods.write_text(case["pods"], encoding="utf-8")
     command = case.get("command", "explain")
-    args = [command, str(pods), "--cluster", str(cluster), "-o", "json"]
+    args = [command, str(pods), "--cluster", str(cluster), "-o", "json", *case.get("flags", ())]
     theirs = running.run(args)
     assert "error" not in theirs, theirs
     for path, want in case["expect"].items():

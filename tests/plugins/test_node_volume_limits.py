@@ -25,11 +25,15 @@ NODE_NAME = "node-for-max-pd-test-1"
 SC_NAME = "csi-sc"
 AWS_EBS_IN_TREE = "kubernetes.io/aws-ebs"
 HOSTPATH_IN_TREE = "kubernetes.io/hostpath"
+#: in-tree plugin -> the PV source field the fixtures give it
+IN_TREE_FIELDS = {AWS_EBS_IN_TREE: ("awsElasticBlockStore", "volumeID"), "kubernetes.io/gce-pd": ("gcePersistentDisk", "pdName"),
+                  "kubernetes.io/portworx-volume": ("portworxVolume", "volumeID")}
 
 
 def _pv(name: str, driver: str) -> dict:
-    if driver == AWS_EBS_IN_TREE:
-        source = {"awsElasticBlockStore": {"volumeID": name}}
+    if driver in IN_TREE_FIELDS:
+        field, id_key = IN_TREE_FIELDS[driver]
+        source = {field: {id_key: name}}
     elif driver == HOSTPATH_IN_TREE:
         source = {"hostPath": {"path": "/tmp"}}
     else:
@@ -65,9 +69,11 @@ def _objects(case: dict) -> list[dict]:
             if source == "csinode":
                 entry["allocatable"] = {"count": case["maxVols"]}
             entries.append(entry)
-        objs.append({"kind": "CSINode", "apiVersion": "storage.k8s.io/v1",
-                     "metadata": {"name": NODE_NAME,
-                                  "annotations": {"storage.alpha.kubernetes.io/migrated-plugins": AWS_EBS_IN_TREE}},
+        migrated = case.get("migratedPlugins", [AWS_EBS_IN_TREE])
+        metadata: dict = {"name": NODE_NAME}
+        if migrated:
+            metadata["annotations"] = {"storage.alpha.kubernetes.io/migrated-plugins": ",".join(migrated)}
+        objs.append({"kind": "CSINode", "apiVersion": "storage.k8s.io/v1", "metadata": metadata,
                      "spec": {"drivers": entries}})
     va_volumes = list(case.get("vaVolumes") or ())
     for i in range(case.get("vaCount") or 0):

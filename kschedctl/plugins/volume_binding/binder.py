@@ -164,10 +164,17 @@ def check_node_affinity(pv: dict, node_labels: dict) -> bool:
 
 
 def is_csi_migration_on(csinode: dict | None, plugin: str) -> bool:
-    """isCSIMigrationOn (nodevolumelimits/utils.go, binder.go): the plugin is migratable in v1.34
-    and the node's CSINode lists it in the migrated-plugins annotation."""
+    """isCSIMigrationOn (nodevolumelimits/utils.go, v1.34.4), NodeVolumeLimits' test.
+
+    The node needs a CSINode. AWS EBS, GCE PD, Azure Disk and Cinder then count as migrated
+    without looking further: their migration gates are GA and locked, so upstream returns before
+    reading the annotation. Only Portworx (gate on by default) must also be named in the CSINode's
+    migrated-plugins annotation; every other plugin is not migrated.
+    """
     if csinode is None or not plugin or plugin not in MIGRATION_ON_PLUGINS:
         return False
+    if plugin != PORTWORX_PLUGIN:
+        return True
     value = (meta(csinode).get("annotations") or {}).get(MIGRATED_PLUGINS_ANNOTATION) or ""
     return plugin in value.split(",") if value else False
 

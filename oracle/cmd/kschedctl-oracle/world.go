@@ -166,6 +166,9 @@ func (w *world) trackPreemptions() {
 				}
 				w.mu.Unlock()
 				err := preempt(ctx, c, preemptor, victim, pluginName)
+				if err == nil {
+					w.releaseClaims(ctx, victim)
+				}
 				w.mu.Lock()
 				w.remaining[preemptor.UID]--
 				w.mu.Unlock()
@@ -179,6 +182,61 @@ func (w *world) trackPreemptions() {
 // preemption, has deleted every victim) and returns its victims in the candidate's order.
 // Waiting makes the outcome independent of goroutine timing: the next cycle starts once the
 // API has seen every deletion, as on a cluster that is given the time to act.
+// releaseClaims does for a deleted victim what kube-controller-manager's resourceclaim
+// controller does (pkg/controller/resourceclaim, syncClaim): the pod leaves the reservedFor of
+// its claims, and a claim no pod uses any more is deallocated ("DRA ... deallocates a claim as
+// soon as the last consumer stops using it"). The oracle runs no controllers, so the glue does;
+// it waits for the scheduler's informer to hold the update before the next cycle.
+func (w *world) releaseClaims(ctx context.Context, victim *v1.Pod) {
+	for _, rc := range victim.Spec.ResourceClaims {
+		name := ""
+		if rc.ResourceClaimName != nil {
+			name = *rc.ResourceClaimName
+		} else {
+			for _, st := range victim.Status.ResourceClaimStatuses {
+				if st.Name == rc.Name && st.ResourceClaimName != nil {
+					name = *st.ResourceClaimName
+				}
+			}
+		}
+		if name == "" {
+			continue
+		}
+		claim, err := w.client.ResourceV1().ResourceClaims(victim.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			continue
+		}
+		kept := claim.Status.ReservedFor[:0:0]
+		for _, ref := range claim.Status.ReservedFor {
+			if ref.UID != victim.UID {
+				kept = append(kept, ref)
+			}
+		}
+		if len(kept) == len(claim.Status.ReservedFor) {
+			continue
+		}
+		claim = claim.DeepCopy()
+		claim.Status.ReservedFor = kept
+		if len(kept) == 0 {
+			claim.Status.Allocation = nil
+		}
+		updated, err := w.client.ResourceV1().ResourceClaims(claim.Namespace).UpdateStatus(ctx, claim, metav1.UpdateOptions{})
+		if err != nil {
+			continue
+		}
+		lister := w.factory.Resource().V1().ResourceClaims().Lister()
+		deadline := time.Now().Add(time.Second)
+		for time.Now().Before(deadline) {
+			if got, err := lister.ResourceClaims(claim.Namespace).Get(name); err == nil &&
+				len(got.Status.ReservedFor) == len(updated.Status.ReservedFor) && (got.Status.Allocation == nil) == (updated.Status.Allocation == nil) {
+				break
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+		time.Sleep(2 * time.Millisecond) // the scheduler's own handlers run beside the lister
+	}
+}
+
 func (w *world) awaitPreemption(pod *v1.Pod) []string {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {

@@ -5,6 +5,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -26,7 +27,8 @@ func OraclePostFilterPlugins(f framework.Framework) []framework.PostFilterPlugin
 // OracleFilterWithNominatedPods runs one filter plugin the way RunFilterPluginsWithNominatedPods
 // runs the chain: first with the nominated pods of equal or higher priority added to the node,
 // then, if that passed and pods were added, without them. --all-filters reports each plugin's
-// verdict this way.
+// verdict this way, with an Error wrapped and the plugin set as RunFilterPlugins does: the
+// framework's status for that node had the chain stopped there.
 func OracleFilterWithNominatedPods(ctx context.Context, f framework.Framework, pl framework.FilterPlugin, state fwk.CycleState, pod *v1.Pod, info fwk.NodeInfo) *fwk.Status {
 	podsAdded, stateWith, infoWith, err := addGENominatedPods(ctx, f, pod, state, info)
 	if err != nil {
@@ -35,6 +37,12 @@ func OracleFilterWithNominatedPods(ctx context.Context, f framework.Framework, p
 	status := pl.Filter(ctx, stateWith, pod, infoWith)
 	if podsAdded && status.IsSuccess() {
 		status = pl.Filter(ctx, state, pod, info)
+	}
+	if !status.IsSuccess() {
+		if !status.IsRejected() {
+			status = fwk.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), status.AsError()))
+		}
+		status.SetPlugin(pl.Name())
 	}
 	return status
 }
