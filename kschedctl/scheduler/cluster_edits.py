@@ -394,7 +394,7 @@ def _evict(state: ClusterState, node: str, pods: list[dict],
            record: EditRecord) -> tuple[ClusterState, list[str], list[dict]]:
     """One round of a node's evictions under the budgets of ``state``: the new state, the
     replacements made (pending in it) and the pods whose eviction a budget refused."""
-    budgets = _Budgets(state)
+    budgets = EvictionBudgets(state)
     removed: list[str] = []
     replacements: list[dict] = []
     blocked: list[dict] = []
@@ -794,7 +794,7 @@ def _ready(pod: dict) -> bool:
     return bool(_node_of(pod)) and status.get("phase") in (None, "Running")
 
 
-class _Budgets:
+class EvictionBudgets:
     """The cluster's PodDisruptionBudgets as the eviction API checks them, with
     ``disruptionsAllowed`` as the disruption controller computes it from the pods."""
 

@@ -62,7 +62,7 @@ from kschedctl.scheduler.cluster_edits import (
     UNSCHEDULABLE_TAINT_KEY,
     Drain,
     NodeTarget,
-    _Budgets,
+    EvictionBudgets,
     apply_edits,
     controller_of,
 )
@@ -325,7 +325,7 @@ class _Search:
         for pi in self.sim.pending_cluster_pods():
             if pi.nominated_node_name:
                 self.sim.nominator.add(pi)  # nominated pods hold their room, as for capacity
-        self.budgets = _Budgets(cluster)
+        self.budgets = EvictionBudgets(cluster)
         self.pdbs = _PdbIndex(cluster)
         self.warnings: list[str] = []
         #: nodes drained so far, and the one being tried
