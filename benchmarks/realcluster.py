@@ -58,6 +58,7 @@ READER_TOKEN = "kschedctl-reader-token"
 KINDS: dict[str, tuple[str, str, bool]] = {
     "Namespace": ("api/v1", "namespaces", False),
     "PriorityClass": ("apis/scheduling.k8s.io/v1", "priorityclasses", False),
+    "RuntimeClass": ("apis/node.k8s.io/v1", "runtimeclasses", False),
     "StorageClass": ("apis/storage.k8s.io/v1", "storageclasses", False),
     "CSIDriver": ("apis/storage.k8s.io/v1", "csidrivers", False),
     "Node": ("api/v1", "nodes", False),
