@@ -136,6 +136,9 @@ DIMENSIONS: dict[str, str] = {
     "profile-percentage": "big clusters: 70% of profiles, else 10%",
     "global-percentage": "big clusters: 40%, else 15%",
     "big-cluster": "8% of cases (100-300 nodes)",
+    "adaptive-percentage": "40% of big clusters: 210-249 nodes, no percentageOfNodesToScore set",
+    "adaptive-wide-pods": "70% of those: small pods tolerating every taint (explain: one; simulate: 2-4 more)",
+    "preemption-pressure": "5% of cases: every node filled by a low-priority pod, high-priority pending pods",
     "all-filters": "20% of explain cases",
     "all-filters-dra": "all-filters cases with DRA",
 }
@@ -238,7 +241,11 @@ class _Generator:
     def case(self, seed: int, index: int) -> Case:
         rng = self.rng
         big = self.chance("big-cluster", 0.08)
-        n_nodes = rng.randint(100, 300) if big else rng.randint(1, 12)
+        # From 210 to 249 nodes upstream's adaptive share (50% less a point per 125 nodes) asks
+        # for 102-122 feasible nodes, more than the floor of 100: the only sizes under 300 where
+        # the formula, not the floor, decides how many nodes a cycle examines.
+        adaptive = big and self.chance("adaptive-percentage", 0.4)
+        n_nodes = rng.randint(210, 249) if adaptive else rng.randint(100, 300) if big else rng.randint(1, 12)
         zones = ZONES[: rng.randint(1, 3)]
         for i in range(n_nodes):
             self.nodes.append(self.node(f"n-{i:03d}", rng.choice(zones)))
@@ -276,7 +283,10 @@ class _Generator:
             self.storage(zones)
         if self.dra:
             self.devices()
-        config = self.config(big)
+        # Every node a preemption candidate: the dry run and every tie-break between candidates
+        # decide the nominated node, not a lone node preemption could help.
+        pressure = len(self.nodes) > 1 and self.chance("preemption-pressure", 0.05)
+        config = self.config(big, adaptive)
         existing = rng.randint(0, 4 * n_nodes) if not big else rng.randint(40, 150)
         pods = []
         for i in range(existing):
@@ -284,6 +294,17 @@ class _Generator:
             pod = self.pod(f"run-{i:03d}", node=node, existing=True)
             pods.append(pod)
             self.existing_pods.append(pod)
+        if pressure:
+            for i, node in enumerate(self.nodes):
+                pods.append({"apiVersion": "v1", "kind": "Pod",
+                             "metadata": {"name": f"filler-{i:03d}", "namespace": "default", "uid": self.next_uid(),
+                                          "labels": {"app": "filler"}},
+                             "spec": {"nodeName": node["metadata"]["name"], "priorityClassName": "low",
+                                      "containers": [{"name": "c", "image": "app:1", "resources": {"requests": {
+                                          "cpu": node["status"]["allocatable"]["cpu"]}}}]},
+                             # Distinct start times: when candidates tie on everything else,
+                             # upstream takes the first of a list in Go map order (random).
+                             "status": {"phase": "Running", "startTime": f"2026-01-01T02:{i // 60:02d}:{i % 60:02d}Z"}})
         self.claim_states(pods)
         pods += self.pdbs()
         if self.chance("nominated-pending-pod", 0.1) and self.nodes:
@@ -300,6 +321,15 @@ class _Generator:
             pods.append(nominated)
         pending_count = rng.randint(3, 12) if self.command == "simulate" else 1
         pending = [self.pod(f"pending-{i:02d}", existing=False) for i in range(pending_count)]
+        if pressure:
+            for p in pending:
+                if p["spec"].get("priorityClassName") != "high-nonpreempting":
+                    p["spec"]["priorityClassName"] = "high"
+        if adaptive and self.chance("adaptive-wide-pods", 0.7):
+            # Drawn pods fit on few of these nodes; the scan stops early only when more nodes
+            # fit than the share asks for, so pods that fit nearly everywhere join them.
+            wide = [self.wide_pod(f"pending-wide-{i}") for i in range(rng.randint(2, 4))]
+            pending = wide[:1] if self.command == "explain" else pending + wide
         if self.command == "explain" and self.nodes and self.chance("explained-pod-nominated", 0.05):
             pending[0]["status"] = {"nominatedNodeName": rng.choice(self.nodes)["metadata"]["name"]}
         # A freshly started kube-scheduler queues pods in the API server's list order
@@ -311,6 +341,14 @@ class _Generator:
             self.features.discard("all-filters")
         return Case(seed, index, self.command, config, self.nodes + self.objects + pods, pending,
                     all_filters=all_filters, features=frozenset(self.features))
+
+    def wide_pod(self, name: str) -> dict[str, Any]:
+        """A small pod tolerating every taint, which nearly every node of a big cluster fits."""
+        return {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "namespace": "default", "uid": self.next_uid(), "labels": {"app": "wide"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx:1.27",
+                                         "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}],
+                         "tolerations": [{"operator": "Exists"}]}}
 
     def node(self, name: str, zone: str) -> dict[str, Any]:
         rng = self.rng
@@ -814,21 +852,21 @@ class _Generator:
         return constraint
 
     # -- the configuration -------------------------------------------------------------------
-    def config(self, big: bool) -> dict[str, Any] | None:
+    def config(self, big: bool, adaptive: bool = False) -> dict[str, Any] | None:
         rng = self.rng
         if rng.random() < 0.35 and not big:
             return None
-        profiles = [self.profile("default-scheduler", big)]
+        profiles = [self.profile("default-scheduler", big, adaptive)]
         if self.chance("two-profiles", 0.25):
-            profiles.append(self.profile(SECOND_PROFILE, big))
+            profiles.append(self.profile(SECOND_PROFILE, big, adaptive))
             self.profiles.append(SECOND_PROFILE)
         config: dict[str, Any] = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
                                   "profiles": profiles}
-        if self.chance("global-percentage", 0.4 if big else 0.15):
+        if not adaptive and self.chance("global-percentage", 0.4 if big else 0.15):
             config["percentageOfNodesToScore"] = rng.choice((0, 10, 30, 50, 100))
         return config
 
-    def profile(self, name: str, big: bool) -> dict[str, Any]:
+    def profile(self, name: str, big: bool, adaptive: bool = False) -> dict[str, Any]:
         rng = self.rng
         profile: dict[str, Any] = {"schedulerName": name}
         plugins: dict[str, Any] = {}
@@ -892,7 +930,7 @@ class _Generator:
             profile["plugins"] = plugins
         if args:
             profile["pluginConfig"] = args
-        if self.chance("profile-percentage", 0.7 if big else 0.1):
+        if not adaptive and self.chance("profile-percentage", 0.7 if big else 0.1):
             profile["percentageOfNodesToScore"] = rng.choice((5, 10, 20, 40, 60))
         return profile
 

@@ -1,7 +1,7 @@
 """Mutation check of the differential harness: does the CI batch catch planted bugs?
 
     python -m benchmarks.mutants [--oracle oracle/bin/kschedctl-oracle] [--only ID,ID...]
-        [--batch ci|long] [--seed S --cases N --simulate-cases M] [--list]
+        [--batch ci|long] [--record FILE] [--list]
 
 Each mutant is a small textual change of one line of kschedctl's source (``MUTANTS``), applied to a
 temporary copy of the package, never to the tree itself; a fresh interpreter runs the batch with

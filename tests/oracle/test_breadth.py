@@ -60,6 +60,11 @@ def _holds(obj, key: str, value=None) -> bool:
     ("sidecar-containers", lambda c: _holds(c.cluster + c.pods, "restartPolicy", "Always")),
     ("csinode-migrated-annotation", lambda c: _holds(c.cluster, "storage.alpha.kubernetes.io/migrated-plugins")),
     ("affinity-match-label-keys", lambda c: _holds(c.cluster + c.pods, "matchLabelKeys")),
+    ("adaptive-percentage", lambda c: 210 <= sum(1 for o in c.cluster if o["kind"] == "Node") <= 249
+     and not _holds(c.config, "percentageOfNodesToScore")),
+    ("adaptive-wide-pods", lambda c: _holds(c.pods, "tolerations", [{"operator": "Exists"}])),
+    ("preemption-pressure", lambda c: {o["spec"]["nodeName"] for o in c.cluster if o["metadata"]["name"].startswith(
+        "filler-")} == {o["metadata"]["name"] for o in c.cluster if o["kind"] == "Node"}),
 ])
 def test_a_case_listing_a_dimension_has_it(dimension: str, field) -> None:
     """The coverage table counts what cases hold, not what the generator meant to draw."""

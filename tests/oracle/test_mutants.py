@@ -17,7 +17,7 @@ from benchmarks import mutants
 # these is caught; the whole list against the whole CI batch is `python -m benchmarks.mutants`.
 SLICE: mutants.Batch = ((mutants.CI_BATCH[0][0], 150, 15),)
 PICKED = ("ns-selector-empty-matches-none", "gt-inclusive", "toleration-ignores-effect", "adaptive-percentage",
-          "min-feasible-nodes")
+          "min-feasible-nodes", "start-index-not-advanced")
 
 
 def test_every_mutant_applies_to_exactly_one_place(tmp_path: Path) -> None:
