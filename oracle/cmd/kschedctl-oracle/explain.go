@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
@@ -283,18 +284,16 @@ func (w *world) absentNodes(ctx context.Context, f framework.Framework, pod *v1.
 		}
 		return out
 	}
-	// "node(s) didn't satisfy plugin(s) [A B]": which nodes the PreFilterResult kept is known
-	// to PreFilter only; running it again on a copy of the state asks it.
-	msg := s.Message()
-	plugins := "PreFilter"
-	if i, j := strings.LastIndex(msg, "["), strings.LastIndex(msg, "]"); i >= 0 && j > i {
-		plugins = strings.Join(strings.Fields(msg[i+1:j]), ",")
-	}
+	// Which nodes the PreFilterResult kept, and which plugins returned a node set, is known to
+	// PreFilter only; running it again on a copy of the state asks it. The plugins are not read
+	// from the message: that lists the cycle's unschedulable plugins, to which evaluating a
+	// nominated node first may have added the plugin that rejected it.
 	copyState := framework.NewCycleState()
-	preRes, ps, _ := f.RunPreFilterPlugins(ctx, copyState, pod)
+	preRes, ps, withNodes := f.RunPreFilterPlugins(ctx, copyState, pod)
 	if !ps.IsSuccess() || preRes.AllNodes() {
 		return out
 	}
+	plugins := strings.Join(sets.List(withNodes), ",")
 	for _, ni := range cycle.AllNodes {
 		if !preRes.NodeNames.Has(ni.Node().Name) {
 			out[ni.Node().Name] = statusEntry(plugins, s)
