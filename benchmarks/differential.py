@@ -285,7 +285,7 @@ def run_case(case: diffgen.Case, oracle: Oracle, workdir: Path) -> tuple[list[tu
 
 def keep_case(case: diffgen.Case, keep: Path, index: int, diffs: list, theirs: dict) -> Path:
     """A mismatch as a scenario directory a person can rerun with kschedctl test."""
-    target = keep / f"case-{case.seed}-{index:05d}"
+    target = keep / f"case-{case.seed}-{case.command}-{index:05d}"
     if target.exists():
         shutil.rmtree(target)
     paths = case.write(target)
@@ -316,6 +316,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cases", type=int, default=200, help="explain cases")
     parser.add_argument("--simulate-cases", type=int, default=None, help="simulate cases (default: cases/10)")
+    parser.add_argument("--first", type=int, default=0,
+                        help="index of the first explain case (a long run split into parts)")
+    parser.add_argument("--first-simulate", type=int, default=None,
+                        help="index of the first simulate case (default: first/10)")
     parser.add_argument("--oracle", default="oracle/bin/kschedctl-oracle")
     parser.add_argument("--keep", default=None, help="write mismatching cases here as scenario directories")
     parser.add_argument("--show", type=int, default=5, help="print the first N mismatches in full")
@@ -330,7 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     shown = 0
     started = time.perf_counter()
     ours_seconds = 0.0
-    plan = [("explain", i) for i in range(ns.cases)] + [("simulate", i) for i in range(simulate_cases)]
+    first_simulate = ns.first // 10 if ns.first_simulate is None else ns.first_simulate
+    plan = ([("explain", i) for i in range(ns.first, ns.first + ns.cases)]
+            + [("simulate", i) for i in range(first_simulate, first_simulate + simulate_cases)])
     with tempfile.TemporaryDirectory(prefix="kschedctl-diff-") as tmp:
         for command, i in plan:
             case = diffgen.generate(ns.seed, i, command)
