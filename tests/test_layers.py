@@ -26,6 +26,7 @@ LAYERS: list[set[str]] = [
     {"render"},
     {"sweep"},
     {"scenarios"},
+    {"api"},
     {"scheduler"},
     {"config"},
     {"plugins"},

@@ -250,9 +250,9 @@ def file_items(step: Step, state: Any) -> list[Any]:
     """What a ``create`` step of a steps file creates: its files and inline objects."""
     from kschedctl.inputs.fields import check_documents
     from kschedctl.inputs.loader import Document, load_documents
-    from kschedctl.inputs.workloads import pods_from_documents
+    from kschedctl.inputs.workloads import PodsToExplain, pods_from_documents
 
-    items: list[Any] = []
+    items = PodsToExplain()
     for source in step.pods:
         if isinstance(source, InlinePod):
             docs = check_documents([Document(source.obj, step.file, source.line)])

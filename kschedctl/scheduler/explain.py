@@ -8,7 +8,6 @@ entry point.
 
 from __future__ import annotations
 
-import copy
 import gc
 import random
 from typing import Any, Iterable
@@ -16,8 +15,7 @@ from typing import Any, Iterable
 from kschedctl.framework.runtime import Framework, FrameworkHandle, PodNominator
 from kschedctl.framework.snapshot import Snapshot
 from kschedctl.framework.types import PodInfo
-from kschedctl.inputs.cluster import admit_pod
-from kschedctl.k8s.admission import merge_match_label_keys
+from kschedctl.inputs.cluster import TERMINAL_PHASES, admit
 from kschedctl.scheduler.result import (
     ExplainResult,
     FilterResult,
@@ -30,18 +28,7 @@ from kschedctl.scheduler.remedies import attach_hints
 from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
 from kschedctl.scheduler.setup import DEFAULT_SCHEDULER_NAME, SchedulingSetup, build_framework, load_default_config
 
-__all__ = ["DEFAULT_SCHEDULER_NAME", "Explainer", "admit", "explain", "load_default_config"]
-_TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
-
-
-def admit(pod: dict, cluster: Any) -> dict:
-    """A copy of a new ``pod`` as the API server would store it before the scheduler sees it.
-
-    Defaults and priority from its PriorityClass (``admit_pod``), then v1.34's merge of
-    podAffinity ``matchLabelKeys`` / ``mismatchLabelKeys`` into the label selectors, which the API
-    server does on create (pods of the cluster state were created that way already).
-    """
-    return merge_match_label_keys(admit_pod(copy.deepcopy(pod), cluster))
+__all__ = ["DEFAULT_SCHEDULER_NAME", "Explainer", "explain", "load_default_config"]
 
 
 class Explainer(SchedulingSetup):
@@ -68,7 +55,7 @@ class Explainer(SchedulingSetup):
         self._nominated = [
             pi for pi in self.cluster_pod_infos
             if pi.nominated_node_name and not pi.node_name and pi.scheduler_name in profiles
-            and ((pi.pod.get("status") or {}).get("phase") or "") not in _TERMINAL_PHASES
+            and ((pi.pod.get("status") or {}).get("phase") or "") not in TERMINAL_PHASES
         ]
         self._frameworks: dict[str, Framework] = {}
 

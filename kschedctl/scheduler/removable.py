@@ -655,7 +655,7 @@ def placed_state(cluster: ClusterState, pods: list[dict], result: Any) -> Cluste
     """``cluster`` after a simulate run of ``pods``: the scheduled ones bound where the run put
     them (the cluster's pending pods too), the preempted ones gone (a sweep's removable metric
     asks which nodes could go once the workload is placed)."""
-    from kschedctl.scheduler.explain import admit
+    from kschedctl.inputs.cluster import admit
 
     by_key = {_key(p): admit(p, cluster) for p in pods}  # as the API server stored them
     by_key.update({_key(p): p for p in cluster.pods if not (p.get("spec") or {}).get("nodeName")})
