@@ -739,7 +739,7 @@ class Simulator(SchedulingSetup):
             out = scheduler.run_cycle(fwk, pod_info)
             if drill:
                 fwk.keep_filters = scheduler.for_display = False  # type: ignore[attr-defined]
-                from kschedctl.scheduler.explain import build_result
+                from kschedctl.scheduler.cycle_result import build_result
 
                 result.decisions[pod_info.key] = build_result(out, fwk, snapshot, seed=self.seed)
             if observe is not None:
