@@ -177,7 +177,7 @@ def _digest(obj: Any) -> str:
 
 def run_case(name: str, config: Any, verbose: bool = False) -> tuple[str, str]:
     from kschedctl.inputs.cluster import admit
-    from kschedctl.scheduler.explain import Explainer
+    from kschedctl.analyses.explain import Explainer
     from kschedctl.scheduler.simulate import Simulator
 
     build, n, init, measure = CASES[name]

@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     from kschedctl.inputs.cluster import ClusterState
     from kschedctl.inputs.loader import gc_paused
     from kschedctl.inputs.cluster import admit
-    from kschedctl.scheduler.removable import RemovableRules, _self_check, removable_nodes
+    from kschedctl.analyses.removable import RemovableRules, _self_check, removable_nodes
     from kschedctl.scheduler.simulate import Simulator
 
     with gc_paused():

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from kschedctl.config.types import KubeSchedulerConfiguration
     from kschedctl.inputs.cluster import ClusterState
     from kschedctl.inputs.workloads import PodsToExplain
-    from kschedctl.scheduler.capacity import CapacityResult, MixCapacityResult
+    from kschedctl.analyses.capacity import CapacityResult, MixCapacityResult
     from kschedctl.scheduler.result import ExplainResult
     from kschedctl.scheduler.simulation_result import SimulationResult
 
@@ -159,7 +159,7 @@ def pods_for_simulation(pods: PodsToExplain, cluster: ClusterState) -> tuple[lis
     """The pods of ``pods`` with workloads expanded to their replicas (a Deployment's 3 replicas,
     a DaemonSet's pod per node), and ``cluster`` with the objects they bring along joined: what
     ``simulate`` schedules. Raises ``InputError`` for a pod given twice or too many pods."""
-    from kschedctl.scheduler.replicas import joined_batch
+    from kschedctl.cluster.replicas import joined_batch
 
     return joined_batch(pods, cluster)
 
@@ -176,7 +176,7 @@ def explain(pods: PodsToExplain | Paths, *, cluster: ClusterState | Paths, confi
     cfg = _config(config, plugins)
     items = pods if _is_loaded(pods) else load_pods(pods, state)  # type: ignore[arg-type]
     state = items.joined(state)  # type: ignore[union-attr]
-    from kschedctl.scheduler.explain import Explainer
+    from kschedctl.analyses.explain import Explainer
 
     explainer = Explainer(state, cfg, registry=_registry(registry, plugins), seed=seed, all_filters=all_filters,
                           extenders=extenders)
@@ -230,8 +230,8 @@ def capacity(pods: PodsToExplain | Paths, *, cluster: ClusterState | Paths, conf
     Raises ``UsageError`` for a ratio that does not fit the pods, a workload of 0 replicas
     without a ratio, or a file holding more than one pod."""
     from kschedctl.errors import UsageError
-    from kschedctl.scheduler.capacity import capacity as count_copies
-    from kschedctl.scheduler.capacity import capacity_of_mix, parse_ratio
+    from kschedctl.analyses.capacity import capacity as count_copies
+    from kschedctl.analyses.capacity import capacity_of_mix, parse_ratio
 
     state = _cluster(cluster)
     cfg = _config(config, plugins)

@@ -157,7 +157,7 @@ def _nodes_needed(inputs: CommandInputs, given: list[str], likes: list[str], rat
     from kschedctl.errors import EXIT_NO, EXIT_OK, InputError, UsageError
 
     from kschedctl.cli.common import expand_for_simulation, print_warnings
-    from kschedctl.scheduler.cluster_edits import NodeTarget, parse_label, parse_taint
+    from kschedctl.cluster.edits import NodeTarget, parse_label, parse_taint
 
     if inputs.add_nodes is not None:
         raise UsageError("--nodes-needed finds the number of nodes to add: give --like NODE without --add-nodes")
@@ -201,7 +201,7 @@ def _nodes_needed(inputs: CommandInputs, given: list[str], likes: list[str], rat
         except InputError as exc:
             raise UsageError(f"--like {like}: {exc.message.removeprefix(f'{like}: ')}") from None
 
-    from kschedctl.scheduler.nodes_needed import nodes_needed
+    from kschedctl.analyses.nodes_needed import nodes_needed
 
     try:
         result = nodes_needed(batch, cluster_state, likes, cfg, profile=inputs.profile, seed=inputs.seed,

@@ -170,7 +170,7 @@ def print_warnings(warnings: Iterable[str], quiet: bool) -> None:
 
 def one_replica_notes(items: Iterable[Any], command: str) -> list[str]:
     """``explain``/``diff`` answer for one pod: say so for a workload of several replicas."""
-    from kschedctl.scheduler.replicas import replica_count
+    from kschedctl.cluster.replicas import replica_count
 
     notes = []
     for item in items:

@@ -123,7 +123,7 @@ def _run_steps(inputs: CommandInputs, steps: list, batch: list, cluster_state: o
     from kschedctl.cli.common import print_warnings
     from kschedctl.errors import EXIT_NO, EXIT_OK
     from kschedctl.scenarios.steps import run_steps
-    from kschedctl.scheduler.steps import SteppedCluster
+    from kschedctl.analyses.steps import SteppedCluster
 
     stepped = SteppedCluster(cluster_state, cfg, registry=registry, seed=inputs.seed, profile=inputs.profile,
                              extenders=not inputs.no_extenders)

@@ -138,7 +138,7 @@ class ScenarioRunner:
         """The scenario's pods created and scheduled, then each step and its checks, in order;
         a step that cannot run is an error check and ends the scenario's steps."""
         from kschedctl.scenarios.steps import step_failures
-        from kschedctl.scheduler.steps import SteppedCluster
+        from kschedctl.analyses.steps import SteppedCluster
 
         scenario = ctx.scenario
         seed = scenario.seed if scenario.seed is not None else DEFAULT_SIMULATE_SEED
@@ -297,7 +297,7 @@ class ScenarioRunner:
         if ctx.explainer is None:
             explainer = self._explainers.get(ctx.explainer_key)
             if explainer is None:
-                from kschedctl.scheduler.explain import Explainer
+                from kschedctl.analyses.explain import Explainer
 
                 explainer = Explainer(ctx.cluster, ctx.config, registry=self._registry(), seed=ctx.scenario.seed,
                                       all_filters=ctx.scenario.all_filters)

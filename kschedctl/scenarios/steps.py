@@ -17,7 +17,7 @@ from kschedctl.errors import InputError
 from kschedctl.inputs import access
 from kschedctl.k8s.selectors import parse_selector
 from kschedctl.scenarios.model import API_VERSION, InlinePod, pod_key, resolve_sources
-from kschedctl.scheduler.steps import Step, SteppedCluster, StepRecord, parse_steps
+from kschedctl.analyses.steps import Step, SteppedCluster, StepRecord, parse_steps
 
 STEPS_KIND = "Steps"
 

@@ -164,7 +164,7 @@ def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any
             raise InputError(options.trust.refusal(refused, "sweep"), cell.config.file or cell.config.name)
     state = cluster_state if cluster_state is not None else load_cell_cluster(cell.cluster)
     if cell.cluster.what_if:
-        from kschedctl.scheduler.what_if import WhatIf
+        from kschedctl.analyses.what_if import WhatIf
 
         what_if = WhatIf.from_spec(json.loads(cell.cluster.what_if), cell.cluster.name)
         state, _ = what_if.apply(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)
@@ -172,7 +172,7 @@ def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any
 
     if len(cell.workload.files) == 1 and is_trace_path(cell.workload.files[0]):
         # a recorded trace: its arrivals, deletions and node changes in time order, on the cell's cluster
-        from kschedctl.scheduler.replay import Replayer
+        from kschedctl.analyses.replay import Replayer
 
         trace = read_trace(cell.workload.files[0])
         started = time.perf_counter()
@@ -189,7 +189,7 @@ def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any
                           extenders=options.extenders)
     out.metrics = {**cell_metrics(result), "seconds": round(time.perf_counter() - started, 3)}
     if cell.removable is not None:
-        from kschedctl.scheduler.removable import RemovableRules, placed_state, removable_nodes
+        from kschedctl.analyses.removable import RemovableRules, placed_state, removable_nodes
 
         after = placed_state(state, batch, result)
         found = removable_nodes(after, cfg, profile=cell.config.profile, registry=registry, seed=cell.seed,

@@ -17,7 +17,7 @@ from kschedctl.framework.types import PodInfo
 from kschedctl.inputs.cluster import TERMINAL_PHASES, admit
 from kschedctl.scheduler.cycle_result import build_result
 from kschedctl.scheduler.result import ExplainResult
-from kschedctl.scheduler.remedies import attach_hints
+from kschedctl.analyses.remedies import attach_hints
 from kschedctl.scheduler.schedule_one import Scheduler
 from kschedctl.scheduler.setup import DEFAULT_SCHEDULER_NAME, SchedulingSetup, build_framework, load_default_config
 

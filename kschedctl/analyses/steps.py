@@ -8,7 +8,7 @@ A step is one action (``Step.parse`` reads the mapping a scenario's ``steps:`` i
 - ``create``: pods or workloads (workloads as their replicas), new and pending;
 - ``deletePods``: pods by name, or by ``selector`` (and ``namespace``);
 - ``deleteNodes``, ``addNodes``, ``cordon``, ``drain``, ``label``, ``taint``: the node what-ifs
-  of :mod:`kschedctl.scheduler.cluster_edits`;
+  of :mod:`kschedctl.cluster.edits`;
 - ``notReady`` / ``unreachable``: the node lifecycle controller's view of a node whose Ready
   condition is False / Unknown: the ``node.kubernetes.io/not-ready`` (``unreachable``) taints
   with effects NoSchedule and NoExecute; ``ready`` takes them away again;
@@ -52,7 +52,7 @@ from kschedctl.inputs.workloads import PodsToExplain
 from kschedctl.k8s.selectors import SelectorError, parse_selector
 from kschedctl.k8s.tolerations import tolerates
 from kschedctl.limits import ADD_NODES_MAX, STEPS_MAX, STEPS_VIRTUAL_TIME_MAX_SECONDS
-from kschedctl.scheduler.cluster_edits import (
+from kschedctl.cluster.edits import (
     AddNodes,
     Cordon,
     Drain,
@@ -641,7 +641,7 @@ class SteppedCluster:
 
     # -- actions -------------------------------------------------------------------------------
     def _create(self, items: PodsToExplain, record: StepRecord) -> None:
-        from kschedctl.scheduler.replicas import joined_batch
+        from kschedctl.cluster.replicas import joined_batch
 
         pods, state = joined_batch(items, self.state)
         self._add_pods(pods, state, record)
