@@ -632,7 +632,7 @@ class SteppedCluster:
         nodes = [self.state.node_by_name[n] for n in names if n in self.state.node_by_name]
         helped = set()
         for pod in self.state.pods:
-            if (pod.get("spec") or {}).get("nodeName"):
+            if not waits_for_scheduler(pod):
                 continue
             if (pod.get("status") or {}).get("nominatedNodeName") or any(
                     node_may_help(pod, node, self._filters) for node in nodes):
