@@ -138,7 +138,8 @@ def capacity(
         result.baseline = count(as_it_is, None).count
 
     if not quiet:
-        for warning in [*(getattr(cluster_state, "warnings", None) or ()), *result.warnings]:
+        # the cluster state the copies were counted in: with what the files bring along
+        for warning in [*(getattr(items.joined(cluster_state), "warnings", None) or ()), *result.warnings]:
             print_warning(warning)
 
     def table(console: Any) -> None:
