@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _copies(pod: dict[str, Any], n: int) -> list[dict[str, Any]]:
-    from kschedctl.scheduler.capacity import _clone
+    from kschedctl.analyses.capacity import _clone
 
     return [_clone(pod, i) for i in range(1, n + 1)]
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import time
 
-from kschedctl.plugins.dynamic_resources import cel, pools
+from kschedctl import cel
+from kschedctl.plugins.dynamic_resources import pools
 
 SELECTORS = {
     "driver": 'device.driver == "gpu.example.com"',

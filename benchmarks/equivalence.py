@@ -176,7 +176,8 @@ def _digest(obj: Any) -> str:
 
 
 def run_case(name: str, config: Any, verbose: bool = False) -> tuple[str, str]:
-    from kschedctl.scheduler.explain import Explainer, admit
+    from kschedctl.inputs.cluster import admit
+    from kschedctl.analyses.explain import Explainer
     from kschedctl.scheduler.simulate import Simulator
 
     build, n, init, measure = CASES[name]

@@ -116,7 +116,7 @@ def _realistic_rollout(kind: str, nodes: int, replicas: int) -> tuple[Any, list[
 def measure_rollout(shape: str, kind: str, nodes: int, replicas: int) -> dict[str, Any]:
     """One rollout in this process: pods per CPU second of the run, and this process's peak RSS."""
     from kschedctl.config import load_config
-    from kschedctl.scheduler.explain import admit
+    from kschedctl.inputs.cluster import admit
     from kschedctl.scheduler.simulate import Simulator
 
     build = _synthetic_rollout if shape == "synthetic" else _realistic_rollout

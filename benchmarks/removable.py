@@ -30,8 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     from kschedctl.config import load_config
     from kschedctl.inputs.cluster import ClusterState
     from kschedctl.inputs.loader import gc_paused
-    from kschedctl.scheduler.explain import admit
-    from kschedctl.scheduler.removable import RemovableRules, _self_check, removable_nodes
+    from kschedctl.inputs.cluster import admit
+    from kschedctl.analyses.removable import RemovableRules, _self_check, removable_nodes
     from kschedctl.scheduler.simulate import Simulator
 
     with gc_paused():

@@ -57,7 +57,7 @@ def _load(nodes: list[dict], pods: list[dict], via_yaml: bool) -> object:
 
 
 def bench(num_nodes: int, pods_per_node: int, via_yaml: bool) -> dict[str, float]:
-    from kschedctl.scheduler.explain import Explainer
+    from kschedctl.analyses.explain import Explainer
 
     nodes, pods = cluster_objects(num_nodes, pods_per_node)
     t0 = time.perf_counter()

@@ -332,7 +332,7 @@ def run_oracle(oracle: str, workload: Workload, config_path: str | None, measure
 
 def run(workload: Workload, config: Any, measure: int | None = None, nodes: int | None = None,
         profile_out: str | None = None) -> dict[str, Any]:
-    from kschedctl.scheduler.explain import admit
+    from kschedctl.inputs.cluster import admit
     from kschedctl.scheduler.simulate import Simulator
 
     n, init, measure = _sizes(workload, measure, nodes)

@@ -35,8 +35,8 @@ def fixture_cases() -> dict[str, Any]:
     from kschedctl.inputs.cluster import load_cluster
     from kschedctl.inputs.loader import load_documents
     from kschedctl.inputs.workloads import pods_from_documents
-    from kschedctl.scheduler.explain import Explainer
-    from kschedctl.scheduler.replicas import simulation_batch
+    from kschedctl.analyses.explain import Explainer
+    from kschedctl.cluster.replicas import simulation_batch
     from kschedctl.scheduler.simulate import Simulator
 
     out: dict[str, Any] = {}

@@ -252,7 +252,7 @@ def _steps_file(tmp_path: Path, steps: list[str]) -> str:
 
 @pytest.mark.parametrize("past", [False, True])
 def test_steps_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, past: bool) -> None:
-    from kschedctl.scheduler import steps
+    from kschedctl.analyses import steps
 
     monkeypatch.setattr(steps, "STEPS_MAX", 3)
     path = _steps_file(tmp_path, ["advance: 1s"] * (4 if past else 3))

@@ -5,6 +5,7 @@ marked ``# needs a live cluster``, ``# needs kubectl``, ``# needs Go`` (tests/or
 those), ``# in zsh`` / ``# in fish`` or ``# changes your shell's start-up files`` is only
 checked to be marked; ``# exit N`` states its
 exit code, otherwise an example must answer (exit 0 or 1), never fail on its input (exit 2).
+A ```python block that starts with ``from kschedctl import`` is a script: it runs whole and exits 0.
 The examples run in a copy of the repository's fixtures, profiles and examples, with HOME in a
 temporary directory, so that what they write lands there.
 """
@@ -58,6 +59,18 @@ def _commands() -> list[tuple[str, str]]:
 COMMANDS = _commands()
 
 
+def _scripts() -> list[tuple[str, str]]:
+    found = []
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        for block in re.finditer(r"```python\n(from kschedctl import.*?)```", text, re.S):
+            found.append((f"{doc.relative_to(ROOT)}:{text[: block.start()].count(chr(10)) + 2}", block.group(1)))
+    return found
+
+
+SCRIPTS = _scripts()
+
+
 def test_examples_were_found() -> None:
     assert len(COMMANDS) >= 20
     assert any("--pending" in c for _, c in COMMANDS)
@@ -97,3 +110,15 @@ def test_example_runs(sandbox: tuple[Path, dict[str, str]], where: str, command:
     else:
         assert proc.returncode in (0, 1), (where, proc.returncode, proc.stderr[-800:])
     assert "Traceback" not in proc.stderr
+
+
+def test_python_examples_were_found() -> None:
+    assert any("from kschedctl import api" in script for _, script in SCRIPTS)
+
+
+@pytest.mark.parametrize("where,script", SCRIPTS, ids=[w for w, _ in SCRIPTS])
+def test_python_example_runs(sandbox: tuple[Path, dict[str, str]], where: str, script: str) -> None:
+    work, env = sandbox
+    proc = subprocess.run([sys.executable, "-c", script], cwd=work, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, (where, proc.stderr[-800:])

@@ -121,52 +121,25 @@ def capacity(
     if len(items) != len(given):
         raise UsageError(f"capacity takes one pod or workload per file: {', '.join(given)} hold {len(items)}")
 
-    def with_items(state: Any) -> Any:
-        state = items.joined(state)
-        for item in items:
-            state = item.apply(state)
-        return state
-
-    cluster_state = with_items(cluster_state)
-
+    from kschedctl import api
     from kschedctl.render.simulate import progress_bar
-    from kschedctl.scheduler.capacity import capacity as run_capacity
-    from kschedctl.scheduler.capacity import capacity_of_mix, parse_ratio
+
+    def count(state: Any, progress: Any) -> Any:
+        return api.capacity(items, cluster=state, config=cfg, seed=inputs.seed, profile=inputs.profile,
+                            max_copies=max_copies, ratio=ratio, tie_break_first=tie_break == TieBreak.first,
+                            progress=progress, registry=registry, extenders=not inputs.no_extenders)
 
     show_progress = (not quiet and (max_copies is None or max_copies >= 200) and sys.stderr.isatty()
                      and output == OutputFormat.table)
-    if len(items) == 1:
-        def count(state: Any, progress: Any) -> Any:
-            return run_capacity(items[0].pod, state, cfg, profile=inputs.profile, seed=inputs.seed,
-                                max_copies=max_copies, registry=registry, progress=progress,
-                                extenders=not inputs.no_extenders, tie_break_first=tie_break == TieBreak.first)
-
-        with progress_bar("placing copies", max_copies, show_progress) as progress:
-            result = count(cluster_state, progress)
-    else:
-        if ratio is not None:
-            parts = parse_ratio(ratio, len(items))
-        else:
-            from kschedctl.inputs.workloads import controller_pod_count
-
-            counts = [controller_pod_count(item.source.obj) for item in items]
-            if 0 in counts:
-                empty = given[counts.index(0)]
-                raise UsageError(f"{empty}: a workload of 0 replicas cannot set the ratio of a set; give --ratio")
-            parts = parse_ratio(":".join(map(str, counts)), len(items))
-        def count(state: Any, progress: Any) -> Any:
-            return capacity_of_mix([item.pod for item in items], parts, state, cfg, profile=inputs.profile,
-                                   seed=inputs.seed, max_sets=max_copies, registry=registry, progress=progress,
-                                   extenders=not inputs.no_extenders, tie_break_first=tie_break == TieBreak.first)
-
-        with progress_bar("placing sets", max_copies, show_progress) as progress:
-            result = count(cluster_state, progress)
+    with progress_bar("placing copies" if len(items) == 1 else "placing sets", max_copies, show_progress) as progress:
+        result = count(cluster_state, progress)
     if inputs.what_if_report:
         # The what-if's answer means most beside the cluster's own: "+117 over today's 169".
-        result.baseline = count(with_items(as_it_is), None).count
+        result.baseline = count(as_it_is, None).count
 
     if not quiet:
-        for warning in [*(getattr(cluster_state, "warnings", None) or ()), *result.warnings]:
+        # the cluster state the copies were counted in: with what the files bring along
+        for warning in [*(getattr(items.joined(cluster_state), "warnings", None) or ()), *result.warnings]:
             print_warning(warning)
 
     def table(console: Any) -> None:
@@ -185,7 +158,7 @@ def _nodes_needed(inputs: CommandInputs, given: list[str], likes: list[str], rat
     from kschedctl.errors import EXIT_NO, EXIT_OK, InputError, UsageError
 
     from kschedctl.cli.common import expand_for_simulation, print_warnings
-    from kschedctl.scheduler.cluster_edits import NodeTarget, parse_label, parse_taint
+    from kschedctl.cluster.edits import NodeTarget, parse_label, parse_taint
 
     if inputs.add_nodes is not None:
         raise UsageError("--nodes-needed finds the number of nodes to add: give --like NODE without --add-nodes")
@@ -229,7 +202,7 @@ def _nodes_needed(inputs: CommandInputs, given: list[str], likes: list[str], rat
         except InputError as exc:
             raise UsageError(f"--like {like}: {exc.message.removeprefix(f'{like}: ')}") from None
 
-    from kschedctl.scheduler.nodes_needed import nodes_needed
+    from kschedctl.analyses.nodes_needed import nodes_needed
 
     try:
         result = nodes_needed(batch, cluster_state, likes, cfg, profile=inputs.profile, seed=inputs.seed,

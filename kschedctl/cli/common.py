@@ -48,9 +48,9 @@ def load_config(path: Path | str | None, extra_plugins: dict[str, tuple[str, ...
     What decoding warned about (a removed apiVersion converted to v1, ...) goes to stderr at once,
     one line each, naming the file.
     """
-    from kschedctl.config import load_config as load
+    from kschedctl.api import load_config as load
 
-    cfg = load(None if path is None else str(path), extra_plugins=extra_plugins or None)
+    cfg = load(path, extra_plugins=extra_plugins or None)
     print_warnings((f"{path}: {w}" for w in cfg.warnings), quiet)
     return cfg
 
@@ -136,8 +136,7 @@ def load_pods(paths: list[str], cluster_state: Any, quiet: bool = False) -> Any:
     The objects of the cluster state the files bring along (``items.joined``) are named on
     stderr at once, one ``note:`` line per file.
     """
-    from kschedctl.inputs.workloads import load_pods as load
-
+    from kschedctl.api import load_pods as load
     from kschedctl.printable import message_line
 
     items = load(paths, cluster_state, stdin=sys.stdin if "-" in paths else None)
@@ -153,10 +152,10 @@ def expand_for_simulation(paths: list[str], cluster_state: Any,
     their owners and other objects joined, and warnings about skipped objects."""
     if not paths:
         return [], cluster_state, []
-    from kschedctl.scheduler.replicas import simulation_batch
+    from kschedctl.api import pods_for_simulation
 
     items = load_pods(paths, cluster_state, quiet)
-    batch, cluster_state = simulation_batch(items, items.joined(cluster_state))
+    batch, cluster_state = pods_for_simulation(items, cluster_state)
     return batch, cluster_state, list(items.warnings)
 
 
@@ -171,7 +170,7 @@ def print_warnings(warnings: Iterable[str], quiet: bool) -> None:
 
 def one_replica_notes(items: Iterable[Any], command: str) -> list[str]:
     """``explain``/``diff`` answer for one pod: say so for a workload of several replicas."""
-    from kschedctl.scheduler.replicas import replica_count
+    from kschedctl.cluster.replicas import replica_count
 
     notes = []
     for item in items:

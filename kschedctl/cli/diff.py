@@ -87,7 +87,7 @@ def diff(
     warnings: list[str] = list(getattr(cluster_state, "warnings", None) or ())
 
     if simulate:
-        from kschedctl.scheduler.diff import diff_simulate
+        from kschedctl.analyses.diff import diff_simulate
 
         batch, cluster_state, more = expand_for_simulation(pods or [], cluster_state, quiet)
         warnings += more
@@ -101,7 +101,7 @@ def diff(
         if not result.pods:
             raise UsageError("no pod to compare: the files hold none and the cluster state has no pending pod")
     else:
-        from kschedctl.scheduler.diff import diff_pods
+        from kschedctl.analyses.diff import diff_pods
 
         items = load_pods(pods or [], cluster_state, quiet)
         cluster_state = items.joined(cluster_state)
@@ -128,7 +128,7 @@ def diff(
 def _sides(inputs: CommandInputs) -> tuple[Any, Any]:
     """A and B: two configurations, or two profiles of one (the built-in default without -c)."""
     from kschedctl.errors import UsageError
-    from kschedctl.scheduler.diff import Side
+    from kschedctl.analyses.diff import Side
 
     configs = [str(c) for c in inputs.config or []]
     profiles = list(inputs.profile or [])

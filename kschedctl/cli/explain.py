@@ -73,21 +73,19 @@ def explain(
     if node and node not in cluster_state.node_by_name:
         raise UsageError(f"--node {node}: no node of that name in the cluster state "
                          f"({len(cluster_state.node_by_name)} nodes)")
-    to_explain, cluster_state = _pods_to_explain(cluster_state, pods, pod_ref, inputs.quiet, pending and (
+    to_explain = _pods_to_explain(cluster_state, pods, pod_ref, inputs.quiet, pending and (
         namespace, all_namespaces, selector, field_selector))
 
-    from kschedctl.scheduler.explain import Explainer
+    from kschedctl import api
     from kschedctl.scheduler.outcome import Outcome
     from kschedctl.scheduler.result import ExplainResultList
 
-    explainer = Explainer(cluster_state, cfg, registry=registry, seed=inputs.seed, all_filters=all_filters,
-                          extenders=not inputs.no_extenders)
-    # Each pod sees the cluster plus its own owners (its ReplicaSet, a StatefulSet's claims);
-    # the shared state stays unchanged, so every pod is explained against the same cluster.
     # --node asks about one node: its hints are computed even when the pod fits elsewhere,
     # so that the JSON carries what the table shows.
-    results = [explainer.explain(item.pod, inputs.profile, cluster=item.apply(cluster_state), hint_nodes=[node] if node else ())
-               for item in to_explain]
+    results = api.explain(to_explain, cluster=cluster_state, config=cfg, seed=inputs.seed, profile=inputs.profile,
+                          all_filters=all_filters, hint_nodes=[node] if node else (), registry=registry,
+                          extenders=not inputs.no_extenders)
+    cluster_state = to_explain.joined(cluster_state)
 
     from kschedctl.cli.common import one_replica_notes
 
@@ -112,21 +110,21 @@ def explain(
 
 
 def _pods_to_explain(cluster_state: Any, pods: list[str], pod_ref: Optional[list[str]], quiet: bool,
-                     pending: Any) -> tuple[Any, Any]:
+                     pending: Any) -> Any:
     """The pods of the files, of ``--pod`` and, with ``pending`` (the namespaces, -A and the
-    selectors of ``--pending``), the cluster's pending pods; and the cluster state with the
-    objects the files bring along. No pending pod at all is an answer (exit 0), no pod else
+    selectors of ``--pending``), the cluster's pending pods (the cluster state with the objects
+    the files bring along: ``joined``). No pending pod at all is an answer (exit 0), no pod else
     a usage error."""
     from kschedctl.cli.common import load_pods
     from kschedctl.cli.live import pending_pods, pods_of_cluster
     from kschedctl.errors import EXIT_OK, UsageError
 
     to_explain = load_pods(pods, cluster_state, quiet) if pods else pods_of_cluster(cluster_state, [])
-    cluster_state = to_explain.joined(cluster_state)
-    to_explain.extend(pods_of_cluster(cluster_state, pod_ref or []))
+    joined = to_explain.joined(cluster_state)
+    to_explain.extend(pods_of_cluster(joined, pod_ref or []))
     if pending:
         namespace, all_namespaces, selector, field_selector = pending
-        to_explain.extend(pending_pods(cluster_state, namespace or (), all_namespaces, selector, field_selector))
+        to_explain.extend(pending_pods(joined, namespace or (), all_namespaces, selector, field_selector))
         if not to_explain:
             where = "any namespace" if all_namespaces else "namespace " + ", ".join(namespace or ["default"])
             typer.echo(f"no pending pod in {where}" + (" matching the selectors" if selector or field_selector
@@ -134,4 +132,4 @@ def _pods_to_explain(cluster_state: Any, pods: list[str], pod_ref: Optional[list
             raise typer.Exit(EXIT_OK)
     if not to_explain:
         raise UsageError("no pod to explain in " + ", ".join(pods or ()))
-    return to_explain, cluster_state
+    return to_explain

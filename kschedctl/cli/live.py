@@ -11,7 +11,6 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
 
 __all__ = ["cluster_state_from_options", "read_live_objects", "find_pod", "pods_of_cluster", "print_warnings"]
 
@@ -32,7 +31,7 @@ def cluster_state_from_options(cluster_paths: Optional[Iterable[str]], kubeconfi
 
             flag = "--kubeconfig" if kubeconfig is not None else "--context"
             raise UsageError(f"{flag} reads a live cluster; it cannot be combined with --cluster")
-        from kschedctl.inputs.cluster import load_cluster
+        from kschedctl.api import load_cluster
 
         return load_cluster(paths)
 
@@ -102,74 +101,17 @@ def pods_of_cluster(cluster_state: Any, refs: Iterable[str]) -> Any:
     return out
 
 
-#: Fields ``--field-selector`` understands, as the API server's pod field selectors.
-_POD_FIELDS = {
-    "metadata.name": lambda pod: (pod.get("metadata") or {}).get("name") or "",
-    "metadata.namespace": lambda pod: (pod.get("metadata") or {}).get("namespace") or "default",
-    "spec.schedulerName": lambda pod: (pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER_NAME,
-    "spec.nodeName": lambda pod: (pod.get("spec") or {}).get("nodeName") or "",
-    "spec.priorityClassName": lambda pod: (pod.get("spec") or {}).get("priorityClassName") or "",
-    "status.phase": lambda pod: (pod.get("status") or {}).get("phase") or "Pending",
-    "status.nominatedNodeName": lambda pod: (pod.get("status") or {}).get("nominatedNodeName") or "",
-}
-
-
-def _field_selector(text: str) -> Any:
-    """A predicate for ``key=value,key!=value`` over the fields of ``_POD_FIELDS``."""
-    from kschedctl.errors import UsageError
-
-    checks = []
-    for part in (p.strip() for p in text.split(",") if p.strip()):
-        for op in ("!=", "==", "="):
-            key, sep, value = part.partition(op)
-            if sep:
-                break
-        else:
-            raise UsageError(f"--field-selector {text}: {part!r} is not KEY=VALUE or KEY!=VALUE")
-        key = key.strip()
-        if key not in _POD_FIELDS:
-            raise UsageError(f'--field-selector: "{key}" is not a known field selector: only '
-                             + ", ".join(f'"{k}"' for k in _POD_FIELDS))
-        checks.append((_POD_FIELDS[key], value.strip(), op == "!="))
-    return lambda pod: all((get(pod) != value) if negate else (get(pod) == value) for get, value, negate in checks)
-
-
 def pending_pods(cluster_state: Any, namespaces: Iterable[str] = (), all_namespaces: bool = False,
                  selector: str | None = None, field_selector: str | None = None) -> Any:
-    """``PodsToExplain`` for ``explain --pending``: the cluster state's pending pods (not bound to a
-    node, not terminating) in ``namespaces`` (``default`` unless given, every one with
-    ``all_namespaces``), matching the label and field selectors, in namespace/name order."""
-    import copy
-
+    """``explain --pending``: ``kschedctl.api.pending_pods``, its selector errors naming the flag."""
+    from kschedctl.api import pending_pods as pending
     from kschedctl.errors import UsageError
-    from kschedctl.inputs.loader import Document
-    from kschedctl.inputs.workloads import PodsToExplain, PodToExplain
-    from kschedctl.k8s.selectors import parse_selector
 
-    wanted = set(namespaces) or {"default"}
     try:
-        labels = parse_selector(selector) if selector else None
-    except ValueError as exc:
-        raise UsageError(f"--selector {selector}: {exc}") from None
-    fields = _field_selector(field_selector) if field_selector else None
-    source = getattr(cluster_state, "live_source", None) or "the cluster state"
-    chosen = []
-    for pod in getattr(cluster_state, "pods", ()):
-        meta = pod.get("metadata") or {}
-        if (pod.get("spec") or {}).get("nodeName") or meta.get("deletionTimestamp"):
-            continue
-        if not all_namespaces and (meta.get("namespace") or "default") not in wanted:
-            continue
-        if labels is not None and not labels.matches(meta.get("labels") or {}):
-            continue
-        if fields is not None and not fields(pod):
-            continue
-        chosen.append(pod)
-    chosen.sort(key=lambda p: ((p.get("metadata") or {}).get("namespace") or "", (p.get("metadata") or {}).get("name")))
-    out = PodsToExplain()
-    for pod in chosen:
-        out.append(PodToExplain(pod=copy.deepcopy(pod), owners=[], source=Document(pod, source, None)))
-    return out
+        return pending(cluster_state, namespaces, all_namespaces=all_namespaces, selector=selector,
+                       field_selector=field_selector)
+    except UsageError as exc:
+        raise UsageError(f"--{exc}") from None
 
 
 def print_warnings(warnings: Iterable[str]) -> None:

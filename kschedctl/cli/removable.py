@@ -72,7 +72,7 @@ def run_removable(inputs: Any, output: Any, wide: bool, utilization_below: float
     from kschedctl.cli.app import warning as print_warning
     from kschedctl.errors import EXIT_NO, EXIT_OK, InputError, UsageError
     from kschedctl.render.simulate import progress_bar
-    from kschedctl.scheduler.removable import RemovableRules, removable_nodes
+    from kschedctl.analyses.removable import RemovableRules, removable_nodes
 
     rules = RemovableRules(utilization_below=utilization_below,
                            **{SKIP_FLAGS[flag][0]: _as_bool(flag, value) for flag, value in skips.items()})

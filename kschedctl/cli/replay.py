@@ -58,7 +58,7 @@ def replay(
     from kschedctl.cli.common import load_config, print_warnings, registry_with_plugins
     from kschedctl.errors import EXIT_NO, EXIT_OK
     from kschedctl.inputs.trace import read_trace
-    from kschedctl.scheduler.replay import Replayer
+    from kschedctl.analyses.replay import Replayer
 
     output, wide = resolve_output(output, wide, "replay", names=False)
     registry, extra = registry_with_plugins(plugin or [])
@@ -99,8 +99,8 @@ def diff_trace(paths: list[str], cluster: Optional[list[str]], cfg_a: Any, cfg_b
     from kschedctl.cli.common import print_warnings
     from kschedctl.errors import EXIT_NO, EXIT_OK, UsageError
     from kschedctl.inputs.trace import read_trace
-    from kschedctl.scheduler.diff import calls_extenders, diff_simulations, explain_moves
-    from kschedctl.scheduler.replay import Replayer
+    from kschedctl.analyses.diff import calls_extenders, diff_simulations, explain_moves
+    from kschedctl.analyses.replay import Replayer
 
     if len(paths) != 1:
         raise UsageError("diff takes one trace, without pod files: " + " ".join(paths))

@@ -78,23 +78,24 @@ def simulate(
     if not batch and not cluster_pending and not asks_what_if:
         raise UsageError("no pod to simulate: give pod or workload files")
 
-    from kschedctl.scheduler.simulate import Simulator
+    from kschedctl import api
+    from kschedctl.inputs.cluster import waits_for_scheduler
 
     from kschedctl.render.report.simulate import drill_pods
 
-    # The report opens each placement's cycle: those cycles keep every node's verdicts and scores.
-    sim = Simulator(cluster_state, cfg, registry=registry, seed=inputs.seed, max_attempts=max_attempts,
-                    extenders=not inputs.no_extenders,
-                    decisions=drill_pods(len(cluster_state.nodes)) if inputs.report else 0)
-    sim.scheduler.tie_break_first = tie_break == TieBreak.first
-    total = len(batch) + (len(sim.pending_cluster_pods()) if cluster_pending else 0)
+    total = len(batch) + (sum(map(waits_for_scheduler, cluster_state.pods)) if cluster_pending else 0)
     if total == 0 and not asks_what_if:
         raise UsageError("no pod to simulate: the files hold none and the cluster state has no pending pod")
     from kschedctl.render.simulate import progress_bar
 
     show_progress = not quiet and total >= 200 and sys.stderr.isatty() and output == OutputFormat.table
     with progress_bar("scheduling", total, show_progress) as progress:
-        result = sim.run(batch, inputs.profile, include_cluster_pending=cluster_pending, progress=progress)
+        # The report opens each placement's cycle: those cycles keep every node's verdicts and scores.
+        result = api.simulate(batch, cluster=cluster_state, config=cfg, seed=inputs.seed, profile=inputs.profile,
+                              include_cluster_pending=cluster_pending, max_attempts=max_attempts,
+                              tie_break_first=tie_break == TieBreak.first, progress=progress,
+                              decisions=drill_pods(len(cluster_state.nodes)) if inputs.report else 0,
+                              registry=registry, extenders=not inputs.no_extenders)
     result.warnings[:0] = warnings
 
     # The table shows the run's warnings (skipped or failing extenders, ...) itself; JSON/YAML
@@ -122,7 +123,7 @@ def _run_steps(inputs: CommandInputs, steps: list, batch: list, cluster_state: o
     from kschedctl.cli.common import print_warnings
     from kschedctl.errors import EXIT_NO, EXIT_OK
     from kschedctl.scenarios.steps import run_steps
-    from kschedctl.scheduler.steps import SteppedCluster
+    from kschedctl.analyses.steps import SteppedCluster
 
     stepped = SteppedCluster(cluster_state, cfg, registry=registry, seed=inputs.seed, profile=inputs.profile,
                              extenders=not inputs.no_extenders)

@@ -90,9 +90,9 @@ def validate(
 
 def _extra_plugins(specs: list[str]) -> dict[str, tuple[str, ...]]:
     """Out-of-tree, entry-point and ``--plugin`` plugins, checked when loaded (exit 2 if broken)."""
-    from kschedctl.plugins import loader
+    from kschedctl.plugins.registry import extension_points_of_specs
 
-    return dict(loader.extension_points_of(specs))
+    return dict(extension_points_of_specs(specs))
 
 
 def _origins(texts: list[Optional[str]], paths: list[str], extra: dict) -> list:

@@ -11,7 +11,7 @@ def what_if_of(options: Any) -> Any:
     """The ``WhatIf`` of the flags of ``options`` (a ``CommandInputs`` or any object with the
     flags as attributes); ``UsageError`` naming the flag when one is malformed or misused."""
     from kschedctl.errors import InputError, UsageError
-    from kschedctl.scheduler.cluster_edits import (
+    from kschedctl.cluster.edits import (
         AddNodes,
         Cordon,
         Drain,
@@ -20,7 +20,7 @@ def what_if_of(options: Any) -> Any:
         parse_label,
         parse_taint,
     )
-    from kschedctl.scheduler.what_if import WhatIf
+    from kschedctl.analyses.what_if import WhatIf
 
     edits: list[Any] = []
     add_nodes, like = getattr(options, "add_nodes", None), getattr(options, "like", None)

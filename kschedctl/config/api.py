@@ -106,7 +106,7 @@ def _check(decoded: Decoded, allow_unknown_plugins: bool,
     errors = validate_upstream(doc, decoded.api_version)
     # Out-of-tree plugins kschedctl ships and loaded custom plugins are registered plugins too.
     from kschedctl.config.plugin_args import plugin_args_errors
-    from kschedctl.plugins.loader import known_plugin_points
+    from kschedctl.plugins.registry import known_plugin_points
 
     extra_plugins = known_plugin_points(extra_plugins)
     written = decoded.doc.get("profiles")

@@ -166,7 +166,7 @@ def config_origins(raw: Mapping[str, Any] | None, file: str | None = None,
     kschedctl ships and the in-tree ones.
     """
     from kschedctl.config.api import build_config
-    from kschedctl.plugins.loader import known_plugin_points
+    from kschedctl.plugins.registry import known_plugin_points
 
     points_of, known = points_lookup(known_plugin_points(extra_plugins))
     user = copy.deepcopy(dict(raw or {}))

@@ -10,13 +10,9 @@ from typing import Mapping, Sequence
 
 from kschedctl.config.expand import expand_plugins, points_lookup
 from kschedctl.config.types import FieldError, KubeSchedulerConfiguration
-from kschedctl.plugins.loader import (
-    OUT_OF_TREE_PLUGINS,
-    args_errors,
-    known_plugin_points,
-    loaded_plugin_names,
-    plugin_info,
-)
+from kschedctl.plugins.loader import args_errors, loaded_plugin_names
+from kschedctl.plugins.out_of_tree import OUT_OF_TREE_PLUGINS
+from kschedctl.plugins.registry import known_plugin_points, plugin_info
 
 
 def plugin_args_errors(cfg: KubeSchedulerConfiguration,

@@ -42,7 +42,9 @@ from kschedctl.k8s.quantity import nanos
 __all__ = [
     "ClusterState",
     "load_cluster",
+    "admit",
     "admit_pod",
+    "waits_for_scheduler",
     "default_pod",
     "make_uid",
     "DEFAULT_NAMESPACE",
@@ -398,6 +400,32 @@ def admit_pod(pod: dict, cluster: Any = None, *, existing: bool = False) -> dict
         raise _in_pod(pod, exc) from None
     _admit_priority(pod, cluster, existing=existing)
     return pod
+
+
+def admit(pod: dict, cluster: Any) -> dict:
+    """A copy of a new ``pod`` as the API server would store it before the scheduler sees it.
+
+    Defaults and priority from its PriorityClass (``admit_pod``), then v1.34's merge of
+    podAffinity ``matchLabelKeys`` / ``mismatchLabelKeys`` into the label selectors, which the API
+    server does on create (pods of the cluster state were created that way already). The one
+    home of a new pod's admission: explain, simulate, capacity and steps all go through it.
+    """
+    import copy
+
+    from kschedctl.k8s.admission import merge_match_label_keys
+
+    return merge_match_label_keys(admit_pod(copy.deepcopy(pod), cluster))
+
+
+#: Phases of a pod that has finished: the scheduler never sees it again.
+TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+
+
+def waits_for_scheduler(pod: dict) -> bool:
+    """Whether ``pod`` is pending for the scheduler: not bound to a node, not terminating, not
+    finished (the pending-pod predicate of explain --pending, simulate, replay and steps)."""
+    return (not (pod.get("spec") or {}).get("nodeName") and not (pod.get("metadata") or {}).get("deletionTimestamp")
+            and (pod.get("status") or {}).get("phase") not in TERMINAL_PHASES)
 
 
 def _admit_priority(pod: dict, cluster: Any, *, existing: bool) -> None:

@@ -163,6 +163,16 @@ class PodsToExplain(list):  # type: ignore[type-arg]
         #: caller's state, and copying a 50,000-pod state again would be wasted.
         self._joined: tuple[ClusterState, ClusterState] | None = None
 
+    def extend(self, items: Iterable[PodToExplain]) -> None:
+        """Adds ``items``; from another ``PodsToExplain`` its bundled objects and warnings too, so
+        pods read file by file join the cluster state as pods read at once do."""
+        super().extend(items)
+        if isinstance(items, PodsToExplain):
+            if items.bundled:
+                self.bundled.extend(items.bundled)
+                self._joined = None
+            self.warnings.extend(items.warnings)
+
     def joined(self, cluster: ClusterState) -> ClusterState:
         """``cluster`` with the bundled objects added (replacing objects of the same name, as an
         apply would); ``cluster`` itself when there are none."""

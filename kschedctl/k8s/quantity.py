@@ -21,7 +21,7 @@ quantities of a synthetic cluster).
 
 ``parse_exact`` is ParseQuantity without kschedctl's policies (no trimming, upstream's cap, the
 int64Amount or inf.Dec representation it picks): the CEL quantity library
-(``kschedctl.plugins.dynamic_resources.cel``) depends on those. Both read the text with the same scanner.
+(``kschedctl.cel``) depends on those. Both read the text with the same scanner.
 
 Known difference: upstream silently caps huge values at 2^63-1 (and lets MilliValue wrap
 around for absurd CPU amounts); kschedctl rejects magnitudes above 2^63-1 with a

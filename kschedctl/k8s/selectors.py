@@ -48,6 +48,8 @@ __all__ = [
     "requirement_errors",
     "is_valid_label_value",
     "parse_go_int64",
+    "POD_FIELDS",
+    "pod_field_selector",
 ]
 
 
@@ -739,3 +741,37 @@ def parse_selector(text: str) -> Selector:
     An empty string matches everything.
     """
     return Selector(_Parser(text).parse())
+
+
+#: The pod fields a field selector may name, as the API server's pod field selectors
+#: (``pkg/registry/core/pod/strategy.go`` ``PodToSelectableFields``, v1.34), with the value an
+#: unset field compares as.
+POD_FIELDS: dict[str, Any] = {
+    "metadata.name": lambda pod: (pod.get("metadata") or {}).get("name") or "",
+    "metadata.namespace": lambda pod: (pod.get("metadata") or {}).get("namespace") or "default",
+    "spec.schedulerName": lambda pod: (pod.get("spec") or {}).get("schedulerName") or "default-scheduler",
+    "spec.nodeName": lambda pod: (pod.get("spec") or {}).get("nodeName") or "",
+    "spec.priorityClassName": lambda pod: (pod.get("spec") or {}).get("priorityClassName") or "",
+    "status.phase": lambda pod: (pod.get("status") or {}).get("phase") or "Pending",
+    "status.nominatedNodeName": lambda pod: (pod.get("status") or {}).get("nominatedNodeName") or "",
+}
+
+
+def pod_field_selector(text: str) -> Any:
+    """A predicate over pods for ``key=value,key!=value`` (``==`` too) over ``POD_FIELDS``.
+
+    Raises ``ValueError`` naming the part that is not ``KEY=VALUE`` or the unknown field.
+    """
+    checks = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        for op in ("!=", "==", "="):
+            key, sep, value = part.partition(op)
+            if sep:
+                break
+        else:
+            raise ValueError(f"{part!r} is not KEY=VALUE or KEY!=VALUE")
+        key = key.strip()
+        if key not in POD_FIELDS:
+            raise ValueError(f'"{key}" is not a known field selector: only ' + ", ".join(f'"{k}"' for k in POD_FIELDS))
+        checks.append((POD_FIELDS[key], value.strip(), op == "!="))
+    return lambda pod: all((get(pod) != value) if negate else (get(pod) == value) for get, value, negate in checks)

@@ -4,7 +4,7 @@
 Annotations and flags that upstream reads with ``strconv.ParseInt(s, 10, bits)`` must accept and
 refuse exactly the same strings here: an optional sign and ASCII digits, nothing else (no
 spaces, no underscores, no ``0x``), within the signed range of ``bits``. The CEL interpreter
-(``kschedctl.plugins.dynamic_resources.cel``) converts strings with the same functions, so strings of any
+(``kschedctl.cel``) converts strings with the same functions, so strings of any
 length are read without Python's limit on int conversions (4300 digits).
 """
 

@@ -1,10 +1,8 @@
-"""Custom and out-of-tree plugins: where they come from, and the checks they pass when loaded.
+"""The custom-plugin loader: where custom plugins come from, and the checks they pass when loaded.
 
-Three sources join the built-in registry:
+Two sources join the registry (``kschedctl.plugins.registry``, which also holds the built-in
+and the out-of-tree plugins kschedctl ships):
 
-- **out-of-tree** plugins kschedctl ships: ports of kubernetes-sigs/scheduler-plugins
-  (:mod:`kschedctl.plugins.sigs`) and the plugins of the seed articles
-  (:mod:`kschedctl.plugins.seeds`); always known, imported only when a profile uses them;
 - **entry points** of the ``kschedctl.plugins`` group (``importlib.metadata``): installed
   packages that register ``name = "package.module:Class"``;
 - ``--plugin MODULE:ATTR`` or ``--plugin path/to/file.py:ATTR`` on the command line.
@@ -18,7 +16,8 @@ failure is a :class:`PluginLoadError` (exit code 2) naming ``module:Attr``.
 
 ``validate`` checks the args of every enabled out-of-tree or custom plugin against its
 ``args_schema`` and its own ``validate_args`` (upstream's args validators, for the ports),
-reporting them under ``profiles[i].pluginConfig[j].args``.
+reporting them under ``profiles[i].pluginConfig[j].args``; the helpers for those args live
+here (``with_defaults``, ``validated``, ``args_errors``).
 """
 
 from __future__ import annotations
@@ -29,11 +28,12 @@ import inspect
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import EXTENSION_POINTS, extension_points_of as _points
 from kschedctl.plugins.names import IN_TREE_PLUGINS
+from kschedctl.plugins.out_of_tree import OUT_OF_TREE_PLUGINS
 
 #: The entry-point group installed packages register their plugins under.
 ENTRY_POINT_GROUP = "kschedctl.plugins"
@@ -41,26 +41,6 @@ ENTRY_POINT_GROUP = "kschedctl.plugins"
 ORIGIN_BUILTIN = "built-in"
 ORIGIN_OUT_OF_TREE = "out-of-tree"
 ORIGIN_CUSTOM = "custom"
-
-
-def _out_of_tree_table() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
-    from kschedctl.plugins.seeds import SEED_PLUGINS
-    from kschedctl.plugins.sigs import SIGS_PLUGINS
-
-    targets: dict[str, str] = {}
-    points: dict[str, tuple[str, ...]] = {}
-    for table in (SIGS_PLUGINS, SEED_PLUGINS):
-        for name, (target, pts) in table.items():
-            targets[name] = target
-            points[name] = tuple(pts)
-    return targets, points
-
-
-#: Out-of-tree plugins kschedctl ships: name -> "module:Class" (imported lazily by the registry).
-OUT_OF_TREE_PLUGINS: dict[str, str]
-#: Their extension points (config spelling), known without importing them.
-OUT_OF_TREE_EXTENSION_POINTS: dict[str, tuple[str, ...]]
-OUT_OF_TREE_PLUGINS, OUT_OF_TREE_EXTENSION_POINTS = _out_of_tree_table()
 
 
 class PluginLoadError(InputError):
@@ -219,7 +199,7 @@ def _first_line(exc: BaseException) -> str:
 # -- loading ------------------------------------------------------------------------------------
 
 
-def _import_target(spec: str) -> Any:
+def import_target(spec: str) -> Any:
     """The object ``spec`` names: ``package.module:Attr`` or ``path/to/file.py:Attr``."""
     target, sep, attr = spec.rpartition(":")
     if not sep or not target or not attr:
@@ -259,7 +239,7 @@ def _import_target(spec: str) -> Any:
 
 def load_spec(spec: str) -> LoadedPlugin:
     """Import and check the plugin of a ``--plugin`` spec."""
-    return check_plugin(_import_target(spec), spec, ORIGIN_CUSTOM, "--plugin")
+    return check_plugin(import_target(spec), spec, ORIGIN_CUSTOM, "--plugin")
 
 
 _ENTRY_POINT_CACHE: list[LoadedPlugin] | None = None
@@ -327,37 +307,9 @@ def custom_plugins(specs: Iterable[str] = ()) -> list[LoadedPlugin]:
     return out
 
 
-def extension_points_of(specs: Iterable[str]) -> Iterable[tuple[str, tuple[str, ...]]]:
-    """``(name, points)`` of every plugin the config layer must know besides the in-tree ones:
-    the out-of-tree plugins kschedctl ships, entry-point plugins and the ``--plugin`` specs."""
-    yield from OUT_OF_TREE_EXTENSION_POINTS.items()
-    for loaded in custom_plugins(list(specs)):
-        yield loaded.name, loaded.points
-
-
-def known_plugin_points(extra: Mapping[str, Sequence[str]] | None = None) -> dict[str, tuple[str, ...]]:
-    """Out-of-tree and installed (entry-point) plugins plus ``extra`` (name -> extension points).
-
-    A ``--plugin`` class counts only where it is passed in ``extra``: loading it for one command
-    must not make its name valid for the next configuration checked in the same process.
-    """
-    table: dict[str, tuple[str, ...]] = dict(OUT_OF_TREE_EXTENSION_POINTS)
-    for loaded in custom_plugins():  # installed entry points count as registered
-        table[loaded.name] = loaded.points
-    for name, pts in (extra or {}).items():
-        table[name] = tuple(pts)
-    return table
-
-
-def plugin_info(name: str) -> LoadedPlugin | None:
-    """What is known of an out-of-tree or custom plugin (imports an out-of-tree one)."""
-    if name in _LOADED:
-        return _LOADED[name]
-    target = OUT_OF_TREE_PLUGINS.get(name)
-    if target is None:
-        return None
-    obj = _import_target(target)
-    return check_plugin(obj, target, ORIGIN_OUT_OF_TREE, "kschedctl")
+def loaded_plugin(name: str) -> LoadedPlugin | None:
+    """The custom plugin ``name`` loaded in this process (entry point or ``--plugin``), if any."""
+    return _LOADED.get(name)
 
 
 # -- args -----------------------------------------------------------------------------------------
@@ -461,17 +413,14 @@ def describe_points(points: Iterable[str]) -> list[str]:
 
 __all__ = [
     "ENTRY_POINT_GROUP",
-    "OUT_OF_TREE_PLUGINS",
-    "OUT_OF_TREE_EXTENSION_POINTS",
     "PluginLoadError",
     "LoadedPlugin",
     "check_plugin",
     "load_spec",
+    "import_target",
     "load_entry_points",
     "custom_plugins",
-    "extension_points_of",
-    "known_plugin_points",
-    "plugin_info",
+    "loaded_plugin",
     "with_defaults",
     "schema_errors",
     "args_errors",

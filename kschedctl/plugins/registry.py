@@ -1,19 +1,29 @@
 """The plugin registry: every built-in plugin in one literal, imported only when a profile uses it.
 
 Upstream keeps the in-tree registry in pkg/scheduler/framework/plugins/registry.go. Here each
-name maps to ``"module:Class"``, imported when a profile first needs it. Custom plugins are
-added with ``register``.
+name maps to ``"module:Class"``, imported when a profile first needs it. The out-of-tree plugins
+kschedctl ships (``out_of_tree``) join it the same way; custom plugins, loaded and checked by
+``loader``, are added with ``register``. What config validation knows of plugins besides the
+in-tree ones (``known_plugin_points``, ``plugin_info``) is answered here, from all three.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from kschedctl.framework.interfaces import extension_points_of
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import PluginFacts
-from kschedctl.plugins.loader import OUT_OF_TREE_EXTENSION_POINTS, OUT_OF_TREE_PLUGINS, custom_plugins
+from kschedctl.plugins.loader import (
+    ORIGIN_OUT_OF_TREE,
+    LoadedPlugin,
+    check_plugin,
+    custom_plugins,
+    import_target,
+    loaded_plugin,
+)
+from kschedctl.plugins.out_of_tree import OUT_OF_TREE_EXTENSION_POINTS, OUT_OF_TREE_PLUGINS
 
 #: Every built-in plugin: name -> "module:Class" (the class is named exactly like the plugin), in
 #: the order of upstream's default profile (``getDefaultPlugins``), which config defaulting follows.
@@ -205,3 +215,40 @@ def default_registry() -> Registry:
     if _DEFAULT is None:
         _DEFAULT = Registry()
     return _DEFAULT
+
+
+# -- what config validation knows besides the in-tree plugins -----------------------------------
+
+
+def extension_points_of_specs(specs: Iterable[str]) -> Iterable[tuple[str, tuple[str, ...]]]:
+    """``(name, points)`` of every plugin the config layer must know besides the in-tree ones:
+    the out-of-tree plugins kschedctl ships, entry-point plugins and the ``--plugin`` specs."""
+    yield from OUT_OF_TREE_EXTENSION_POINTS.items()
+    for loaded in custom_plugins(list(specs)):
+        yield loaded.name, loaded.points
+
+
+def known_plugin_points(extra: Mapping[str, Sequence[str]] | None = None) -> dict[str, tuple[str, ...]]:
+    """Out-of-tree and installed (entry-point) plugins plus ``extra`` (name -> extension points).
+
+    A ``--plugin`` class counts only where it is passed in ``extra``: loading it for one command
+    must not make its name valid for the next configuration checked in the same process.
+    """
+    table: dict[str, tuple[str, ...]] = dict(OUT_OF_TREE_EXTENSION_POINTS)
+    for loaded in custom_plugins():  # installed entry points count as registered
+        table[loaded.name] = loaded.points
+    for name, pts in (extra or {}).items():
+        table[name] = tuple(pts)
+    return table
+
+
+def plugin_info(name: str) -> LoadedPlugin | None:
+    """What is known of an out-of-tree or custom plugin (imports an out-of-tree one), checked as
+    the loader checks a custom one."""
+    loaded = loaded_plugin(name)
+    if loaded is not None:
+        return loaded
+    target = OUT_OF_TREE_PLUGINS.get(name)
+    if target is None:
+        return None
+    return check_plugin(import_target(target), target, ORIGIN_OUT_OF_TREE, "kschedctl")

@@ -2,11 +2,11 @@
 
 A remedy is a plugin's own answer to "what change would flip your Filter verdict on this node?":
 ``remedy(engine, scenario, status) -> Step | None``. The engine that runs remedies (node copies,
-asking the plugin again, ranking nodes) is :mod:`kschedctl.scheduler.remedies`; it sits above the
+asking the plugin again, ranking nodes) is :mod:`kschedctl.analyses.remedies`; it sits above the
 plugins, so a plugin sees it only through the two protocols below. A remedy reads what its
 plugin found (``status.details``, its PreFilter state in ``scenario.state``) and proposes changes
 in their JSON form (``{"kind": "setNodeLabel", ...}``); the kinds the engine simulates are
-listed in ``kschedctl.scheduler.remedies.SIMULATED_KINDS``, any other kind is advice.
+listed in ``kschedctl.analyses.remedies.SIMULATED_KINDS``, any other kind is advice.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kschedctl.printable import printable
-from kschedctl.scheduler.capacity import PER_NODE, CapacityResult, MixCapacityResult, change_against_today
+from kschedctl.analyses.capacity import PER_NODE, CapacityResult, MixCapacityResult, change_against_today
 
 #: Nodes listed without --wide.
 TOP_NODES = 20

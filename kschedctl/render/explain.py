@@ -84,7 +84,7 @@ def render_explain(
 def render_pending_summary(results: list[ExplainResult], console: Console) -> None:
     """``explain --pending``: one line per pod: where it goes (or why not: the plugin that
     rejects the most nodes, or the event message when no filter ran) and the change that would
-    make it fit (kschedctl.scheduler.remedies). The event messages are in the detail (--wide)."""
+    make it fit (kschedctl.analyses.remedies). The event messages are in the detail (--wide)."""
     t = Table(title=f"Pending pods: {len(results)}", title_justify="left", box=box.SIMPLE_HEAD)
     # Names and outcomes stay whole; blockers and fixes are prose and wrap at their spaces.
     t.add_column("Pod", no_wrap=True)

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kschedctl.printable import printable
-from kschedctl.scheduler.nodes_needed import NodesNeededResult, ShapeAnswer
+from kschedctl.analyses.nodes_needed import NodesNeededResult, ShapeAnswer
 
 #: Nodes listed per shape without --wide.
 TOP_NODES = 20

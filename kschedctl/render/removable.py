@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kschedctl.printable import printable
-from kschedctl.scheduler.removable import NOT_UNDERUTILIZED, RemovableResult
+from kschedctl.analyses.removable import NOT_UNDERUTILIZED, RemovableResult
 
 #: Nodes listed without --wide (removed ones first, then the kept ones examined, then the rest).
 TOP_NODES = 40

@@ -212,7 +212,7 @@ def parse_text(text: str, name: str) -> tuple[list[Scenario], list[Finding]]:
 def _steps(specs: list[Any], lines: dict[str, int], file: str) -> tuple[list[Any], list[Finding]]:
     """The parsed steps, or the finding of the first bad one (unknown action, bad duration, ...)."""
     from kschedctl.scenarios.model import resolve_sources
-    from kschedctl.scheduler.steps import parse_steps
+    from kschedctl.analyses.steps import parse_steps
 
     try:
         steps = parse_steps(specs, lines, file)

@@ -76,7 +76,7 @@ class Scenario:
     metrics: str | None = None
     #: Line of every field path of the document (``expect[2].node``), for messages.
     lines: dict[str, int] = field(default_factory=dict, repr=False)
-    #: The ``steps:`` (``kschedctl.scheduler.steps.Step``), run after the expectations above.
+    #: The ``steps:`` (``kschedctl.analyses.steps.Step``), run after the expectations above.
     steps: list[Any] = field(default_factory=list)
 
     @property

@@ -25,6 +25,7 @@ from typing import Any, Iterable, Iterator
 
 from kschedctl import limits
 from kschedctl.errors import InputError, KschedctlError, internal_error_text
+from kschedctl.inputs.workloads import PodsToExplain
 from kschedctl.scenarios.model import Expectation, InlinePod, Scenario, as_list, pod_key
 from kschedctl.scenarios.report import ERROR, FAILED, PASSED, CheckResult, ScenarioResult, TestReport
 from kschedctl.scenarios.trust import TRUST_EVERYTHING, TrustPolicy
@@ -137,7 +138,7 @@ class ScenarioRunner:
         """The scenario's pods created and scheduled, then each step and its checks, in order;
         a step that cannot run is an error check and ends the scenario's steps."""
         from kschedctl.scenarios.steps import step_failures
-        from kschedctl.scheduler.steps import SteppedCluster
+        from kschedctl.analyses.steps import SteppedCluster
 
         scenario = ctx.scenario
         seed = scenario.seed if scenario.seed is not None else DEFAULT_SIMULATE_SEED
@@ -166,7 +167,7 @@ class ScenarioRunner:
             checks.append(CheckResult(title, ERROR, line, reason=reason, internal=internal))
         return checks
 
-    def _step_items(self, ctx: _Context, step: Any, state: Any) -> list[Any]:
+    def _step_items(self, ctx: _Context, step: Any, state: Any) -> PodsToExplain:
         """What a ``create`` step creates: its files (read once, within the trust boundary) and
         inline objects, as the scenario's pods are read."""
         from kschedctl.inputs.fields import check_documents
@@ -174,7 +175,7 @@ class ScenarioRunner:
         from kschedctl.inputs.workloads import pods_from_documents
 
         scenario = ctx.scenario
-        items: list[Any] = []
+        items = PodsToExplain()
         for source in step.pods:
             try:
                 if isinstance(source, InlinePod):
@@ -289,13 +290,14 @@ class ScenarioRunner:
                scenario.seed, scenario.all_filters, objects_key)
         if objects:
             cluster = cluster.with_objects(objects)
-        return _Context(scenario, cfg, cluster, items, key)
+        # What the files bring along is in ``cluster`` already: nothing is left for the batch to join.
+        return _Context(scenario, cfg, cluster, PodsToExplain(items), key)
 
     def _explainer(self, ctx: _Context) -> Any:
         if ctx.explainer is None:
             explainer = self._explainers.get(ctx.explainer_key)
             if explainer is None:
-                from kschedctl.scheduler.explain import Explainer
+                from kschedctl.analyses.explain import Explainer
 
                 explainer = Explainer(ctx.cluster, ctx.config, registry=self._registry(), seed=ctx.scenario.seed,
                                       all_filters=ctx.scenario.all_filters)
@@ -314,7 +316,7 @@ class ScenarioRunner:
         result = ctx.results.get(index)
         if result is None:
             from kschedctl.framework.types import PodInfo
-            from kschedctl.scheduler.explain import admit
+            from kschedctl.inputs.cluster import admit
             from kschedctl.scheduler.result import ExplainResult
 
             explainer = self._explainer(ctx)
@@ -333,17 +335,18 @@ class ScenarioRunner:
         result = ctx.simulations.get(include_pending)
         if result is None:
             try:
-                from kschedctl.scheduler.replicas import simulation_batch
-                from kschedctl.scheduler.simulate import Simulator
+                import kschedctl.scheduler.simulate  # noqa: F401  (a build without it says so per check)
             except ImportError:
                 raise SimulateNotAvailable() from None
+            from kschedctl import api
+
             # One batch for the whole scenario: the pod limit and the duplicate check count every
             # pods entry together, as simulate does for the files of one run.
-            batch, cluster = simulation_batch(ctx.items, ctx.cluster)
+            batch, cluster = api.pods_for_simulation(ctx.items, ctx.cluster)
             seed = ctx.scenario.seed if ctx.scenario.seed is not None else DEFAULT_SIMULATE_SEED
-            sim = Simulator(cluster, ctx.config, registry=self._registry(), seed=seed)
-            result = ctx.simulations[include_pending] = sim.run(batch, ctx.scenario.profile,
-                                                                include_cluster_pending=include_pending)
+            result = ctx.simulations[include_pending] = api.simulate(
+                batch, cluster=cluster, config=ctx.config, seed=seed, profile=ctx.scenario.profile,
+                include_cluster_pending=include_pending, registry=self._registry())
         return result
 
     # -- checking --------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from kschedctl.errors import InputError
 from kschedctl.inputs import access
 from kschedctl.k8s.selectors import parse_selector
 from kschedctl.scenarios.model import API_VERSION, InlinePod, pod_key, resolve_sources
-from kschedctl.scheduler.steps import Step, SteppedCluster, StepRecord, parse_steps
+from kschedctl.analyses.steps import Step, SteppedCluster, StepRecord, parse_steps
 
 STEPS_KIND = "Steps"
 
@@ -250,9 +250,9 @@ def file_items(step: Step, state: Any) -> list[Any]:
     """What a ``create`` step of a steps file creates: its files and inline objects."""
     from kschedctl.inputs.fields import check_documents
     from kschedctl.inputs.loader import Document, load_documents
-    from kschedctl.inputs.workloads import pods_from_documents
+    from kschedctl.inputs.workloads import PodsToExplain, pods_from_documents
 
-    items: list[Any] = []
+    items = PodsToExplain()
     for source in step.pods:
         if isinstance(source, InlinePod):
             docs = check_documents([Document(source.obj, step.file, source.line)])

@@ -11,7 +11,8 @@ from kschedctl.config.api import default_configuration
 from kschedctl.config.args import new_default_args
 from kschedctl.config.expand import score_weights
 from kschedctl.framework.interfaces import extension_points_of as _points
-from kschedctl.plugins.loader import ORIGIN_BUILTIN, OUT_OF_TREE_EXTENSION_POINTS, describe_points
+from kschedctl.plugins.loader import ORIGIN_BUILTIN, describe_points
+from kschedctl.plugins.out_of_tree import OUT_OF_TREE_EXTENSION_POINTS
 from kschedctl.plugins.registry import Registry, facts_of
 
 

@@ -8,7 +8,7 @@ nominatedPodsConsidered, and ``allocations`` (the devices DynamicResources would
 pod's ResourceClaims on the node: per claim, its request, driver, pool and device); with
 extenders configured, ``extenders`` (each extender's settings,
 whether it was interested in the pod, its calls and notes such as "bindVerb is never called")
-and ``warnings``. For an Unschedulable pod, "what would make it fit" (kschedctl.scheduler.remedies):
+and ``warnings``. For an Unschedulable pod, "what would make it fit" (kschedctl.analyses.remedies):
 per node ``hints`` (one per blocking filter plugin: text, changes, details, verified), a ranked
 top-level ``hints`` summary (one line per node, closest to fitting first) and ``podHints`` when
 PreFilter rejected the pod on every node. Extender verdicts and scores are entries of nodes[].filters / nodes[].scores
@@ -115,7 +115,7 @@ class ScoreResult:
 
 @dataclass(slots=True)
 class Hint:
-    """What would flip one blocking filter plugin's verdict on one node (kschedctl.scheduler.remedies).
+    """What would flip one blocking filter plugin's verdict on one node (kschedctl.analyses.remedies).
 
     ``changes`` are YAML-ready edits (``{"kind": "addToleration", "toleration": {...}}``,
     ``raiseAllocatable``, ``setNodeLabel``, ``removeNodeLabel``, ``uncordon``, ``removePods``,
@@ -178,7 +178,7 @@ class NodeResult:
     rank: int | None = None
     tied: bool = False
     nominated_pods_considered: bool = False
-    #: What would make the pod fit here (one per blocking filter plugin); see kschedctl.scheduler.remedies.
+    #: What would make the pod fit here (one per blocking filter plugin); see kschedctl.analyses.remedies.
     hints: list[Hint] = field(default_factory=list)
 
     def verdict(self) -> FilterResult | None:
@@ -255,7 +255,7 @@ class Decision:
     difference of their totals, ``deciding`` each plugin's weighted difference (chosen minus
     runner-up), largest first, zeros left out; ``only_feasible`` when no other node passed the
     filters. Otherwise: ``blockers``, most nodes first, and ``fix``, the closest hint
-    (kschedctl.scheduler.remedies). ``spec_node_name`` is the pod's own spec.nodeName: such a pod
+    (kschedctl.analyses.remedies). ``spec_node_name`` is the pod's own spec.nodeName: such a pod
     never reaches kube-scheduler.
     """
 
@@ -396,7 +396,7 @@ class ExplainResult:
     extenders: list[dict] = field(default_factory=list)
     #: What did not stop the cycle but changes how to read it (ignorable extender failed, ...).
     warnings: list[str] = field(default_factory=list)
-    #: Unschedulable pods: the nodes closest to fitting first, one line each (kschedctl.scheduler.remedies).
+    #: Unschedulable pods: the nodes closest to fitting first, one line each (kschedctl.analyses.remedies).
     hints: list[NodeHints] = field(default_factory=list)
     #: Unschedulable at PreFilter on every node: what the pod or the cluster would need.
     pod_hints: list[Hint] = field(default_factory=list)

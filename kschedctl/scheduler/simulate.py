@@ -53,6 +53,7 @@ from kschedctl.framework.runtime import (
 )
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import NODE_CHANGES, PodInfo
+from kschedctl.inputs.cluster import waits_for_scheduler
 from kschedctl.plugins.dynamic_resources import DEALLOCATION_COMPLETED as DRA_DEALLOCATION_COMPLETED
 from kschedctl.plugins.dynamic_resources import NAME as DRA_NAME
 from kschedctl.plugins.dynamic_resources import SHARED_KEY as DRA_SHARED_KEY
@@ -86,7 +87,6 @@ from kschedctl.scheduler.simulation_result import (
     usage,
 )
 
-_TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 
 #: Told of every cycle a run makes, ``(pod_info, outcome)``, while set (``diff`` asks why a pod
 #: moved from the very cycle that placed it; replay builds its simulators out of reach).
@@ -617,14 +617,7 @@ class Simulator(SchedulingSetup):
 
     def pending_cluster_pods(self) -> list[PodInfo]:
         """Pods of the cluster state waiting for a node (not bound, not finished, not terminating)."""
-        out = []
-        for pi in self.cluster_pod_infos:
-            if pi.node_name or pi.is_terminating:
-                continue
-            if ((pi.pod.get("status") or {}).get("phase") or "") in _TERMINAL_PHASES:
-                continue
-            out.append(pi)
-        return out
+        return [pi for pi in self.cluster_pod_infos if waits_for_scheduler(pi.pod)]
 
     # -- the batch -----------------------------------------------------------------------------
     def run(
@@ -643,7 +636,7 @@ class Simulator(SchedulingSetup):
         the simulation then writes ``spec.nodeName`` into them).
         """
         if admit_pods:
-            from kschedctl.scheduler.explain import admit
+            from kschedctl.inputs.cluster import admit
 
             pods = [admit(p, self.cluster) for p in pods]
         started = time.perf_counter()
@@ -746,7 +739,7 @@ class Simulator(SchedulingSetup):
             out = scheduler.run_cycle(fwk, pod_info)
             if drill:
                 fwk.keep_filters = scheduler.for_display = False  # type: ignore[attr-defined]
-                from kschedctl.scheduler.explain import build_result
+                from kschedctl.scheduler.cycle_result import build_result
 
                 result.decisions[pod_info.key] = build_result(out, fwk, snapshot, seed=self.seed)
             if observe is not None:

@@ -286,7 +286,7 @@ def _removable_threshold(value: Any) -> float | None:
 def _with_what_ifs(clusters: list[ClusterSource], what_ifs: list[dict[str, Any]],
                    lines: dict[str, int]) -> list[ClusterSource]:
     """Every cluster under every node what-if, named ``cluster[what-if]``."""
-    from kschedctl.scheduler.what_if import WhatIf
+    from kschedctl.analyses.what_if import WhatIf
 
     named = []
     for i, spec in enumerate(what_ifs):

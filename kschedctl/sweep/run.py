@@ -155,9 +155,7 @@ def _guarded_cell(cell: Cell, options: RunOptions, cluster_state: Any, out: Cell
 
 def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any,
               extra: dict[str, tuple[str, ...]] | None, out: CellResult) -> None:
-    from kschedctl.inputs.workloads import load_pods
-    from kschedctl.scheduler.replicas import simulation_batch
-    from kschedctl.scheduler.simulate import Simulator
+    from kschedctl import api
 
     cfg = load_cell_config(cell.config, extra)
     if options.extenders:
@@ -166,7 +164,7 @@ def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any
             raise InputError(options.trust.refusal(refused, "sweep"), cell.config.file or cell.config.name)
     state = cluster_state if cluster_state is not None else load_cell_cluster(cell.cluster)
     if cell.cluster.what_if:
-        from kschedctl.scheduler.what_if import WhatIf
+        from kschedctl.analyses.what_if import WhatIf
 
         what_if = WhatIf.from_spec(json.loads(cell.cluster.what_if), cell.cluster.name)
         state, _ = what_if.apply(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)
@@ -174,7 +172,7 @@ def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any
 
     if len(cell.workload.files) == 1 and is_trace_path(cell.workload.files[0]):
         # a recorded trace: its arrivals, deletions and node changes in time order, on the cell's cluster
-        from kschedctl.scheduler.replay import Replayer
+        from kschedctl.analyses.replay import Replayer
 
         trace = read_trace(cell.workload.files[0])
         started = time.perf_counter()
@@ -182,16 +180,16 @@ def _run_cell(cell: Cell, options: RunOptions, cluster_state: Any, registry: Any
                             extenders=options.extenders, cluster=state).run()
         out.metrics = {**cell_metrics(replayed.simulation), "seconds": round(time.perf_counter() - started, 3)}
         return
-    items = load_pods(list(cell.workload.files), state)
-    batch, state = simulation_batch(items, items.joined(state))
+    batch, state = api.pods_for_simulation(api.load_pods(list(cell.workload.files), state), state)
     # "seconds" is the scheduling alone: reading the files (once per worker for its configuration
     # and cluster) and the worker's start-up would make the first cell of each worker look slow
     started = time.perf_counter()
-    sim = Simulator(state, cfg, registry=registry, seed=cell.seed, extenders=options.extenders)
-    result = sim.run(batch, cell.config.profile, include_cluster_pending=cell.include_cluster_pending)
+    result = api.simulate(batch, cluster=state, config=cfg, seed=cell.seed, profile=cell.config.profile,
+                          include_cluster_pending=cell.include_cluster_pending, registry=registry,
+                          extenders=options.extenders)
     out.metrics = {**cell_metrics(result), "seconds": round(time.perf_counter() - started, 3)}
     if cell.removable is not None:
-        from kschedctl.scheduler.removable import RemovableRules, placed_state, removable_nodes
+        from kschedctl.analyses.removable import RemovableRules, placed_state, removable_nodes
 
         after = placed_state(state, batch, result)
         found = removable_nodes(after, cfg, profile=cell.config.profile, registry=registry, seed=cell.seed,

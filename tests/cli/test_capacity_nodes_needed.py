@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kschedctl.inputs.cluster import load_cluster
-from kschedctl.scheduler.nodes_needed import nodes_needed
+from kschedctl.analyses.nodes_needed import nodes_needed
 from tests.cli.helpers import run_cli
 from tests.cli.test_simulate import CONFIG, deployment, node, pod, write
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from kschedctl.inputs.workloads import load_pods
-from kschedctl.scheduler.replicas import expand_replicas
+from kschedctl.cluster.replicas import expand_replicas
 from tests.cli.helpers import run_cli
 
 DEPLOYMENT = """apiVersion: apps/v1

@@ -160,3 +160,21 @@ def test_create_files_inside_the_repository_are_read(tmp_path: Path) -> None:
 
 _POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "extra", "namespace": "default"},
         "spec": {"containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "100m"}}}]}}
+
+
+def test_a_create_step_brings_the_priority_class_its_file_holds(tmp_path: Path) -> None:
+    """A create step's file is applied as simulate's files are: the PriorityClass beside the pod
+    joins the cluster state, so the pod is admitted with its value (it was dropped, and admission
+    then refused the pod for a PriorityClass it could not find)."""
+    (tmp_path / "urgent.yaml").write_text(yaml.safe_dump_all([
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "urgent"},
+         "value": 1000},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "urgent", "labels": {"app": "urgent"}},
+         "spec": {"priorityClassName": "urgent", "containers": [
+             {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "100m"}}}]}},
+    ]), encoding="utf-8")
+    path = steps_file(tmp_path, [{"create": "urgent.yaml", "expect": [{"selector": "app=urgent", "scheduled": 1}]}])
+    result = run_cli("simulate", "--cluster", CLUSTER, "--steps", path, "--allow-outside-paths", "-o", "json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    [check] = json.loads(result.stdout)["checks"]
+    assert check["status"] == "passed"

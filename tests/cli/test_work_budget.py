@@ -14,7 +14,7 @@ import yaml
 
 from kschedctl import limits
 from kschedctl.inputs.trace import read_trace
-from kschedctl.scheduler.replay import Replayer
+from kschedctl.analyses.replay import Replayer
 from tests.cli.helpers import run_cli
 from tests.cli.test_replay import arrival, event, node, pod, trace_text
 

@@ -207,3 +207,22 @@ def test_dra_objects_without_gated_fields_never_ask_for_their_line() -> None:
              "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}
     state = ClusterState.from_documents([Document(claim, "cluster.json", locate=locate("gpu"))])
     assert "gpu" in state.device_classes and asked == []
+
+
+#: (id, pod, whether it waits for the scheduler): the one pending-pod predicate.
+WAITING = [
+    ("new-pod", {"metadata": {"name": "a"}, "spec": {}}, True),
+    ("pending-phase", {"metadata": {"name": "a"}, "spec": {}, "status": {"phase": "Pending"}}, True),
+    ("bound", {"metadata": {"name": "a"}, "spec": {"nodeName": "n1"}}, False),
+    ("terminating", {"metadata": {"name": "a", "deletionTimestamp": "2026-01-01T00:00:00Z"}, "spec": {}}, False),
+    ("succeeded-unbound", {"metadata": {"name": "a"}, "spec": {}, "status": {"phase": "Succeeded"}}, False),
+    ("failed-unbound", {"metadata": {"name": "a"}, "spec": {}, "status": {"phase": "Failed"}}, False),
+    ("nominated-still-waits", {"metadata": {"name": "a"}, "spec": {}, "status": {"nominatedNodeName": "n1"}}, True),
+]
+
+
+@pytest.mark.parametrize("pod,waits", [c[1:] for c in WAITING], ids=[c[0] for c in WAITING])
+def test_waits_for_scheduler(pod: dict, waits: bool) -> None:
+    from kschedctl.inputs.cluster import waits_for_scheduler
+
+    assert waits_for_scheduler(pod) is waits

@@ -306,3 +306,39 @@ def test_gt_lt_requirements() -> None:
     sel, _ = node_selector_requirements_as_selector([{"key": "a", "operator": "Gt", "values": ["3"]}], "p")
     assert sel.matches({"a": "4"}) and sel.matches({"a": "+04"}) and not sel.matches({"a": "3"})
     assert not sel.matches({"a": "x"}) and not sel.matches({}) and not sel.matches({"a": "-5"})
+
+
+# -- pod field selectors (explain --pending --field-selector, kschedctl.api.pending_pods) -----------
+
+_POD = {"metadata": {"name": "web-0", "namespace": "shop"},
+        "spec": {"schedulerName": "my-scheduler", "priorityClassName": "high"}, "status": {}}
+
+POD_FIELD_SELECTORS = [
+    ("name-equals", "metadata.name=web-0", True),
+    ("name-double-equals", "metadata.name==web-0", True),
+    ("name-not-equals", "metadata.name!=web-0", False),
+    ("every-term-must-hold", "metadata.namespace=shop,spec.schedulerName=default-scheduler", False),
+    ("an-unset-node-compares-as-empty", "spec.nodeName=", True),
+    ("an-unset-phase-is-pending", "status.phase=Pending", True),
+    ("an-unset-nomination-compares-as-empty", "status.nominatedNodeName!=node-1", True),
+    ("spaces-around-terms", " spec.priorityClassName = high , metadata.namespace=shop ", True),
+]
+
+
+@pytest.mark.parametrize("text,matches", [c[1:] for c in POD_FIELD_SELECTORS], ids=[c[0] for c in POD_FIELD_SELECTORS])
+def test_pod_field_selector(text: str, matches: bool) -> None:
+    from kschedctl.k8s.selectors import pod_field_selector
+
+    assert pod_field_selector(text)(_POD) is matches
+
+
+@pytest.mark.parametrize("text,words", [
+    ("spec.color=blue", '"spec.color" is not a known field selector: only "metadata.name"'),
+    ("metadata.name", "'metadata.name' is not KEY=VALUE or KEY!=VALUE"),
+])
+def test_pod_field_selector_refuses(text: str, words: str) -> None:
+    from kschedctl.k8s.selectors import pod_field_selector
+
+    with pytest.raises(ValueError) as caught:
+        pod_field_selector(text)
+    assert words in str(caught.value)

@@ -445,7 +445,7 @@ def _web(cpu: str, priority_class: str = "high") -> dict:
 
 def test_explain_nominates_a_node_and_names_the_victims() -> None:
     from kschedctl.config import load_config
-    from kschedctl.scheduler.explain import explain
+    from kschedctl.analyses.explain import explain
 
     r = explain(_web("3"), _explain_cluster(), load_config(_PROFILE), seed=1)
     assert r.outcome == "Unschedulable"
@@ -469,7 +469,7 @@ def test_explain_nominates_a_node_and_names_the_victims() -> None:
 
 def test_explain_message_ends_with_the_preemption_part() -> None:
     from kschedctl.config import load_config
-    from kschedctl.scheduler.explain import explain
+    from kschedctl.analyses.explain import explain
 
     tainted = _explain_cluster()
     tainted.node_by_name["node-c"]["spec"] = {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]}
@@ -485,7 +485,7 @@ def test_explain_message_ends_with_the_preemption_part() -> None:
 
 def test_explain_request_larger_than_any_node() -> None:
     from kschedctl.config import load_config
-    from kschedctl.scheduler.explain import explain
+    from kschedctl.analyses.explain import explain
 
     r = explain(_web("5"), _explain_cluster(), load_config(_PROFILE), seed=1)
     # v1.34: a request above allocatable is UnschedulableAndUnresolvable: no node is tried.
@@ -495,7 +495,7 @@ def test_explain_request_larger_than_any_node() -> None:
 
 def test_explain_preemption_policy_never_from_the_priority_class() -> None:
     from kschedctl.config import load_config
-    from kschedctl.scheduler.explain import explain
+    from kschedctl.analyses.explain import explain
 
     r = explain(_web("3", "high-never"), _explain_cluster(), load_config(_PROFILE), seed=1)
     assert r.message == ("0/3 nodes are available: 3 Insufficient cpu. "

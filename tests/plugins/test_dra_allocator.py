@@ -19,7 +19,7 @@ How a case runs, as upstream's harness does:
 - ``numAllocateOne`` is upstream's ``expectNumAllocateOneInvocations``.
 - The claims, slices, classes and allocated devices must come out of the call unchanged.
 
-Selectors are compiled and evaluated by kschedctl's CEL (``kschedctl.plugins.dynamic_resources.cel``), a fresh
+Selectors are compiled and evaluated by kschedctl's CEL (``kschedctl.cel``), a fresh
 cache per run. The cases not ported are listed, with the reason, below the imports.
 """
 
@@ -33,7 +33,7 @@ from typing import Any, Iterator
 import pytest
 
 from kschedctl.plugins.dynamic_resources.allocator import AllocationError, Allocator
-from kschedctl.plugins.dynamic_resources.cel import CelCache
+from kschedctl.cel import CelCache
 from kschedctl.plugins.dynamic_resources.features import DEFAULT_FEATURES, Features
 from kschedctl.plugins.dynamic_resources.pools import DeviceID, SliceIndex
 from tests.plugins.harness import load_cases

@@ -1,4 +1,4 @@
-"""Tests of kschedctl's CEL evaluator for DRA device selectors (the package kschedctl/plugins/dynamic_resources/cel/).
+"""Tests of kschedctl's CEL evaluator for DRA device selectors (the package kschedctl/cel/).
 
 The tables live in ``cases/dra_cel.yaml``: upstream's TestCEL (k8s.io/dynamic-resource-allocation
 cel/compile_test.go, release-1.34), the apiserver quantity and semver library tests, the allocator
@@ -18,9 +18,10 @@ import pytest
 
 from kschedctl.k8s.quantity import parse_quantity
 from kschedctl.k8s.strconv import quote
-from kschedctl.plugins.dynamic_resources import cel, pools
-from kschedctl.plugins.dynamic_resources.cel import gofmt, regex
-from kschedctl.plugins.dynamic_resources.cel import quantity as cel_quantity
+from kschedctl import cel
+from kschedctl.plugins.dynamic_resources import pools
+from kschedctl.cel import gofmt, regex
+from kschedctl.cel import quantity as cel_quantity
 from tests.plugins.harness import load_cases
 
 #: Upstream tests (or parts of them) deliberately not ported, and why.

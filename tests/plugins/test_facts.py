@@ -18,7 +18,7 @@ from kschedctl.framework import events
 from kschedctl.framework.interfaces import extension_points_of
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import ArgsFacts, PluginFacts
-from kschedctl.plugins.loader import OUT_OF_TREE_EXTENSION_POINTS, OUT_OF_TREE_PLUGINS
+from kschedctl.plugins.out_of_tree import OUT_OF_TREE_EXTENSION_POINTS, OUT_OF_TREE_PLUGINS
 from kschedctl.plugins.registry import BUILTIN_PLUGINS, facts_of
 
 #: The args kinds kubescheduler.config.k8s.io/v1 registers in v1.34 (apis/config/v1/register.go).

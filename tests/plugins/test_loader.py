@@ -12,6 +12,8 @@ from kschedctl.config.api import validate_text
 from kschedctl.framework.status import Code
 from kschedctl.plugins import loader
 from kschedctl.plugins.loader import PluginLoadError, check_plugin, load_spec
+from kschedctl.plugins import registry as plugin_registry
+from kschedctl.plugins.out_of_tree import OUT_OF_TREE_EXTENSION_POINTS, OUT_OF_TREE_PLUGINS
 from kschedctl.plugins.registry import Registry
 from tests.cli.helpers import run_cli
 
@@ -164,7 +166,7 @@ def test_name_of_a_shipped_plugin_is_refused(tmp_path: Path) -> None:
 
 
 def test_args_are_validated_under_the_plugin_config_path(plugin_dir: Path) -> None:
-    extra = dict(loader.extension_points_of(["my_plugins:Good"]))
+    extra = dict(plugin_registry.extension_points_of_specs(["my_plugins:Good"]))
     body = ("profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: Good\n"
             "  pluginConfig:\n  - name: Good\n    args:\n      limit: 0\n      colour: red\n")
     result = validate_text(HEAD + body, "cfg.yaml", extra_plugins=extra)
@@ -197,9 +199,9 @@ def test_out_of_tree_plugins_are_known_without_plugin_option() -> None:
 
 
 def test_shipped_points_match_the_classes() -> None:
-    for name in loader.OUT_OF_TREE_PLUGINS:
-        info = loader.plugin_info(name)
-        assert info is not None and info.points == loader.OUT_OF_TREE_EXTENSION_POINTS[name], name
+    for name in OUT_OF_TREE_PLUGINS:
+        info = plugin_registry.plugin_info(name)
+        assert info is not None and info.points == OUT_OF_TREE_EXTENSION_POINTS[name], name
 
 
 def test_a_raising_plugin_is_contained(plugin_dir: Path, tmp_path: Path) -> None:

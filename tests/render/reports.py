@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kschedctl.framework.status import Code, Status
-from kschedctl.scheduler.diff import (
+from kschedctl.analyses.diff import (
     DiffResult,
     Placed,
     PluginScoreChange,
@@ -104,7 +104,7 @@ def hostile_results() -> dict[str, object]:
     cells = [CellResult(0, h, h, h, 0, 1, metrics=dict(metrics)), CellResult(1, h, h, h, 1, 2, error=h)]
     from kschedctl.scenarios.model import Scenario
     from kschedctl.scenarios.report import CheckResult, ScenarioResult, TestReport
-    from kschedctl.scheduler.capacity import CapacityResult
+    from kschedctl.analyses.capacity import CapacityResult
 
     capacity = CapacityResult(h, 2, {h: 2}, h, profile=h, outcome="Unschedulable", warnings=[h])
     scenario = ScenarioResult(Scenario(h, h, 3, None, [], [], []),

@@ -4,7 +4,7 @@ line, the zones; an input holding markup stays text."""
 from __future__ import annotations
 
 from kschedctl.render.report import report_html
-from kschedctl.scheduler.removable import RemovableResult, RemovableRules, removable_nodes
+from kschedctl.analyses.removable import RemovableResult, RemovableRules, removable_nodes
 from tests.render.test_report_html import _Page
 from tests.scheduler.test_removable import case_cluster
 

@@ -11,9 +11,9 @@ import pytest
 
 from kschedctl.inputs.cluster import load_cluster
 from kschedctl.render.report import report_html
-from kschedctl.scheduler.cluster_edits import Drain, NodeTarget
+from kschedctl.cluster.edits import Drain, NodeTarget
 from kschedctl.scheduler.simulation_result import SimulationResult
-from kschedctl.scheduler.what_if import WhatIf
+from kschedctl.analyses.what_if import WhatIf
 from tests.cli.helpers import run_cli
 from tests.render.reports import COMMANDS, HOSTILE, ROOT
 from tests.render.test_report_html import _text, assert_inert_and_offline
@@ -94,12 +94,12 @@ def test_capacity_replay_and_test_write_a_report(tmp_path: Path, name: str, mark
 
 
 def test_hostile_names_in_a_what_if_are_text() -> None:
-    from kschedctl.scheduler.cluster_edits import EditRecord, Eviction
+    from kschedctl.cluster.edits import EditRecord, Eviction
 
     record = EditRecord("drain", HOSTILE, [HOSTILE], evicted=[Eviction(HOSTILE, HOSTILE, HOSTILE, HOSTILE + "r")],
                         blocked={HOSTILE + "b": HOSTILE}, refused={HOSTILE + "x": HOSTILE},
                         placements={HOSTILE + "r": (None, HOSTILE)})
-    from kschedctl.scheduler.what_if import WhatIfReport
+    from kschedctl.analyses.what_if import WhatIfReport
 
     page = report_html(SimulationResult(), what_if=WhatIfReport([record]))
     assert_inert_and_offline(page)

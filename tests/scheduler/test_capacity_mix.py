@@ -11,7 +11,7 @@ import yaml
 
 from kschedctl.config import load_config
 from kschedctl.errors import UsageError
-from kschedctl.scheduler.capacity import capacity, capacity_of_mix, interleaved_order, parse_ratio
+from kschedctl.analyses.capacity import capacity, capacity_of_mix, interleaved_order, parse_ratio
 from tests.framework.fakes import make_node, make_pod
 
 HERE = Path(__file__).parent

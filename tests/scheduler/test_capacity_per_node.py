@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from kschedctl.config import load_config
-from kschedctl.scheduler.capacity import CYCLES, PER_NODE, capacity
+from kschedctl.analyses.capacity import CYCLES, PER_NODE, capacity
 from tests.framework.fakes import make_node, make_pod
 
 CONFIG = str(Path(__file__).parent / "cases" / "config-implemented.yaml")

@@ -1,4 +1,4 @@
-"""Node what-ifs (kschedctl.scheduler.cluster_edits, what_if): the cases of what_if/cases.yaml
+"""Node what-ifs (kschedctl.cluster.edits, what_if): the cases of what_if/cases.yaml
 run on what_if/cluster.yaml; each edit's record holds what the case expects."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import yaml
 
 from kschedctl.errors import InputError
 from kschedctl.inputs.cluster import load_cluster
-from kschedctl.scheduler.cluster_edits import (
+from kschedctl.cluster.edits import (
     UNSCHEDULABLE_TAINT_KEY,
     AddNodes,
     Cordon,
@@ -26,7 +26,7 @@ from kschedctl.scheduler.cluster_edits import (
     TaintNodes,
     parse_label,
 )
-from kschedctl.scheduler.what_if import WhatIf
+from kschedctl.analyses.what_if import WhatIf
 
 HERE = Path(__file__).parent / "what_if"
 CASES = yaml.safe_load((HERE / "cases.yaml").read_text(encoding="utf-8"))

@@ -10,7 +10,7 @@ import pytest
 from kschedctl.config import load_config
 from kschedctl.inputs.cluster import load_cluster
 from kschedctl.inputs.workloads import load_pods
-from kschedctl.scheduler.diff import Side, diff_pods, diff_simulate
+from kschedctl.analyses.diff import Side, diff_pods, diff_simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTER = str(ROOT / "fixtures" / "cluster")
@@ -108,7 +108,7 @@ def test_json_of_a_moved_pod(env: dict[str, Any]) -> None:
 
 def test_simulate_diff_spread_vs_pack() -> None:
     cluster = load_cluster([CLUSTER])
-    from kschedctl.scheduler.replicas import expand_replicas
+    from kschedctl.cluster.replicas import expand_replicas
 
     docs = load_pods([str(ROOT / "fixtures" / "pods" / "web-deployment.yaml")], cluster)
     batch: list[dict] = []

@@ -15,8 +15,8 @@ import pytest
 
 from kschedctl.inputs.cluster import load_cluster
 from kschedctl.inputs.loader import load_documents
-from kschedctl.scheduler.capacity import capacity
-from kschedctl.scheduler.explain import explain as explain_pod
+from kschedctl.analyses.capacity import capacity
+from kschedctl.analyses.explain import explain as explain_pod
 from kschedctl.scheduler.simulate import Simulator
 
 ROOT = Path(__file__).resolve().parents[2] / "profiles" / "scenarios"

@@ -11,7 +11,7 @@ import pytest
 from kschedctl.config import load_config
 from kschedctl.errors import UsageError
 from kschedctl.plugins.registry import BUILTIN_PLUGINS, Registry
-from kschedctl.scheduler.explain import Explainer, explain
+from kschedctl.analyses.explain import Explainer, explain
 from tests.framework.fakes import make_node, make_pod
 
 CONFIG = str(Path(__file__).parent / "cases" / "config-implemented.yaml")

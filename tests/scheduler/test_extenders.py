@@ -18,7 +18,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extender import HTTPExtender
 from kschedctl.framework.runtime import FitError
 from kschedctl.framework.status import Code
-from kschedctl.scheduler.explain import Explainer
+from kschedctl.analyses.explain import Explainer
 from kschedctl.scheduler.schedule_one import Scheduler, SchedulingError
 from tests.framework.extender_server import (  # noqa: F401 - extender_server is a fixture
     extender_server,

@@ -1,4 +1,4 @@
-"""kschedctl.scheduler.remedies on real plugins: hints never change the cycle's answer, eviction picks
+"""kschedctl.analyses.remedies on real plugins: hints never change the cycle's answer, eviction picks
 preemption-style victims, hints on request for --node, nominated pods, PreFilter rejections,
 plugins kschedctl knows no remedy for, and the JSON shape."""
 
@@ -8,13 +8,13 @@ from types import SimpleNamespace
 
 import pytest
 
-import kschedctl.scheduler.explain as explain_module
+import kschedctl.analyses.explain as explain_module
 from kschedctl.config import load_config
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins.registry import BUILTIN_PLUGINS, Registry
-from kschedctl.scheduler.explain import Explainer
+from kschedctl.analyses.explain import Explainer
 from kschedctl.plugins.taint_toleration import toleration_for
-from kschedctl.scheduler.remedies import rank
+from kschedctl.analyses.remedies import rank
 from kschedctl.scheduler.result import NodeHints
 from tests.framework.fakes import make_node, make_pod
 

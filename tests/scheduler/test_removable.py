@@ -1,4 +1,4 @@
-"""capacity --removable's search (kschedctl.scheduler.removable): one case per cluster-autoscaler
+"""capacity --removable's search (kschedctl.analyses.removable): one case per cluster-autoscaler
 rule from removable/cases.yaml, and the self-check over random clusters: every set the search
 reports, drained through ``simulate --drain`` from scratch, keeps every pod scheduled."""
 
@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from kschedctl.inputs.cluster import ClusterState
-from kschedctl.scheduler.removable import RemovableRules, removable_nodes, verify_removal
+from kschedctl.analyses.removable import RemovableRules, removable_nodes, verify_removal
 
 HERE = Path(__file__).parent / "removable"
 CASES = yaml.safe_load((HERE / "cases.yaml").read_text(encoding="utf-8"))
@@ -190,7 +190,7 @@ def test_every_reported_set_passes_simulate_drain(seed: int) -> None:
 
 
 def test_placed_state_binds_what_the_run_placed() -> None:
-    from kschedctl.scheduler.removable import placed_state
+    from kschedctl.analyses.removable import placed_state
     from kschedctl.scheduler.simulate import Simulator
 
     cluster = case_cluster({"nodes": {"a": {}, "b": {}}, "pods": {"web-1": {"node": "a"}}, "replicaSets": {"web": 1}})

@@ -15,7 +15,7 @@ from kschedctl.config import load_config
 from kschedctl.errors import UsageError
 from kschedctl.framework.status import Code, PostFilterResult, Status
 from kschedctl.plugins.registry import Registry
-from kschedctl.scheduler.replicas import expand_replicas
+from kschedctl.cluster.replicas import expand_replicas
 from kschedctl.scheduler.setup import load_default_config
 from kschedctl.scheduler.simulate import Simulator, simulate
 from tests.framework.fakes import make_node, make_pod

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from kschedctl.inputs.cluster import load_cluster
-from kschedctl.scheduler.explain import Explainer
+from kschedctl.analyses.explain import Explainer
 from kschedctl.scheduler.setup import load_default_config
 from kschedctl.scheduler.simulate import Simulator
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kschedctl.scheduler.capacity import capacity
-from kschedctl.scheduler.diff import diff_simulate
+from kschedctl.analyses.capacity import capacity
+from kschedctl.analyses.diff import diff_simulate
 from kschedctl.scheduler.simulate import Simulator
 from tests.framework.extender_server import extender_server  # noqa: F401 - a fixture
 from tests.framework.fakes import make_node

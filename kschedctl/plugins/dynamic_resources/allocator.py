@@ -156,7 +156,7 @@ class Allocator:
 
     ``classes`` maps a DeviceClass name to the object (or None); ``allocated`` is the set of
     DeviceIDs in use by other claims (admin-access allocations excluded); ``cel`` compiles
-    selectors (``kschedctl.plugins.dynamic_resources.cel.CelCache``).
+    selectors (``kschedctl.cel.CelCache``).
     """
 
     def __init__(self, claims: Sequence[dict], allocated: "set[DeviceID] | frozenset[DeviceID]",

@@ -106,7 +106,7 @@ class DraState:
         self.classes: dict[str, dict] = getattr(cluster, "device_classes", None) or {}
         self.slices = SliceIndex((getattr(cluster, "resource_slices", None) or {}).values(), features)
         if cel is None:
-            from kschedctl.plugins.dynamic_resources.cel import CelCache
+            from kschedctl.cel import CelCache
 
             cel = CelCache()
         self.cel = cel

@@ -40,6 +40,7 @@ from kschedctl.framework.preemption import (
 from kschedctl.framework.status import Code, PostFilterResult, PreFilterResult, Status
 from kschedctl.k8s.resources import Resource
 from kschedctl.plugins.sigs.elastic_quota import ElasticQuotaInfo, ElasticQuotaInfos, compute_pod_resource_request
+from kschedctl.plugins.facts import PluginFacts
 
 if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.framework.cycle_state import CycleState
@@ -387,3 +388,13 @@ def _read(state: "CycleState", key: str) -> Any:
         return state.read(key)
     except KeyError:
         return None
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=CapacityScheduling.name,
+    points=("preFilter", "postFilter", "reserve"),
+    # No events: scheduler-plugins' EventsToRegister is not modelled, so the queue asks it about every
+    # event (a pod it rejected is retried after any change, never fewer times than upstream would).
+)

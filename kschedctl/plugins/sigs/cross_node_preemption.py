@@ -26,6 +26,7 @@ from kschedctl.framework.preemption import MSG_NOT_HELPFUL, Candidate, Evaluator
 from kschedctl.framework.runtime import Diagnosis, FitError, NodeToStatus
 from kschedctl.framework.status import Code, PostFilterResult, Status
 from kschedctl.plugins.default_preemption import legacy_pod_eligible_to_preempt_others
+from kschedctl.plugins.facts import PluginFacts
 
 if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.framework.cycle_state import CycleState
@@ -106,3 +107,13 @@ def _dfs(pods: list, i: int, path: list, visit: Callable[[list], None]) -> None:
         return
     _dfs(pods, i + 1, path + [pods[i]], visit)
     _dfs(pods, i + 1, path, visit)
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=CrossNodePreemption.name,
+    points=("postFilter",),
+    # No events: scheduler-plugins' EventsToRegister is not modelled, so the queue asks it about every
+    # event (a pod it rejected is retried after any change, never fewer times than upstream would).
+)

@@ -36,6 +36,7 @@ from kschedctl.plugins.sigs.trimaran import (
     get_mu_sigma,
     node_metrics,
 )
+from kschedctl.plugins.facts import PluginFacts
 
 NAME = "LoadVariationRiskBalancing"
 
@@ -120,3 +121,13 @@ def _go_pow(x: float, y: float) -> float:
     if x == 0 and y < 0:
         return math.inf
     return math.pow(x, y)
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=LoadVariationRiskBalancing.name,
+    points=("score",),
+    # No events: scheduler-plugins' EventsToRegister is not modelled, so the queue asks it about every
+    # event (a pod it rejected is retried after any change, never fewer times than upstream would).
+)

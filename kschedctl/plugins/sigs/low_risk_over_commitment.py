@@ -44,6 +44,7 @@ from kschedctl.plugins.sigs.trimaran import (
     node_requests_and_limits,
     requests_and_limits,
 )
+from kschedctl.plugins.facts import PluginFacts
 
 NAME = "LowRiskOverCommitment"
 #: Upstream MaxVarianceAllowance.
@@ -183,3 +184,13 @@ def _go_div(a: float, b: float) -> float:
     if b == 0:
         return math.nan if a == 0 or a != a else math.copysign(math.inf, a)
     return a / b
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=LowRiskOverCommitment.name,
+    points=("preScore", "score"),
+    # No events: scheduler-plugins' EventsToRegister is not modelled, so the queue asks it about every
+    # event (a pod it rejected is retried after any change, never fewer times than upstream would).
+)

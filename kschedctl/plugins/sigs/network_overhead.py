@@ -49,6 +49,7 @@ from kschedctl.plugins.sigs.networkaware import (
     workload_selector,
 )
 from kschedctl.plugins.sigs.podgroup import informer_pods
+from kschedctl.plugins.facts import PluginFacts
 
 if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.framework.cycle_state import CycleState
@@ -291,3 +292,13 @@ def _accumulated_cost(node_name: str, region: str, zone: str, costs: dict[tuple[
         else:
             total += costs.get((region, pod_region), MAX_COST)
     return total
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=NetworkOverhead.name,
+    points=("preFilter", "filter", "score"),
+    # No events: scheduler-plugins' EventsToRegister is not modelled, so the queue asks it about every
+    # event (a pod it rejected is retried after any change, never fewer times than upstream would).
+)

@@ -25,6 +25,7 @@ from kschedctl.k8s.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_re
 from kschedctl.plugins.helper import go_div
 from kschedctl.plugins.loader import validated, with_defaults
 from kschedctl.plugins.seeds.pod_capacity_of_node import min_max_normalize
+from kschedctl.plugins.facts import PluginFacts
 
 if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.framework.cycle_state import CycleState
@@ -110,3 +111,13 @@ def _allocatable(allocatable: Any, resource: str) -> int:
     if is_scalar_resource_name(resource):
         return allocatable.scalar_resources.get(resource, 0)
     return 0  # upstream ignores other resources (pods, unknown names)
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=NodeResourcesAllocatable.name,
+    points=("score",),
+    # No events: scheduler-plugins' EventsToRegister is not modelled, so the queue asks it about every
+    # event (a pod it rejected is retried after any change, never fewer times than upstream would).
+)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Status
 from kschedctl.plugins.seeds.pod_capacity_of_node import min_max_normalize
+from kschedctl.plugins.facts import PluginFacts
 
 if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.framework.cycle_state import CycleState
@@ -34,3 +35,13 @@ class PodState(Plugin):
     def normalize_score(self, state: "CycleState", pod_info: "PodInfo", scores: list[NodeScore]) -> Status | None:
         min_max_normalize(scores)
         return None
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=PodState.name,
+    points=("score",),
+    # No events: scheduler-plugins' EventsToRegister is not modelled, so the queue asks it about every
+    # event (a pod it rejected is retried after any change, never fewer times than upstream would).
+)

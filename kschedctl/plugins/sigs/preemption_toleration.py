@@ -45,6 +45,7 @@ from kschedctl.plugins.default_preemption import (
     legacy_pod_eligible_to_preempt_others,
     validate_args,
 )
+from kschedctl.plugins.facts import PluginFacts
 
 NAME = "PreemptionToleration"
 
@@ -207,3 +208,13 @@ _GO_ZERO_TIME_NS = -62135596800 * 1_000_000_000
 
 def _int32(n: int) -> int:
     return (n + 2**31) % 2**32 - 2**31
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=PreemptionToleration.name,
+    points=("postFilter",),
+    # No events: scheduler-plugins' EventsToRegister is not modelled, so the queue asks it about every
+    # event (a pod it rejected is retried after any change, never fewer times than upstream would).
+)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from kschedctl.framework.interfaces import Plugin, QueuedPodInfo
 from kschedctl.k8s.resources import qos_class
+from kschedctl.plugins.facts import PluginFacts
 
 NAME = "QOSSort"
 
@@ -31,3 +32,12 @@ class QOSSort(Plugin):
         if q1 != q2:
             return q1 > q2
         return a.timestamp < b.timestamp
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=QOSSort.name,
+    points=("queueSort",),
+    # A QueueSort plugin rejects no pod: it has no event to register.
+)

@@ -41,6 +41,7 @@ from kschedctl.plugins.sigs.trimaran import (
     node_metrics,
     recently_assigned,
 )
+from kschedctl.plugins.facts import PluginFacts
 
 NAME = "TargetLoadPacking"
 
@@ -152,3 +153,13 @@ def _milli_cpu(resources: Any) -> int:
 def _overhead_milli_cpu(spec: Mapping[str, Any]) -> int:
     overhead = spec.get("overhead") or {}
     return milli_value(overhead["cpu"]) if overhead.get("cpu") is not None else 0
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=TargetLoadPacking.name,
+    points=("score",),
+    # No events: scheduler-plugins' EventsToRegister is not modelled, so the queue asks it about every
+    # event (a pod it rejected is retried after any change, never fewer times than upstream would).
+)

@@ -27,6 +27,7 @@ from kschedctl.plugins.sigs.networkaware import (
     namespaces_arg,
     workload_selector,
 )
+from kschedctl.plugins.facts import PluginFacts
 
 NAME = "TopologicalSort"
 
@@ -55,3 +56,12 @@ class TopologicalSort(Plugin):
         app_group = find_object(self.app_groups, self.namespaces, group) or {}
         order = (app_group.get("status") or {}).get("topologyOrder") or []
         return find_pod_order(order, workload_selector(pod_a)) <= find_pod_order(order, workload_selector(pod_b))
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+FACTS = PluginFacts(
+    name=TopologicalSort.name,
+    points=("queueSort",),
+    # A QueueSort plugin rejects no pod: it has no event to register.
+)

@@ -27,7 +27,7 @@ def report_html(result: Any, *, timings: bool = True, what_if: Any = None) -> st
 
 
 def _page(result: Any, *, timings: bool, what_if: Any) -> str:
-    from kschedctl.scheduler.diff import DiffResult
+    from kschedctl.analyses.diff import DiffResult
     from kschedctl.scheduler.result import ExplainResult
     from kschedctl.scheduler.simulation_result import SimulationResult
 

@@ -17,7 +17,7 @@ from kschedctl.render.report.page import (
     table,
 )
 from kschedctl.render.report.svg import grouped_bar_chart, legend
-from kschedctl.scheduler.diff import DiffResult, PodDiff
+from kschedctl.analyses.diff import DiffResult, PodDiff
 from kschedctl.scheduler.outcome import Outcome
 
 #: Nodes the A/B chart draws (those whose pod count changed first).

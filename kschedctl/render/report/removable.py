@@ -7,7 +7,7 @@ from collections import Counter
 
 from kschedctl.render.report.page import MAX_ROWS, cell, document, esc, facts, percent, row, table
 from kschedctl.render.report.svg import bar_chart
-from kschedctl.scheduler.removable import RemovableResult
+from kschedctl.analyses.removable import RemovableResult
 
 
 def removable_report(result: RemovableResult, title: str = "kschedctl capacity --removable") -> str:

@@ -22,7 +22,7 @@ from kschedctl.plugins.sigs.preemption_toleration import (
     exempted_from_preemption,
     parse_policy,
 )
-from kschedctl.scheduler.explain import explain
+from kschedctl.analyses.explain import explain
 from tests.plugins.harness import pod_info
 from tests.plugins.sigs._cases import load
 

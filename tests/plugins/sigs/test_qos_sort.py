@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kschedctl.framework.interfaces import QueuedPodInfo, extension_points_of
-from kschedctl.plugins.loader import OUT_OF_TREE_EXTENSION_POINTS
+from kschedctl.plugins.out_of_tree import OUT_OF_TREE_EXTENSION_POINTS
 from kschedctl.plugins.sigs.qos_sort import QOSSort
 from tests.plugins.harness import pod_info
 from tests.plugins.sigs._cases import load

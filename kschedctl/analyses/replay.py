@@ -27,6 +27,7 @@ from typing import Any
 
 from kschedctl import limits
 from kschedctl.errors import InputError
+from kschedctl.inputs.cluster import waits_for_scheduler
 from kschedctl.inputs.trace import Trace, TraceEvent, parse_time
 from kschedctl.scheduler.simulation_result import Placement, PreemptionRecord, SimulationResult
 from kschedctl.scheduler.outcome import Outcome
@@ -237,13 +238,6 @@ def _run_copy(pod: dict) -> dict:
     return out
 
 
-def _waits_for_scheduler(pod: dict) -> bool:
-    meta = pod.get("metadata") or {}
-    phase = (pod.get("status") or {}).get("phase")
-    return not (pod.get("spec") or {}).get("nodeName") and not meta.get("deletionTimestamp") \
-        and phase not in ("Succeeded", "Failed")
-
-
 class Replayer:
     """Replays one trace under one configuration (a Replayer answers once)."""
 
@@ -278,7 +272,7 @@ class Replayer:
                 self.result.warnings.append(warning)
         # Pods pending when recording started: they wait for the scheduler, as arrivals at the start.
         for pod in list(self.state.pods):
-            if _waits_for_scheduler(pod):
+            if waits_for_scheduler(pod):
                 key = _pod_key(pod)
                 self.state.remove_object("Pod", key)
                 created = parse_time((pod.get("metadata") or {}).get("creationTimestamp"))
@@ -339,7 +333,7 @@ class Replayer:
             return False
         if kind == "PodCreated":
             pod, key = event.object, event.pod
-            if _waits_for_scheduler(pod):
+            if waits_for_scheduler(pod):
                 self._arrive(pod, key, at)
                 return True
             if (pod.get("spec") or {}).get("nodeName"):

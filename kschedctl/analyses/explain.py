@@ -8,40 +8,20 @@ entry point.
 
 from __future__ import annotations
 
-import copy
 import gc
 import random
 from typing import Any, Iterable
 
 from kschedctl.framework.runtime import Framework, FrameworkHandle, PodNominator
-from kschedctl.framework.snapshot import Snapshot
 from kschedctl.framework.types import PodInfo
-from kschedctl.inputs.cluster import admit_pod
-from kschedctl.k8s.admission import merge_match_label_keys
-from kschedctl.scheduler.result import (
-    ExplainResult,
-    FilterResult,
-    NodeResult,
-    Preemption,
-    ScoreResult,
-    StageResult,
-)
-from kschedctl.scheduler.remedies import attach_hints
-from kschedctl.scheduler.schedule_one import CycleOutcome, Scheduler
+from kschedctl.inputs.cluster import TERMINAL_PHASES, admit
+from kschedctl.scheduler.cycle_result import build_result
+from kschedctl.scheduler.result import ExplainResult
+from kschedctl.analyses.remedies import attach_hints
+from kschedctl.scheduler.schedule_one import Scheduler
 from kschedctl.scheduler.setup import DEFAULT_SCHEDULER_NAME, SchedulingSetup, build_framework, load_default_config
 
-__all__ = ["DEFAULT_SCHEDULER_NAME", "Explainer", "admit", "explain", "load_default_config"]
-_TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
-
-
-def admit(pod: dict, cluster: Any) -> dict:
-    """A copy of a new ``pod`` as the API server would store it before the scheduler sees it.
-
-    Defaults and priority from its PriorityClass (``admit_pod``), then v1.34's merge of
-    podAffinity ``matchLabelKeys`` / ``mismatchLabelKeys`` into the label selectors, which the API
-    server does on create (pods of the cluster state were created that way already).
-    """
-    return merge_match_label_keys(admit_pod(copy.deepcopy(pod), cluster))
+__all__ = ["DEFAULT_SCHEDULER_NAME", "Explainer", "explain", "load_default_config"]
 
 
 class Explainer(SchedulingSetup):
@@ -68,7 +48,7 @@ class Explainer(SchedulingSetup):
         self._nominated = [
             pi for pi in self.cluster_pod_infos
             if pi.nominated_node_name and not pi.node_name and pi.scheduler_name in profiles
-            and ((pi.pod.get("status") or {}).get("phase") or "") not in _TERMINAL_PHASES
+            and ((pi.pod.get("status") or {}).get("phase") or "") not in TERMINAL_PHASES
         ]
         self._frameworks: dict[str, Framework] = {}
 
@@ -145,109 +125,3 @@ def explain(
 ) -> ExplainResult:
     """Explain where ``pod`` would be scheduled in ``cluster`` under ``config`` (default: built-in)."""
     return Explainer(cluster, config, seed=seed, all_filters=all_filters).explain(pod, profile)
-
-
-# ---------------------------------------------------------------------------------------------
-# Trace -> result objects
-# ---------------------------------------------------------------------------------------------
-
-
-def build_result(
-    out: CycleOutcome, fwk: Framework, snapshot: Snapshot, seed: int | None = None, all_filters: bool = False
-) -> ExplainResult:
-    """The ``ExplainResult`` of one recorded cycle."""
-    trace = out.trace
-    assert trace is not None
-    all_nodes = snapshot.node_infos()
-    start = out.start_index % len(all_nodes) if all_nodes else 0
-    order = all_nodes[start:] + all_nodes[:start]
-
-    filter_names = fwk.plugin_names("filter")
-
-    score_index = {name: i for i, name in enumerate(trace.scored_nodes)}
-    raw, normalized, weights = trace.raw_scores, trace.normalized_scores, out.weights
-    score_plugins = trace.score_plugins
-    totals: dict[str, int] = {}
-    if out.node_scores:
-        totals = {ns.name: ns.total_score for ns in out.node_scores}
-    ranks = _ranks(totals)
-    tied = set(out.tied_nodes) if len(out.tied_nodes) > 1 else set()
-    feasible = set(out.feasible)
-    excluded = set(out.excluded_by_prefilter)
-    exclusion_plugins = ",".join(sorted(_exclusion_plugins(trace))) or "PreFilter"
-
-    nodes: list[NodeResult] = []
-    for node_info in order:
-        name = node_info.name
-        record = trace.filters.get(name)
-        evaluated = record is not None or (not fwk.has_filter_plugins() and name in feasible)
-        result = NodeResult(name, evaluated, name in feasible)
-        if record is not None:
-            result.filters = [FilterResult(p, s) for p, s in record]
-        elif name in excluded:
-            result.filters = [FilterResult(exclusion_plugins, out.prefilter_exclusion)]
-        elif out.prefilter_rejection is not None:
-            result.filters = [FilterResult(out.prefilter_rejection.plugin or "PreFilter", out.prefilter_rejection)]
-        i = score_index.get(name)
-        if i is not None:
-            result.scores = [
-                ScoreResult(p, raw[p][i], normalized.get(p, raw[p])[i], weights.get(p, 1),
-                            normalized.get(p, raw[p])[i] * weights.get(p, 1))
-                for p in score_plugins if p in raw and raw[p][i] is not None  # None: an extender skipped it
-            ]
-        result.total_score = totals.get(name)
-        result.rank = ranks.get(name)
-        result.tied = name in tied
-        result.nominated_pods_considered = name in trace.nominated_nodes
-        nodes.append(result)
-
-    stages = [StageResult(s.point, s.plugin, s.status, s.extra) for s in trace.stages]
-    preemption = None
-    if out.preemption is not None and out.preemption.nominated_node_name:
-        candidates = next(
-            (list(s.status.details["candidates"]) for s in reversed(trace.stages)
-             if s.point == "PostFilter" and s.status is not None and (s.status.details or {}).get("candidates")),
-            [],
-        )
-        preemption = Preemption(out.preemption.nominated_node_name, list(out.preemption.victims), candidates)
-    pod_info = out.pod_info
-    return ExplainResult(
-        pod=pod_info.key,
-        profile=out.profile,
-        outcome=out.outcome,
-        selected_node=out.selected_node,
-        message=out.message,
-        evaluated_nodes=out.evaluated_nodes,
-        feasible_nodes=out.feasible_nodes,
-        stages=stages,
-        nodes=nodes,
-        preemption=preemption,
-        tied_nodes=list(out.tied_nodes) if len(out.tied_nodes) > 1 else [],
-        num_nodes_to_find=out.num_nodes_to_find,
-        scoring_skipped_upstream=out.scoring_skipped_upstream,
-        provisional_node=out.provisional_node,
-        seed=seed,
-        all_filters=all_filters,
-        score_plugins=fwk.plugin_names("score"),
-        filter_plugins=filter_names,
-        extenders=list(out.extenders),
-        warnings=list(out.warnings),
-        spec_node_name=pod_info.node_name,
-    )
-
-
-def _ranks(totals: dict[str, int]) -> dict[str, int]:
-    """Competition ranking by total score (1 = best; equal totals share a rank)."""
-    ordered = sorted(totals.items(), key=lambda kv: -kv[1])
-    ranks: dict[str, int] = {}
-    previous = None
-    rank = 0
-    for i, (name, total) in enumerate(ordered, start=1):
-        if total != previous:
-            rank, previous = i, total
-        ranks[name] = rank
-    return ranks
-
-
-def _exclusion_plugins(trace: Any) -> list[str]:
-    return [s.plugin for s in trace.stages if s.point == "PreFilter" and s.extra and "nodes" in s.extra]

@@ -3,7 +3,7 @@
 Two ways to run the pods, each reusing what the single-profile commands do:
 
 - pod by pod (:func:`diff_pods`): every pod is explained against the same unchanged cluster under
-  A and under B (:class:`~kschedctl.scheduler.explain.Explainer`); for a pod that lands elsewhere,
+  A and under B (:class:`~kschedctl.analyses.explain.Explainer`); for a pod that lands elsewhere,
   the per-plugin weighted scores of its two nodes under both profiles show what decided it;
 - as a batch (:func:`diff_simulations`): both sides run the whole batch with the simulator
   (:mod:`kschedctl.scheduler.simulate`) and the two runs are compared: placements, the first pod
@@ -404,7 +404,7 @@ def diff_pods(
     cluster view of their own pod). ``config_b`` may be the same object as ``config_a`` (two
     profiles of one file): one snapshot serves both sides then.
     """
-    from kschedctl.scheduler.explain import Explainer
+    from kschedctl.analyses.explain import Explainer
 
     side_a = side_a or Side("A")
     side_b = side_b or Side("B")

@@ -16,7 +16,7 @@ from typing import Any
 
 from kschedctl.errors import InputError
 from kschedctl.inputs.cluster import ClusterState
-from kschedctl.scheduler.cluster_edits import (
+from kschedctl.cluster.edits import (
     AddNodes,
     Cordon,
     Drain,

@@ -28,9 +28,9 @@ of a PreFilter rejection), ``engine`` (per node: the failing filters, their reme
 
 from __future__ import annotations
 
-from kschedctl.scheduler.remedies.engine import MAX_STEPS, REJECTED, HintEngine, attach_hints, rank
-from kschedctl.scheduler.remedies.prefilter import prefilter_hint
-from kschedctl.scheduler.remedies.scenario import SIMULATED_KINDS, Scenario
+from kschedctl.analyses.remedies.engine import MAX_STEPS, REJECTED, HintEngine, attach_hints, rank
+from kschedctl.analyses.remedies.prefilter import prefilter_hint
+from kschedctl.analyses.remedies.scenario import SIMULATED_KINDS, Scenario
 
 __all__ = ["MAX_STEPS", "REJECTED", "SIMULATED_KINDS", "HintEngine", "Scenario", "attach_hints", "prefilter_hint",
            "rank"]

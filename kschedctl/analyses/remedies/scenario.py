@@ -1,5 +1,5 @@
 """Private copies of the pod, the node and the cycle state, changed step by step, on which a
-hint's plugin is asked again (kschedctl.scheduler.remedies explains the whole)."""
+hint's plugin is asked again (kschedctl.analyses.remedies explains the whole)."""
 
 from __future__ import annotations
 

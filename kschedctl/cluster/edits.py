@@ -17,7 +17,7 @@ and a sweep's cells), and only the nodes an edit touches are copied. The edits:
   from minAvailable/maxUnavailable and the healthy matching pods, decremented per eviction); an
   eviction a budget blocks is reported and the pod stays. Each evicted pod that has a
   controller comes back as a new pending pod (its replacement); where the replacements land
-  is the caller's ``place`` to answer (``kschedctl.scheduler.what_if``), node after node.
+  is the caller's ``place`` to answer (``kschedctl.analyses.what_if``), node after node.
 - ``AddNodes``: copies of a node with fresh names (``kubernetes.io/hostname`` set to the name),
   schedulable, with optional extra labels and taints, and no pods.
 - ``LabelNodes``, ``TaintNodes``: patch labels and taints; ``NodeReadiness``: turn a node

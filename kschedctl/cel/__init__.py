@@ -104,8 +104,8 @@ Known differences from upstream
   upstream, here maps iterate in insertion order.
 """
 
-from kschedctl.plugins.dynamic_resources.cel.errors import COST_LIMIT, CelError
-from kschedctl.plugins.dynamic_resources.cel.program import CelCache, CompilationResult, compile_expression
-from kschedctl.plugins.dynamic_resources.cel.values import Quantity, Semver
+from kschedctl.cel.errors import COST_LIMIT, CelError
+from kschedctl.cel.program import CelCache, CompilationResult, compile_expression
+from kschedctl.cel.values import Quantity, Semver
 
 __all__ = ["CelError", "CompilationResult", "CelCache", "COST_LIMIT", "Quantity", "Semver", "compile_expression"]

@@ -8,7 +8,7 @@ A step is one action (``Step.parse`` reads the mapping a scenario's ``steps:`` i
 - ``create``: pods or workloads (workloads as their replicas), new and pending;
 - ``deletePods``: pods by name, or by ``selector`` (and ``namespace``);
 - ``deleteNodes``, ``addNodes``, ``cordon``, ``drain``, ``label``, ``taint``: the node what-ifs
-  of :mod:`kschedctl.scheduler.cluster_edits`;
+  of :mod:`kschedctl.cluster.edits`;
 - ``notReady`` / ``unreachable``: the node lifecycle controller's view of a node whose Ready
   condition is False / Unknown: the ``node.kubernetes.io/not-ready`` (``unreachable``) taints
   with effects NoSchedule and NoExecute; ``ready`` takes them away again;
@@ -47,11 +47,12 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from kschedctl.errors import InputError
-from kschedctl.inputs.cluster import ClusterState
+from kschedctl.inputs.cluster import ClusterState, waits_for_scheduler
+from kschedctl.inputs.workloads import PodsToExplain
 from kschedctl.k8s.selectors import SelectorError, parse_selector
 from kschedctl.k8s.tolerations import tolerates
 from kschedctl.limits import ADD_NODES_MAX, STEPS_MAX, STEPS_VIRTUAL_TIME_MAX_SECONDS
-from kschedctl.scheduler.cluster_edits import (
+from kschedctl.cluster.edits import (
     AddNodes,
     Cordon,
     Drain,
@@ -542,7 +543,7 @@ class SteppedCluster:
         the scheduler act, and return what happened; ``InputError`` naming the step otherwise."""
         record = StepRecord(step.index, step.action, step.title, step.line)
         try:
-            self._apply(step, list(items), record)
+            self._apply(step, _loaded(items), record)
         except InputError as exc:
             if not exc.message.startswith(step.where):
                 exc.message = f"{step.where}.{step.action}: {exc.message}"
@@ -558,7 +559,7 @@ class SteppedCluster:
         """Create ``items`` (the scenario's own pods and workloads) or ``pods`` (workloads already
         expanded, their owners in the state) and schedule what is pending, before the first step."""
         record = StepRecord(-1, "schedule", "the pending pods scheduled", None)
-        items = list(items)
+        items = _loaded(items)
         if items:
             self._create(items, record)
         self._add_pods(list(pods), self.state, record)
@@ -582,7 +583,7 @@ class SteppedCluster:
                                 "" if node else self.messages.get(key, "")))
         return out
 
-    def _apply(self, step: Step, items: list[Any], record: StepRecord) -> None:
+    def _apply(self, step: Step, items: PodsToExplain, record: StepRecord) -> None:
         action = step.action
         before = {_key(p): p for p in self.state.pods}
         if action == "advance":
@@ -631,7 +632,7 @@ class SteppedCluster:
         nodes = [self.state.node_by_name[n] for n in names if n in self.state.node_by_name]
         helped = set()
         for pod in self.state.pods:
-            if (pod.get("spec") or {}).get("nodeName"):
+            if not waits_for_scheduler(pod):
                 continue
             if (pod.get("status") or {}).get("nominatedNodeName") or any(
                     node_may_help(pod, node, self._filters) for node in nodes):
@@ -639,14 +640,14 @@ class SteppedCluster:
         return helped
 
     # -- actions -------------------------------------------------------------------------------
-    def _create(self, items: list[Any], record: StepRecord) -> None:
-        from kschedctl.scheduler.replicas import simulation_batch
+    def _create(self, items: PodsToExplain, record: StepRecord) -> None:
+        from kschedctl.cluster.replicas import joined_batch
 
-        pods, state = simulation_batch(items, self.state)
+        pods, state = joined_batch(items, self.state)
         self._add_pods(pods, state, record)
 
     def _add_pods(self, pods: list[dict], state: ClusterState, record: StepRecord) -> None:
-        from kschedctl.scheduler.explain import admit
+        from kschedctl.inputs.cluster import admit
 
         existing = {_key(p) for p in state.pods}
         state = state.copy()
@@ -858,9 +859,7 @@ class SteppedCluster:
         self.tried_at = self.now
 
         for _ in range(SETTLE_ROUNDS):
-            pending = [p for p in self.state.pods if not (p.get("spec") or {}).get("nodeName")
-                       and _phase(p) not in ("Succeeded", "Failed")
-                       and not (p.get("metadata") or {}).get("deletionTimestamp")]
+            pending = [p for p in self.state.pods if waits_for_scheduler(p)]
             if not pending:
                 return
             extra = {"max_attempts": self.max_attempts} if self.max_attempts else {}
@@ -978,3 +977,9 @@ def _bound(pod: dict, node: str, now: float) -> dict:
     status["conditions"] = conditions
     return {**pod, "spec": {**(pod.get("spec") or {}), "nodeName": node}, "status": status}
 
+
+
+def _loaded(items: Iterable[Any]) -> PodsToExplain:
+    """``items`` as one ``PodsToExplain``: what the files bring along (a claim beside its pod)
+    joins the state when they are created, as it does for simulate's files."""
+    return items if isinstance(items, PodsToExplain) else PodsToExplain(items)

@@ -114,7 +114,7 @@ class NodesNeededResult:
 
 def _try(pods: list[dict], cluster: Any, config: Any, like: str, count: int, labels: tuple, taints: tuple,
          profile: str | None, seed: int, registry: Any, extenders: bool, warnings: list[str]) -> Try:
-    from kschedctl.scheduler.cluster_edits import AddNodes
+    from kschedctl.cluster.edits import AddNodes
     from kschedctl.scheduler.simulate import Simulator
 
     state, new_nodes = cluster, []

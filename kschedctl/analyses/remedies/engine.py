@@ -1,5 +1,5 @@
 """The hint engine: runs the profile's filters on copies of one pod's nodes, asks each plugin that
-says no for its remedy, applies it and asks again (kschedctl.scheduler.remedies explains the whole)."""
+says no for its remedy, applies it and asks again (kschedctl.analyses.remedies explains the whole)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from kschedctl.k8s.resources import CPU, MEMORY, is_extended_resource_name
 from kschedctl.plugins.names import NODE_RESOURCES_FIT, TAINT_TOLERATION
 from kschedctl.plugins.registry import facts_of
 from kschedctl.plugins.remedy import Step, dedupe
-from kschedctl.scheduler.remedies.prefilter import prefilter_hint
+from kschedctl.analyses.remedies.prefilter import prefilter_hint
 from kschedctl.scheduler.outcome import Outcome
-from kschedctl.scheduler.remedies.scenario import SIMULATED_KINDS, Scenario
+from kschedctl.analyses.remedies.scenario import SIMULATED_KINDS, Scenario
 from kschedctl.scheduler.result import Hint, NodeHints
 
 if TYPE_CHECKING:  # pragma: no cover

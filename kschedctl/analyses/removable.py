@@ -57,7 +57,7 @@ from typing import Any, Callable
 from kschedctl.framework.types import PodInfo
 from kschedctl.inputs.cluster import ClusterState
 from kschedctl.k8s.selectors import SelectorError, label_selector
-from kschedctl.scheduler.cluster_edits import (
+from kschedctl.cluster.edits import (
     MIRROR_POD_ANNOTATION,
     UNSCHEDULABLE_TAINT_KEY,
     Drain,
@@ -566,7 +566,7 @@ def _verify(cluster: ClusterState, nodes: list[str], config: Any = None, profile
             honour_budgets: bool = True, one_by_one: bool = False) -> tuple[bool, str, set[str]]:
     """``verify_removal``, and the nodes the pods left pending came from (all at once only)."""
     from kschedctl.scheduler.simulate import Simulator
-    from kschedctl.scheduler.what_if import WhatIf
+    from kschedctl.analyses.what_if import WhatIf
 
     before = {_key(p) for p in cluster.pods if (p.get("spec") or {}).get("nodeName")}
     if one_by_one:
@@ -655,7 +655,7 @@ def placed_state(cluster: ClusterState, pods: list[dict], result: Any) -> Cluste
     """``cluster`` after a simulate run of ``pods``: the scheduled ones bound where the run put
     them (the cluster's pending pods too), the preempted ones gone (a sweep's removable metric
     asks which nodes could go once the workload is placed)."""
-    from kschedctl.scheduler.explain import admit
+    from kschedctl.inputs.cluster import admit
 
     by_key = {_key(p): admit(p, cluster) for p in pods}  # as the API server stored them
     by_key.update({_key(p): p for p in cluster.pods if not (p.get("spec") or {}).get("nodeName")})

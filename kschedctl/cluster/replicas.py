@@ -10,6 +10,14 @@ from typing import Any, Iterable
 from kschedctl.errors import InputError
 
 
+def joined_batch(items: Any, cluster_state: Any) -> tuple[list[dict], Any]:
+    """The join and expand steps of the load -> join -> expand pipeline, written once: the
+    objects ``items`` (a ``PodsToExplain``) bring along join ``cluster_state``, then their
+    workloads are expanded to replicas (``simulation_batch``). Every front end that schedules a
+    batch (the API's simulate, sweep, scenarios, steps' create) goes through here."""
+    return simulation_batch(items, items.joined(cluster_state))
+
+
 def simulation_batch(items: Iterable[Any], cluster_state: Any) -> tuple[list[dict], Any]:
     """The pods of ``items`` (pods and workloads read from files) with workloads expanded to
     their replicas, in order, and the cluster state with their owners and other objects joined.

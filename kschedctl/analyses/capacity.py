@@ -301,7 +301,7 @@ def _limit_reason(max_copies: int | None, what: str = "copies") -> str:
 
 def _prepare(pod: dict, cluster: Any, config: Any, registry: Any, seed: int | None,
              extenders: bool) -> tuple[Simulator, PodInfo]:
-    from kschedctl.scheduler.explain import admit
+    from kschedctl.inputs.cluster import admit
 
     sim = Simulator(cluster, config, registry=registry, seed=seed, extenders=extenders)
     pod_info = PodInfo(admit(pod, cluster))
@@ -523,7 +523,7 @@ def capacity_of_mix(
     scheduled in ``interleaved_order(ratio)``, set after set, each placement assumed for the next,
     until one pod does not fit (that pod and its message are the stop). Always a cycle per pod:
     the templates compete for the same nodes, so no node's share is known in advance."""
-    from kschedctl.scheduler.explain import admit
+    from kschedctl.inputs.cluster import admit
 
     started = time.perf_counter()
     sim = Simulator(cluster, config, registry=registry, seed=seed, extenders=extenders)
