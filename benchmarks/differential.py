@@ -210,17 +210,24 @@ def _first_different(a: list[tuple], b: list[tuple]) -> str:
 def compare_simulate(ours: dict[str, Any], theirs: dict[str, Any], random_offset: bool = False) -> list[tuple[str, str]]:
     """Placement by placement (outcome, node, message, nomination), the binding order, and
     every preemption in order with its victims in order. With ``random_offset`` (upstream's
-    preemption dry-runs some nodes from a random offset), preemptions that chose other nodes or
-    victims leave the rest of the run to differ: the same pods must preempt, in the same order."""
+    preemption dry-runs some nodes from a random offset), a preemption that chose another node or
+    other victims leaves the rest of the run free to differ: up to the first such one, the same
+    pods must preempt, in the same order."""
     diffs: list[tuple[str, str]] = []
     if random_offset:
-        ours_by = [p.get("pod") for p in ours.get("preemptions") or []]
-        theirs_by = [p.get("pod") for p in theirs.get("preemptions") or []]
-        if ours_by != theirs_by:
-            return [("DefaultPreemption", f"preemptors: kschedctl {ours_by} != upstream {theirs_by}")]
-        if ours_by and ([(p.get("node"), p.get("victims")) for p in ours.get("preemptions") or []]
-                        != [(p.get("node"), p.get("victims")) for p in theirs.get("preemptions") or []]):
-            return []
+        ours_pre = ours.get("preemptions") or []
+        theirs_pre = theirs.get("preemptions") or []
+        for o, t in zip(ours_pre, theirs_pre):
+            if o.get("pod") != t.get("pod"):
+                break
+            if (o.get("node"), o.get("victims")) != (t.get("node"), t.get("victims")):
+                return []
+        else:
+            if len(ours_pre) == len(theirs_pre):
+                ours_pre = theirs_pre = []
+        if ours_pre or theirs_pre:
+            return [("DefaultPreemption", f"preemptors: kschedctl {[p.get('pod') for p in ours_pre]} != "
+                                          f"upstream {[p.get('pod') for p in theirs_pre]}")]
     op = {p["pod"]: p for p in ours.get("placements") or []}
     tp = {p["pod"]: p for p in theirs.get("placements") or []}
     for pod, t in tp.items():

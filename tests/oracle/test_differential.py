@@ -161,6 +161,29 @@ def test_every_simulate_field_is_compared(path: str, value, where: str) -> None:
     assert differential.compare_simulate(_SIMULATE, _SIMULATE) == []
 
 
+def _preempting(*preemptions: tuple[str, str, list[str]]) -> dict:
+    return {"kind": "SimulationResult", "placements": [{"pod": "default/z", "outcome": "Scheduled", "node": "n9"}],
+            "preemptions": [{"pod": p, "node": n, "victims": v} for p, n, v in preemptions]}
+
+
+_P1 = ("default/p", "n1", ["default/a"])
+_P2 = ("default/q", "n2", ["default/b"])
+
+
+@pytest.mark.parametrize("ours, theirs, where", [
+    # the same preemptions: everything else is compared as without a random offset
+    (_preempting(_P1), _changed(_preempting(_P1), "placements.0.node", "n8"), ["placements"]),
+    # the first preemption chose other victims: what follows may differ
+    (_preempting(_P1), _preempting(("default/p", "n3", ["default/c"]), _P2), []),
+    # the same first preemption, then a preemption on one side only: nothing explains it
+    (_preempting(_P1), _preempting(_P1, _P2), ["DefaultPreemption"]),
+    # another pod preempted first
+    (_preempting(_P2), _preempting(_P1), ["DefaultPreemption"]),
+], ids=["same-preemptions", "diverged", "extra-preemptor", "other-preemptor"])
+def test_a_random_dry_run_frees_only_what_follows_a_divergence(ours: dict, theirs: dict, where: list[str]) -> None:
+    assert [w for w, _ in differential.compare_simulate(ours, theirs, random_offset=True)] == where
+
+
 def test_a_case_both_sides_refuse_is_a_mismatch(monkeypatch, tmp_path: Path) -> None:
     """Both erroring is not agreement: a generated case is valid input."""
 
