@@ -41,6 +41,7 @@ upstream's loop places the N + 1 copies ``benchmarks.capacity_oracle`` uses; its
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import resource
@@ -426,6 +427,8 @@ def main(argv: list[str] | None = None) -> int:
                         "(make -C oracle builds it)")
     parser.add_argument("--oracle-max-copies", type=int, default=ORACLE_MAX_COPIES, metavar="N",
                         help=f"run capacity's N + 1 copies upstream only up to N copies (default {ORACLE_MAX_COPIES})")
+    parser.add_argument("--nodes", type=int, metavar="N",
+                        help=f"cluster size of every row but scale (default {FULL.nodes:,}, {FULL.pods_per_node} pods a node)")
     parser.add_argument("--json", metavar="FILE", help="also write every row's figures to FILE")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -433,6 +436,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(_child(json.loads(args.child))))
         return 0
     sizes = QUICK if args.quick else FULL
+    if args.nodes:
+        sizes = dataclasses.replace(sizes, nodes=args.nodes)
     workloads = args.workload or list(WORKLOADS)
     if "scale" in workloads and "rollout" not in workloads:
         print("note: the scale row compares with the rollout row; add --workload rollout for its fraction",
