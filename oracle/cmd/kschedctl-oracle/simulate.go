@@ -45,8 +45,9 @@ type simulateResult struct {
 	RunSeconds float64 `json:"runSeconds,omitempty"`
 	// RunCPUSeconds: the CPU time (user + system) the whole process spent during the loop, so
 	// every goroutine counts (parallel filtering and scoring, binding cycles, informers, the
-	// fake API server), on however many cores they ran (--bench only).
-	RunCPUSeconds float64 `json:"runCpuSeconds,omitempty"`
+	// fake API server), on however many cores they ran (--bench only; a pointer, so that a loop
+	// too short for the kernel's accounting still says 0).
+	RunCPUSeconds *float64 `json:"runCpuSeconds,omitempty"`
 }
 
 // cpuSeconds is the process's CPU time so far (user + system, every thread).
@@ -138,7 +139,8 @@ func (w *world) simulate(pods, clusterPending []*v1.Pod, bench bool) simulateRes
 	settle()
 	if bench {
 		res.RunSeconds = time.Since(started).Seconds()
-		res.RunCPUSeconds = cpuSeconds() - startedCPU
+		cpu := cpuSeconds() - startedCPU
+		res.RunCPUSeconds = &cpu
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
