@@ -29,12 +29,19 @@ Rows (``--workload``):
   5,000-node figure, and the peak RSS of the whole process.
 
 With ``--oracle``, the rollout rows also run through upstream's scheduler (see
-``benchmarks.simulate``); its own timer is wall time of its scheduling loop (Go uses both cores).
+``benchmarks.simulate``), compared CPU time to CPU time: the oracle takes ``getrusage`` of its
+whole process before and after its scheduling loop, so every goroutine counts on whichever core
+it ran (its parallelism of 16 spreads filtering and scoring over both cores), against
+kschedctl's CPU time of the same run. The wall time of upstream's loop is given beside it. The
+capacity row gets an upstream figure too where the count is small enough (``--oracle-max-copies``):
+upstream's loop places the N + 1 copies ``benchmarks.capacity_oracle`` uses; its loop's CPU time
+(the snapshot load left out) against the whole ``kschedctl capacity`` process's.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import resource
@@ -56,7 +63,9 @@ PODS_PER_S_GOALS = {"rollout": 500, "zone-spread": 500, "anti-affinity": 300, "p
 CAPACITY_RATIO_GOAL = 3.0
 SCALE_FRACTION_GOAL = 1 / 3
 SCALE_RSS_GOAL_MIB = 1536
-ORACLE_RATIO_GOAL = 0.5
+#: Issue #45: every rollout, preemption included, at least 10x upstream's pods per CPU second.
+ORACLE_RATIO_GOAL = 10.0
+ORACLE_MAX_COPIES = 5000
 
 WORKLOAD_TITLES = {
     "explain": "explain, every node scored",
@@ -228,7 +237,8 @@ def explain_row(shape: str, cluster: Path, pod: Path, config: Path, sizes: Sizes
                figures={"explain_cpu_s": cpu, "json_load_cpu_s": load, "ratio": ratio})
 
 
-def capacity_row(shape: str, cluster: Path, pod: Path, explain_cpu: float | None) -> Row:
+def capacity_row(shape: str, cluster: Path, pod: Path, explain_cpu: float | None, oracle: str | None = None,
+                 max_copies: int = ORACLE_MAX_COPIES) -> Row:
     cpu, proc = _kschedctl(["capacity", "--cluster", str(cluster), str(pod), "--seed", "1", "-o", "json"])
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"capacity on {cluster}: {proc.stderr.strip()[-500:]}")
@@ -240,8 +250,39 @@ def capacity_row(shape: str, cluster: Path, pod: Path, explain_cpu: float | None
         ours, met = f"{count}, {ratio:.1f}x explain ({cpu:.2f} s)", true_count and ratio <= CAPACITY_RATIO_GOAL
     else:
         ours, met = f"{count}, {cpu:.2f} s (no explain row to compare)", None if true_count else False
-    return Row("capacity", shape, ours, f"true count, <= {CAPACITY_RATIO_GOAL:g}x explain", met,
-               figures={"capacity_cpu_s": cpu, "count": result["count"], "limit_reached": not true_count})
+    row = Row("capacity", shape, ours, f"true count, <= {CAPACITY_RATIO_GOAL:g}x explain", met,
+              figures={"capacity_cpu_s": cpu, "count": result["count"], "limit_reached": not true_count})
+    if oracle:
+        copies = result["count"] + 1
+        if copies > max_copies:
+            row.upstream = f"not run ({copies:,} copies > --oracle-max-copies {max_copies:,})"
+        else:
+            u = run_oracle_capacity(oracle, cluster, pod, copies)
+            placed_ok = u["scheduled"] == result["count"]
+            row.upstream = (f"{u['run_cpu_s']:.2f} CPU s ({u['run_s']:.2f} s wall) for {copies:,} copies, "
+                            f"{u['scheduled']:,} placed{'' if placed_ok else ' (NOT the count)'}")
+            row.ratio = f"{u['run_cpu_s'] / cpu:.1f}x less CPU" if cpu else "-"
+            row.figures = {**(row.figures or {}), "upstream": u}
+    return row
+
+
+def run_oracle_capacity(oracle: str, cluster: Path, pod: Path, copies: int) -> dict[str, Any]:
+    """N + 1 copies of the pod (named as capacity names them) through upstream's loop."""
+    from benchmarks import simulate
+    from benchmarks.capacity_oracle import _copies
+    from benchmarks.realistic import as_list
+
+    template = json.loads(pod.read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory(prefix="kschedctl-goals-oracle-") as tmp:
+        batch = Path(tmp) / "copies.json"
+        batch.write_text(json.dumps(as_list(_copies(template, copies))), encoding="utf-8")
+        t0 = time.perf_counter()
+        proc = subprocess.run([oracle, "simulate", str(batch), "--cluster", str(cluster), "--bench", "-o", "json"],
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"oracle failed on {copies} copies: {proc.stderr.strip()[-500:]}")
+    return simulate.oracle_figures(json.loads(proc.stdout), copies, wall)
 
 
 def rollout_row(shape: str, kind: str, sizes: Sizes, oracle: str | None) -> Row:
@@ -253,11 +294,18 @@ def rollout_row(shape: str, kind: str, sizes: Sizes, oracle: str | None) -> Row:
     row = Row(kind, shape, ours, f">= {goal} pods/s", r["pods_per_s"] >= goal, figures=r)
     if oracle:
         u = run_oracle(oracle, shape, kind, sizes.nodes, replicas)
-        ratio = r["pods_per_s"] / u["pods_per_s"] if u["pods_per_s"] else 0.0
-        row.upstream = f"{u['pods_per_s']:,.0f} pods/s"
-        row.ratio = f"{ratio:.2f}x ({'met' if ratio >= ORACLE_RATIO_GOAL else 'not met'})"
+        row.upstream, row.ratio, ratio = upstream_cells(r["pods_per_s"], u)
         row.figures = {**r, "upstream": u, "ratio": ratio}
     return row
+
+
+def upstream_cells(ours_per_cpu_s: float, upstream: dict[str, Any]) -> tuple[str, str, float]:
+    """The upstream and ratio cells of a rollout row: pods per CPU second against pods per CPU
+    second (upstream's wall-time rate beside), and the ratio against the goal."""
+    cpu = upstream["pods_per_cpu_s"]
+    ratio = ours_per_cpu_s / cpu if cpu else 0.0
+    cell = f"{cpu:,.0f} pods/CPU-s ({upstream['pods_per_s']:,.0f} pods/s of wall time)"
+    return cell, f"{ratio:.1f}x ({'met' if ratio >= ORACLE_RATIO_GOAL else 'not met'})", ratio
 
 
 def scale_row(shape: str, sizes: Sizes, base: Row | None) -> Row:
@@ -298,11 +346,9 @@ def run_oracle(oracle: str, shape: str, kind: str, nodes: int, replicas: int) ->
         wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"oracle failed on the {shape} {kind} rollout: {proc.stderr.strip()[-500:]}")
-    result = json.loads(proc.stdout)
-    took = result.get("runSeconds") or 0.0
-    placed = sum(1 for p in result["placements"] if p["outcome"] == "Scheduled")
-    return {"pods": len(pods), "run_s": took, "load_s": wall - took, "scheduled": placed,
-            "preemptions": len(result["preemptions"]), "pods_per_s": len(pods) / took if took else 0.0}
+    from benchmarks import simulate
+
+    return simulate.oracle_figures(json.loads(proc.stdout), len(pods), wall)
 
 
 # --- the table -------------------------------------------------------------------------------
@@ -319,7 +365,7 @@ def _shape_title(shape: str, sizes: Sizes, row: Row) -> str:
 def markdown(rows: list[Row], sizes: Sizes, with_oracle: bool) -> str:
     header = ["workload", "cluster", "ours (CPU time)", "goal", "met"]
     if with_oracle:
-        header += ["upstream", "ours / upstream (goal >= 0.5x)"]
+        header += ["upstream (CPU time)", f"ours / upstream, CPU to CPU (goal >= {ORACLE_RATIO_GOAL:g}x)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         cells = [WORKLOAD_TITLES[row.workload], _shape_title(row.shape, sizes, row), row.ours, row.goal,
@@ -341,7 +387,7 @@ def _compile_kschedctl() -> None:
 
 
 def run_goals(workloads: list[str], shapes: list[str], sizes: Sizes, oracle: str | None = None,
-              progress: Any = None) -> list[Row]:
+              progress: Any = None, oracle_max_copies: int = ORACLE_MAX_COPIES) -> list[Row]:
     rows: list[Row] = []
     _compile_kschedctl()
     with tempfile.TemporaryDirectory(prefix="kschedctl-goals-") as tmp:
@@ -357,7 +403,7 @@ def run_goals(workloads: list[str], shapes: list[str], sizes: Sizes, oracle: str
                     row = explain_row(shape, cluster, pod, config, sizes)
                     explain_cpu = (row.figures or {}).get("explain_cpu_s")
                 elif workload == "capacity":
-                    row = capacity_row(shape, cluster, pod, explain_cpu)
+                    row = capacity_row(shape, cluster, pod, explain_cpu, oracle, oracle_max_copies)
                 elif workload == "scale":
                     row = scale_row(shape, sizes, base)
                 else:
@@ -377,7 +423,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help=f"tiny sizes ({QUICK.nodes} nodes, {QUICK.replicas} replicas): a smoke test")
     parser.add_argument("--oracle", metavar="PATH",
-                        help="also run the rollouts through upstream's scheduler (make -C oracle builds it)")
+                        help="also run the rollouts (and capacity's copies) through upstream's scheduler "
+                        "(make -C oracle builds it)")
+    parser.add_argument("--oracle-max-copies", type=int, default=ORACLE_MAX_COPIES, metavar="N",
+                        help=f"run capacity's N + 1 copies upstream only up to N copies (default {ORACLE_MAX_COPIES})")
+    parser.add_argument("--nodes", type=int, metavar="N",
+                        help=f"cluster size of every row but scale (default {FULL.nodes:,}, {FULL.pods_per_node} pods a node)")
     parser.add_argument("--json", metavar="FILE", help="also write every row's figures to FILE")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -385,6 +436,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(_child(json.loads(args.child))))
         return 0
     sizes = QUICK if args.quick else FULL
+    if args.nodes:
+        sizes = dataclasses.replace(sizes, nodes=args.nodes)
     workloads = args.workload or list(WORKLOADS)
     if "scale" in workloads and "rollout" not in workloads:
         print("note: the scale row compares with the rollout row; add --workload rollout for its fraction",
@@ -395,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"{os.cpu_count()} cores; CPU time, one run each{' (--quick: not figures)' if args.quick else ''}",
           file=sys.stderr, flush=True)
-    rows = run_goals(workloads, args.shape or list(SHAPES), sizes, args.oracle, progress)
+    rows = run_goals(workloads, args.shape or list(SHAPES), sizes, args.oracle, progress, args.oracle_max_copies)
     print(markdown(rows, sizes, bool(args.oracle)))
     if args.json:
         Path(args.json).write_text(json.dumps([row.__dict__ for row in rows], indent=2), encoding="utf-8")

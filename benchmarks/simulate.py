@@ -37,7 +37,9 @@ With ``--oracle``, each workload also runs through upstream's own scheduler (``o
 by ``make -C oracle``): the same nodes, pods and configuration written as files, its scheduling
 loop running freely (binding cycles beside the next pods' scheduling cycles) over a fake API
 server, timed from the first cycle until the queue is empty. Its pods/s and kschedctl's ratio
-to it are printed beside kschedctl's figures. The DRA workload needs the resourceclaim
+to it are printed beside kschedctl's figures: CPU time against CPU time (the oracle measures its
+loop with ``getrusage``, every thread of the process, as kschedctl's pods/CPU-s count its one
+thread), and wall time against wall time beside it. The DRA workload needs the resourceclaim
 controller to make claims from templates, which the oracle does not run: it is skipped there.
 
 Dynamic Resource Allocation, after scheduler_perf's SchedulingWithResourceClaimTemplate:
@@ -323,11 +325,32 @@ def run_oracle(oracle: str, workload: Workload, config_path: str | None, measure
         wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"oracle failed on {workload.name}: {proc.stderr.strip()[-500:]}")
-    result = json.loads(proc.stdout)
-    took = result.get("runSeconds") or 0.0
+    return oracle_figures(json.loads(proc.stdout), len(pods), wall)
+
+
+def oracle_figures(result: dict[str, Any], pods: int, process_s: float) -> dict[str, Any]:
+    """Upstream's figures from the oracle's ``simulate --bench`` answer: pods per CPU second of its
+    scheduling loop (``runCpuSeconds``, every thread of the process, as kschedctl's figures are
+    CPU time), pods per second of the loop's wall time (``runSeconds``), and the rest of the
+    process's wall time (``process_s``, measured around it) as load time."""
+    if "runCpuSeconds" not in result or "runSeconds" not in result:
+        raise RuntimeError("the oracle's answer has no runCpuSeconds/runSeconds: rebuild it (make -C oracle)")
+    took, cpu = float(result["runSeconds"]), float(result["runCpuSeconds"])
     placed = sum(1 for p in result["placements"] if p["outcome"] == "Scheduled")
-    return {"pods": len(pods), "run_s": took, "load_s": wall - took, "scheduled": placed,
-            "preemptions": len(result["preemptions"]), "pods_per_s": len(pods) / took if took else 0.0}
+    return {"pods": pods, "run_s": took, "run_cpu_s": cpu, "load_s": process_s - took, "scheduled": placed,
+            "preemptions": len(result["preemptions"]), "pods_per_s": pods / took if took else 0.0,
+            "pods_per_cpu_s": pods / cpu if cpu else 0.0}
+
+
+def upstream_line(ours: dict[str, Any], upstream: dict[str, Any]) -> str:
+    """Upstream's figures beside kschedctl's, CPU time against CPU time (wall time beside)."""
+    cpu = upstream["pods_per_cpu_s"]
+    ratio = ours["pods_per_cpu_s"] / cpu if cpu else 0.0
+    wall = ours["pods_per_s"] / upstream["pods_per_s"] if upstream["pods_per_s"] else 0.0
+    return (f"upstream {upstream['run_cpu_s']:.2f} CPU s ({upstream['run_s']:.2f} s wall), "
+            f"{cpu:.1f} pods/CPU-s ({upstream['pods_per_s']:.1f} pods/s wall), placed {upstream['scheduled']}, "
+            f"preempted {upstream['preemptions']} (load {upstream['load_s']:.1f} s); "
+            f"kschedctl/upstream {ratio:.2f}x CPU to CPU ({wall:.2f}x wall to wall)")
 
 
 def run(workload: Workload, config: Any, measure: int | None = None, nodes: int | None = None,
@@ -348,9 +371,9 @@ def run(workload: Workload, config: Any, measure: int | None = None, nodes: int 
 
         profiler = cProfile.Profile()
         profiler.enable()
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     result = sim.run(batch, admit_pods=False, include_cluster_pending=False)
-    took = time.perf_counter() - t1
+    took, cpu = time.perf_counter() - t1, time.process_time() - c1
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(profile_out)
@@ -358,7 +381,8 @@ def run(workload: Workload, config: Any, measure: int | None = None, nodes: int 
     # the label names the size measured ("DeploymentRollout/15000Nodes" with --nodes 15000)
     label = workload.name if n == workload.nodes else f"{workload.name.split('/')[0]}/{n}Nodes"
     return {"workload": label, "nodes": n, "init": len(init_pods), "pods": len(batch), "load_s": load,
-            "run_s": took, "pods_per_s": len(batch) / took if took else 0.0, "scheduled": counts.get("Scheduled", 0),
+            "run_s": took, "pods_per_s": len(batch) / took if took else 0.0, "run_cpu_s": cpu,
+            "pods_per_cpu_s": len(batch) / cpu if cpu else 0.0, "scheduled": counts.get("Scheduled", 0),
             "preemptions": len(result.preemptions), "cycles": result.cycles, "counts": counts}
 
 
@@ -380,21 +404,19 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"{os.cpu_count()} cores; pods/s next to upstream's scheduler_perf threshold or kschedctl's goal")
     print(f"{'workload':<38} {'nodes':>6} {'init':>6} {'pods':>6} {'load s':>7} {'run s':>7} {'pods/s':>8} "
-          f"{'target':>9} {'placed':>7} {'preempt':>8}")
+          f"{'target':>9} {'placed':>7} {'preempt':>8} {'pods/CPU-s':>10}")
     for name in names:
         r = run(WORKLOADS[name], copy.deepcopy(config), args.pods, args.nodes, args.profile_out)
         threshold = THRESHOLDS.get(name) or (f"goal {GOALS[name]}" if name in GOALS else None)
         print(f"{r['workload']:<38} {r['nodes']:>6} {r['init']:>6} {r['pods']:>6} {r['load_s']:>7.2f} "
               f"{r['run_s']:>7.2f} {r['pods_per_s']:>8.1f} {threshold if threshold else '-':>9} "
-              f"{r['scheduled']:>7} {r['preemptions']:>8}")
+              f"{r['scheduled']:>7} {r['preemptions']:>8} {r['pods_per_cpu_s']:>10.1f}")
         if args.oracle:
             if name in ORACLE_SKIPS:
                 print(f"  upstream: skipped ({ORACLE_SKIPS[name]})")
             else:
                 u = run_oracle(args.oracle, WORKLOADS[name], args.config, args.pods, args.nodes)
-                ratio = r["pods_per_s"] / u["pods_per_s"] if u["pods_per_s"] else 0.0
-                print(f"  upstream {u['run_s']:.2f} s, {u['pods_per_s']:.1f} pods/s, placed {u['scheduled']}, "
-                      f"preempted {u['preemptions']} (load {u['load_s']:.1f} s); kschedctl/upstream {ratio:.2f}x")
+                print("  " + upstream_line(r, u))
         sys.stdout.flush()
     return 0
 

@@ -10,8 +10,14 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
+from typing import Any
 
-from benchmarks.goals import QUICK, WORKLOADS, run_goals
+import pytest
+
+from benchmarks import simulate
+from benchmarks.goals import (ORACLE_RATIO_GOAL, QUICK, WORKLOADS, Row, _inputs, capacity_row, markdown, run_goals,
+                              upstream_cells, write_cluster_file)
 from benchmarks.realistic import cluster_objects, rollout_objects
 
 
@@ -66,3 +72,65 @@ def test_a_rollout_is_one_replica_set_and_its_pending_pods() -> None:
     assert owner["kind"] == "ReplicaSet" and len(pods) == 5
     assert all(p["metadata"]["ownerReferences"][0]["uid"] == owner["metadata"]["uid"] for p in pods)
     assert all("nodeName" not in p["spec"] for p in pods)
+
+
+def _bench_answer(run_s: float, cpu_s: float, outcomes: list[str], preemptions: int = 0) -> dict[str, Any]:
+    """An answer as ``kschedctl-oracle simulate --bench -o json`` writes it."""
+    return {"kind": "SimulationResult", "runSeconds": run_s, "runCpuSeconds": cpu_s,
+            "placements": [{"pod": f"default/p-{i}", "outcome": o, "node": "n" if o == "Scheduled" else "",
+                            "message": ""} for i, o in enumerate(outcomes)],
+            "preemptions": [{"pod": "default/p-0", "node": "n", "victims": ["default/v"]}] * preemptions}
+
+
+@pytest.mark.parametrize("run_s, cpu_s, outcomes, preemptions, expected", [
+    # the loop ran 2 s of wall time on 3 CPU seconds (both cores busy): 100 pods/CPU-s, 150 pods/s
+    (2.0, 3.0, ["Scheduled"] * 300, 0, {"pods_per_cpu_s": 100.0, "pods_per_s": 150.0, "scheduled": 300}),
+    # sleeping while bindings settle costs wall time, not CPU time
+    (4.0, 1.0, ["Scheduled"] * 9 + ["Unschedulable"], 2,
+     {"pods_per_cpu_s": 10.0, "pods_per_s": 2.5, "scheduled": 9, "preemptions": 2}),
+    # a loop too short to measure gives 0, not a division by zero
+    (0.0, 0.0, ["Scheduled"], 0, {"pods_per_cpu_s": 0.0, "pods_per_s": 0.0}),
+])
+def test_upstream_figures_are_read_from_the_oracles_bench_answer(run_s: float, cpu_s: float, outcomes: list[str],
+                                                                 preemptions: int, expected: dict[str, Any]) -> None:
+    figures = simulate.oracle_figures(_bench_answer(run_s, cpu_s, outcomes, preemptions), len(outcomes), 5.0)
+    assert figures["run_cpu_s"] == cpu_s and figures["run_s"] == run_s and figures["load_s"] == 5.0 - run_s
+    for key, value in expected.items():
+        assert figures[key] == pytest.approx(value), key
+
+
+def test_an_oracle_built_before_cpu_time_was_measured_is_refused_with_what_to_do() -> None:
+    answer = _bench_answer(1.0, 1.0, ["Scheduled"])
+    del answer["runCpuSeconds"]
+    with pytest.raises(RuntimeError, match=r"no runCpuSeconds.*make -C oracle"):
+        simulate.oracle_figures(answer, 1, 2.0)
+
+
+@pytest.mark.parametrize("ours, upstream_cpu, upstream_wall, cell, ratio", [
+    (900.0, 60.0, 150.0, "60 pods/CPU-s (150 pods/s of wall time)", "15.0x (met)"),
+    (900.0, 100.0, 50.0, "100 pods/CPU-s (50 pods/s of wall time)", "9.0x (not met)"),
+    # the ratio is CPU to CPU: upstream's faster wall-time rate does not enter it
+    (1200.0, 1200.0, 2400.0, "1,200 pods/CPU-s (2,400 pods/s of wall time)", "1.0x (not met)"),
+    (500.0, 0.0, 0.0, "0 pods/CPU-s (0 pods/s of wall time)", "0.0x (not met)"),
+])
+def test_a_rollout_row_compares_with_upstream_cpu_to_cpu(ours: float, upstream_cpu: float, upstream_wall: float,
+                                                          cell: str, ratio: str) -> None:
+    got = upstream_cells(ours, {"pods_per_cpu_s": upstream_cpu, "pods_per_s": upstream_wall})
+    assert got[:2] == (cell, ratio)
+
+
+def test_the_table_with_upstream_names_cpu_time_and_the_goal() -> None:
+    row = Row("rollout", "realistic", "900 pods/s", ">= 500 pods/s", True, "60 pods/CPU-s", "15.0x (met)")
+    lines = markdown([row], QUICK, with_oracle=True).splitlines()
+    assert lines[0].endswith(f"| upstream (CPU time) | ours / upstream, CPU to CPU (goal >= {ORACLE_RATIO_GOAL:g}x) |")
+    assert lines[2].endswith("| 60 pods/CPU-s | 15.0x (met) |")
+
+
+def test_the_upstream_capacity_run_is_left_out_above_the_copies_limit(tmp_path: Path) -> None:
+    cluster = write_cluster_file("synthetic", QUICK, tmp_path)
+    pod, _ = _inputs(tmp_path)
+    # the oracle path does not exist: the row must not try to run it
+    row = capacity_row("synthetic", cluster, pod, None, oracle=str(tmp_path / "no-oracle"), max_copies=10)
+    count = (row.figures or {})["count"]
+    assert count > 10
+    assert row.upstream == f"not run ({count + 1:,} copies > --oracle-max-copies 10)" and row.ratio == ""
