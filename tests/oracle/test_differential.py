@@ -62,6 +62,9 @@ FOUND = [
     (4141, "explain", 123, "a nominated pod with a PreFilterResult: the oracle named the nodes left out after every "
                            "plugin the message lists (NodeResourcesFit too, added by the nominated node's filters) "
                            "instead of the plugins that returned a node set"),
+    (4141, "simulate", 181, "PodTopologySpread's queueing hint matched a placed pod against the raw selectors of "
+                            "every constraint: a pod upstream leaves unschedulable (its matchLabelKeys exclude "
+                            "the placed pod) was retried and its last message saw later placements"),
 ]
 
 

@@ -4,6 +4,8 @@ backoff ordering, the attempts bound."""
 
 from __future__ import annotations
 
+import pytest
+
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins.priority_sort import PrioritySort
 from kschedctl.scheduler.queue import (
@@ -160,6 +162,30 @@ def test_hints() -> None:
     assert queueing_hint("PodTopologySpread", ASSIGNED_POD_ADD, pi("p", **spread), other) == QUEUE_SKIP
     # a plugin kschedctl does not know is asked about everything
     assert queueing_hint("MyPlugin", ASSIGNED_POD_ADD, pi("p"), other) == QUEUE
+
+
+def _spread(when: str, match_labels: dict, keys: tuple = ()) -> dict:
+    c = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": when,
+         "labelSelector": {"matchLabels": match_labels}}
+    if keys:
+        c["matchLabelKeys"] = list(keys)
+    return {"topologySpreadConstraints": [c]}
+
+
+# upstream isSchedulableAfterPodChange asks getConstraints: the DoNotSchedule constraints only,
+# their selectors with matchLabelKeys merged (the pending pod has version=v1)
+@pytest.mark.parametrize("spec, placed_labels, want", [
+    (_spread("DoNotSchedule", {"app": "cache"}, ("version",)), {"app": "cache", "version": "v1"}, QUEUE),
+    (_spread("DoNotSchedule", {"app": "cache"}, ("version",)), {"app": "cache", "version": "v2"}, QUEUE_SKIP),
+    (_spread("DoNotSchedule", {"app": "cache"}), {"app": "cache", "version": "v2"}, QUEUE),
+    (_spread("ScheduleAnyway", {"app": "cache"}), {"app": "cache", "version": "v1"}, QUEUE_SKIP),
+], ids=["matchLabelKeys-same-value", "matchLabelKeys-other-value", "no-matchLabelKeys", "schedule-anyway-only"])
+def test_spread_hint_on_a_placed_pod_uses_the_hard_constraints_as_the_plugin_builds_them(
+        spec: dict, placed_labels: dict, want: str) -> None:
+    pending = pi("p", labels={"app": "cache", "version": "v1"}, **spec)
+    placed = pi("m", node="n", labels=placed_labels)
+    assert queueing_hint("PodTopologySpread", ASSIGNED_POD_ADD, pending, placed) == want
+    assert queueing_hint("PodTopologySpread", ASSIGNED_POD_DELETE, pending, placed) == want
 
 
 # -- PodsToActivate, and the events of a pod that waited at Permit ----------------------------

@@ -202,6 +202,24 @@ def test_unschedulable_pod_retried_only_when_an_event_can_help(config) -> None:
     assert r.cycles == 2
 
 
+def test_a_placed_pod_outside_the_spread_selector_with_match_label_keys_does_not_retry() -> None:
+    # The only node lacks the zone key: PodTopologySpread rejects "spread". "other" (app=cache,
+    # another version) matches the soft constraint and the hard one's selector without its
+    # matchLabelKeys, not the hard one as the plugin builds it: upstream's hint skips its
+    # placement and "spread" is tried once (differential case 4141/181).
+    spread = {"topologySpreadConstraints": [
+        {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+         "labelSelector": {"matchLabels": {"app": "cache"}}, "matchLabelKeys": ["version"]},
+        {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+         "labelSelector": {"matchLabels": {"app": "cache"}}}]}
+    c = cluster([make_node("a")])
+    r = simulate([pod("spread", "100m", labels={"app": "cache", "version": "v1"}, **spread),
+                  pod("other", "100m", labels={"app": "cache", "version": "v2"})], c, None, seed=1)
+    assert r.placement("default/other").node == "a"
+    assert r.placement("default/spread").attempts == 1
+    assert r.cycles == 2
+
+
 # -- the cluster's pending pods, gates, profiles --------------------------------------------------
 
 

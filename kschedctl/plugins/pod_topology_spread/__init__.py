@@ -35,7 +35,6 @@ from kschedctl.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QU
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.k8s.field import FieldError, child, duplicate, forbidden, index, invalid, not_supported, required
-from kschedctl.k8s.selectors import label_selector
 from kschedctl.k8s.validation import validate_label_name
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import ArgsFacts, PluginFacts
@@ -285,21 +284,23 @@ def _read_pre_score_state(state: "CycleState") -> tuple[PreScoreState, Status | 
 
 
 def _schedulable_after_pod_change(pod_info: Any, other: Any, cluster: Any) -> str:
-    # isSchedulableAfterPodChange: a pod in the same namespace matching one of the constraints'
-    # selectors changes the counts. Default (system) constraints are derived from the owners'
-    # selectors, which are not recomputed here: such pods are queued.
+    # isSchedulableAfterPodChange: a pod in the same namespace matching one of the pod's hard
+    # (DoNotSchedule) constraints, as getConstraints builds them (matchLabelKeys merged into the
+    # selector), changes the counts; a ScheduleAnyway constraint never rejected the pod.
+    # Default (system) constraints are derived from the owners' selectors, which are not
+    # recomputed here: such pods are queued.
     # involvedInTopologySpreading: the pod itself, or a placed pod of its namespace.
     if other.uid != pod_info.uid and (not other.node_name or other.namespace != pod_info.namespace):
         return QUEUE_SKIP
-    constraints = ((pod_info.pod.get("spec") or {}).get("topologySpreadConstraints")) or ()
-    if not constraints:
+    own = ((pod_info.pod.get("spec") or {}).get("topologySpreadConstraints")) or ()
+    if not own:
         return QUEUE
-    for c in constraints:
-        try:
-            if label_selector(c.get("labelSelector")).matches(other.labels):
-                return QUEUE
-        except ValueError:
-            return QUEUE
+    try:
+        constraints = filter_constraints(own, pod_info.labels, DO_NOT_SCHEDULE)
+    except ValueError:
+        return QUEUE  # upstream: getConstraints' error makes the hint Queue
+    if any(c.selector.matches(other.labels) for c in constraints):
+        return QUEUE
     return QUEUE_SKIP
 
 
