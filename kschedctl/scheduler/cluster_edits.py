@@ -772,11 +772,10 @@ def replacement_pod(pod: dict, state: ClusterState) -> dict:
 
 def _generated_name(prefix: str, seed: str, namespace: str, state: ClusterState) -> str:
     """A name as generateName makes (prefix + five random characters), the same on every run."""
-    taken = {_key(p) for p in state.pods}
     for attempt in range(1000):
         digest = hashlib.sha256(f"{seed}/{attempt}".encode()).digest()
         suffix = "".join(_SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[:5])
-        if f"{namespace}/{prefix}{suffix}" not in taken:
+        if not state.has_pod(f"{namespace}/{prefix}{suffix}"):
             return prefix + suffix
     raise InputError(f"no free name for a replacement of {namespace}/{seed}")  # pragma: no cover
 

@@ -83,8 +83,13 @@ SAFE_AMOUNT = 2**54
 
 _MAX_NODE_SCORE = 100
 
-#: Pod signatures whose node-object scores are kept at once (per plugin, one int64 per node each).
+#: Pod signatures whose hostname spread counts are kept at once.
 _OBJECT_SCORE_SIGNATURES = 64
+#: Node-object answers kept at once (one plugin and pod signature each, an int64 and two bools per
+#: node), at least ``_OBJECT_SCORE_SIGNATURES``, else as many as ``_OBJECT_CELLS`` nodes' worth:
+#: a run of many kinds of pods (a scale-down search moves every app's pods in turn) keeps them all
+#: on a few thousand nodes, in about 10 bytes x ``_OBJECT_CELLS`` (40 MB).
+_OBJECT_CELLS = 4_000_000
 
 # the int64 columns of every node, by position
 _ALLOC_CPU, _ALLOC_MEMORY, _ALLOC_EPHEMERAL, _ALLOC_PODS = 0, 1, 2, 3
@@ -144,6 +149,7 @@ class NodeColumns:
         # what each node's object was when its node-object scores were taken (see object_scores)
         self._objects: list[Any] = [n.node for n in self._nodes]
         self._object_scores: dict[tuple, tuple[np.ndarray, ...]] = {}
+        self._object_entries = max(_OBJECT_SCORE_SIGNATURES, _OBJECT_CELLS // max(self._count, 1))
         # per topology key: each node's value as a code into the list of values (-1: no label)
         self._label_codes: dict[str, tuple[np.ndarray, list[str]]] = {}
         # per (selector key, namespace): each node's matching pods, and the generation counted at
@@ -208,11 +214,20 @@ class NodeColumns:
                 self._load(i, node_info)
                 self.generations[i] = node_info.generation
                 if node_info.node is not self._objects[i]:
-                    # a node object replaced (labels, taints, images: and so the image spread)
-                    self._objects[i] = node_info.node
-                    self._object_scores.clear()
-                    self._label_codes.clear()
+                    self._replaced(i, node_info)
         return True
+
+    def _replaced(self, i: int, node_info: Any) -> None:
+        """Node ``i``'s object was replaced (cordoned, relabelled, tainted): only its own
+        node-object answers are asked again. Those answers read the node object and the node's
+        image states, and the image states (with their spread over the nodes) are taken once,
+        when the snapshot is built; so no other node's answer changes."""
+        old = self._objects[i]
+        self._objects[i] = node_info.node
+        for cache in self._object_scores.values():
+            cache[1][i] = False  # not known
+        if ((old or {}).get("metadata") or {}).get("labels") != node_info.labels:
+            self._label_codes.clear()
 
     def positions(self, nodes: Sequence[Any]) -> np.ndarray | None:
         """The positions of ``nodes`` (snapshot NodeInfos) in the columns; None when one of them
@@ -234,14 +249,15 @@ class NodeColumns:
     # -- scores of the node object alone ------------------------------------------------------
     def _object_cache(self, key: tuple, flags: int) -> tuple[np.ndarray, ...]:
         """One plugin's per-node answers for one pod signature (an int64 array, then ``flags``
-        bool arrays such as "known"), made on first use; past ``_OBJECT_SCORE_SIGNATURES`` the
-        oldest signature is dropped."""
-        cache = self._object_scores.get(key)
+        bool arrays such as "known"), made on first use; past ``_object_entries`` the
+        least recently used is dropped."""
+        caches = self._object_scores
+        cache = caches.pop(key, None)
         if cache is None:
-            if len(self._object_scores) >= _OBJECT_SCORE_SIGNATURES:
-                del self._object_scores[next(iter(self._object_scores))]
-            cache = self._object_scores[key] = (np.zeros(self._count, dtype=np.int64),
-                                                *(np.zeros(self._count, dtype=bool) for _ in range(flags)))
+            if len(caches) >= self._object_entries:
+                del caches[next(iter(caches))]
+            cache = (np.zeros(self._count, dtype=np.int64), *(np.zeros(self._count, dtype=bool) for _ in range(flags)))
+        caches[key] = cache  # the most recently used last: the least recently used goes first
         return cache
 
     def object_scores(self, plugin: Any, signature: str, state: Any, pod_info: Any,
