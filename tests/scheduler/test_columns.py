@@ -514,6 +514,77 @@ def test_spread_filter_verdicts_from_the_columns_are_the_plugins(seed: int, cons
     assert checked["filters"] and asked
 
 
+
+def _term(key: str, app: str) -> dict:
+    return {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key}
+
+
+AFFINITY_CASES = {
+    "anti-affinity to itself, hostname": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        _term("kubernetes.io/hostname", "web")]}},
+    "anti-affinity to itself, zone (some nodes without one) and tier": {"podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [_term("topology.kubernetes.io/zone", "new"),
+                                                           _term("tier", "new")]}},
+    "affinity to db by zone": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        _term("topology.kubernetes.io/zone", "db")]}},
+    "affinity to itself by tier (the first of its group), anti-affinity by hostname": {
+        "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [_term("tier", "new")]},
+        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [_term("kubernetes.io/hostname", "new")]}},
+    "no terms: existing pods' anti-affinity alone": None,
+}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("affinity", AFFINITY_CASES.values(), ids=AFFINITY_CASES.keys())
+def test_pod_affinity_filter_verdicts_from_the_columns_are_the_plugins(seed: int, affinity: dict | None,
+                                                                       monkeypatch) -> None:
+    """InterPodAffinity's Filter answered from the columns: every cycle's verdicts equal the
+    plugin's node by node (the pod's affinity and anti-affinity, existing pods' anti-affinity
+    against it, nodes without a topology key), and the whole batch places every pod as the run
+    without memos or columns does."""
+    rnd = random.Random(seed)
+    nodes = []
+    for i in range(30):
+        node = make_node(f"n{i:03d}", {"kubernetes.io/hostname": f"n{i:03d}", "tier": rnd.choice("ab")},
+                         cpu=rnd.choice(["2", "4", "8"]), memory="16Gi", pods="110")
+        if i % 7:
+            node["metadata"]["labels"]["topology.kubernetes.io/zone"] = f"z{i % 3}"
+        nodes.append(node)
+    names = [n["metadata"]["name"] for n in nodes]
+    # existing pods: some with anti-affinity to the incoming app by hostname or zone
+    running_pods = []
+    for i in range(12):
+        extra = {}
+        if i % 3 == 0:
+            extra["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                _term(rnd.choice(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]),
+                      ("web", "new")[i // 3 % 2])]}}
+        running_pods.append(make_pod(f"r{i}", node=rnd.choice(names), labels={"app": ("web", "db")[i % 2]},
+                                     containers=[{"name": "c", "resources": {"requests": {"cpu": "500m"}}}], **extra))
+    app = "new" if affinity and "new" in str(affinity) else "web"
+    batch = [make_pod(f"rep-{i:03d}", labels={"app": app},
+                      containers=[{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+                      **({"affinity": copy.deepcopy(affinity)} if affinity else {})) for i in range(30)]
+    checked = _check_every_cycle(monkeypatch)
+    affinity_verdicts = NodeColumns.affinity_verdicts
+    asked: list[int] = []
+
+    def counting(self, s, at):
+        asked.append(len(at))
+        return affinity_verdicts(self, s, at)
+
+    monkeypatch.setattr(NodeColumns, "affinity_verdicts", counting)
+    results = []
+    for memoize in (True, False):
+        sim = Simulator(cluster(copy.deepcopy(nodes), copy.deepcopy(running_pods)), load_default_config(),
+                        seed=seed, memoize=memoize)
+        results.append(sim.run(copy.deepcopy(batch)).to_dict())
+    for d in results:
+        d["summary"].pop("seconds")
+    assert results[0] == results[1]
+    assert results[0]["summary"]["scheduled"] > 0
+    assert checked["filters"] and asked
+
 def test_a_successful_cycle_counts_its_rejected_nodes_without_asking_why(monkeypatch) -> None:
     """With verdicts from the columns, a simulated cycle that finds a node does not ask the
     filters why the other nodes failed (nothing shows it); a cycle that finds none still gives
