@@ -416,8 +416,9 @@ def _evict(state: ClusterState, node: str, pods: list[dict],
         record.evicted.append(Eviction(key, node, _controller_text(pod), _key(replacement)))
     new = state.copy()
     new.drop(pods=removed)
-    for pod in replacements:
-        new.add_object(pod)
+    if replacements:
+        # added at once: the state's warnings are taken once, not once per pod (a walk of every pod)
+        new = new.with_objects(replacements)
     return new, [_key(p) for p in replacements], blocked
 
 
