@@ -416,8 +416,9 @@ def _evict(state: ClusterState, node: str, pods: list[dict],
         record.evicted.append(Eviction(key, node, _controller_text(pod), _key(replacement)))
     new = state.copy()
     new.drop(pods=removed)
-    for pod in replacements:
-        new.add_object(pod)
+    if replacements:
+        # added at once: the state's warnings are taken once, not once per pod (a walk of every pod)
+        new = new.with_objects(replacements)
     return new, [_key(p) for p in replacements], blocked
 
 
@@ -772,11 +773,10 @@ def replacement_pod(pod: dict, state: ClusterState) -> dict:
 
 def _generated_name(prefix: str, seed: str, namespace: str, state: ClusterState) -> str:
     """A name as generateName makes (prefix + five random characters), the same on every run."""
-    taken = {_key(p) for p in state.pods}
     for attempt in range(1000):
         digest = hashlib.sha256(f"{seed}/{attempt}".encode()).digest()
         suffix = "".join(_SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[:5])
-        if f"{namespace}/{prefix}{suffix}" not in taken:
+        if not state.has_pod(f"{namespace}/{prefix}{suffix}"):
             return prefix + suffix
     raise InputError(f"no free name for a replacement of {namespace}/{seed}")  # pragma: no cover
 

@@ -334,6 +334,10 @@ class ClusterState:
 
     # ------------------------------------------------------------------ reading
 
+    def has_pod(self, key: str) -> bool:
+        """Whether a pod "namespace/name" is in the state (without walking the pods)."""
+        return key in self._pod_keys
+
     def source(self, kind: str, key: str) -> Document | None:
         """The document an object came from (``key`` is "ns/name" or the name), if known."""
         if kind == "Pod":

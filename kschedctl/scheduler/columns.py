@@ -16,8 +16,9 @@ the snapshot's node order, brought up to date from the process-wide NodeInfo cha
   pods, counted again only on the nodes whose pods changed;
 - the Filter verdict of a chain made of NodeResourcesFit (from the int64 columns) and
   NodeUnschedulable, NodeName, TaintToleration, NodeAffinity (each node's verdict the plugin's
-  own, kept per pod signature and node object), so that a cycle's scan finds its feasible nodes
-  without a call per node; a rejected node's status still comes from the plugins.
+  own, kept per pod signature and node object), PodTopologySpread and InterPodAffinity (from
+  their PreFilter counts and each node's topology values), so that a cycle's scan finds its
+  feasible nodes without a call per node; a rejected node's status still comes from the plugins.
 
 The answers are bit for bit the per-node plugins':
 
@@ -49,6 +50,7 @@ from kschedctl.framework.status import Code
 from kschedctl.framework.types import NODE_CHANGES
 from kschedctl.plugins import (
     image_locality,
+    inter_pod_affinity,
     node_affinity,
     node_name,
     node_resources_fit,
@@ -58,6 +60,8 @@ from kschedctl.plugins import (
 )
 from kschedctl.plugins import node_resources_balanced_allocation as balanced_allocation
 from kschedctl.plugins.image_locality import ImageLocality
+from kschedctl.plugins.inter_pod_affinity import InterPodAffinity
+from kschedctl.plugins.inter_pod_affinity import filtering as ipa_filtering
 from kschedctl.plugins.node_affinity import NodeAffinity
 from kschedctl.plugins.node_name import NodeName
 from kschedctl.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
@@ -83,8 +87,13 @@ SAFE_AMOUNT = 2**54
 
 _MAX_NODE_SCORE = 100
 
-#: Pod signatures whose node-object scores are kept at once (per plugin, one int64 per node each).
+#: Pod signatures whose hostname spread counts are kept at once.
 _OBJECT_SCORE_SIGNATURES = 64
+#: Node-object answers kept at once (one plugin and pod signature each, an int64 and two bools per
+#: node), at least ``_OBJECT_SCORE_SIGNATURES``, else as many as ``_OBJECT_CELLS`` nodes' worth:
+#: a run of many kinds of pods (a scale-down search moves every app's pods in turn) keeps them all
+#: on a few thousand nodes, in about 10 bytes x ``_OBJECT_CELLS`` (40 MB).
+_OBJECT_CELLS = 4_000_000
 
 # the int64 columns of every node, by position
 _ALLOC_CPU, _ALLOC_MEMORY, _ALLOC_EPHEMERAL, _ALLOC_PODS = 0, 1, 2, 3
@@ -144,8 +153,9 @@ class NodeColumns:
         # what each node's object was when its node-object scores were taken (see object_scores)
         self._objects: list[Any] = [n.node for n in self._nodes]
         self._object_scores: dict[tuple, tuple[np.ndarray, ...]] = {}
+        self._object_entries = max(_OBJECT_SCORE_SIGNATURES, _OBJECT_CELLS // max(self._count, 1))
         # per topology key: each node's value as a code into the list of values (-1: no label)
-        self._label_codes: dict[str, tuple[np.ndarray, list[str]]] = {}
+        self._label_codes: dict[str, tuple[np.ndarray, list[str], dict[str, int]]] = {}
         # per (selector key, namespace): each node's matching pods, and the generation counted at
         self._host_counts: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.generations = np.array([n.generation for n in self._nodes], dtype=np.int64)
@@ -208,11 +218,20 @@ class NodeColumns:
                 self._load(i, node_info)
                 self.generations[i] = node_info.generation
                 if node_info.node is not self._objects[i]:
-                    # a node object replaced (labels, taints, images: and so the image spread)
-                    self._objects[i] = node_info.node
-                    self._object_scores.clear()
-                    self._label_codes.clear()
+                    self._replaced(i, node_info)
         return True
+
+    def _replaced(self, i: int, node_info: Any) -> None:
+        """Node ``i``'s object was replaced (cordoned, relabelled, tainted): only its own
+        node-object answers are asked again. Those answers read the node object and the node's
+        image states, and the image states (with their spread over the nodes) are taken once,
+        when the snapshot is built; so no other node's answer changes."""
+        old = self._objects[i]
+        self._objects[i] = node_info.node
+        for cache in self._object_scores.values():
+            cache[1][i] = False  # not known
+        if ((old or {}).get("metadata") or {}).get("labels") != node_info.labels:
+            self._label_codes.clear()
 
     def positions(self, nodes: Sequence[Any]) -> np.ndarray | None:
         """The positions of ``nodes`` (snapshot NodeInfos) in the columns; None when one of them
@@ -234,14 +253,15 @@ class NodeColumns:
     # -- scores of the node object alone ------------------------------------------------------
     def _object_cache(self, key: tuple, flags: int) -> tuple[np.ndarray, ...]:
         """One plugin's per-node answers for one pod signature (an int64 array, then ``flags``
-        bool arrays such as "known"), made on first use; past ``_OBJECT_SCORE_SIGNATURES`` the
-        oldest signature is dropped."""
-        cache = self._object_scores.get(key)
+        bool arrays such as "known"), made on first use; past ``_object_entries`` the
+        least recently used is dropped."""
+        caches = self._object_scores
+        cache = caches.pop(key, None)
         if cache is None:
-            if len(self._object_scores) >= _OBJECT_SCORE_SIGNATURES:
-                del self._object_scores[next(iter(self._object_scores))]
-            cache = self._object_scores[key] = (np.zeros(self._count, dtype=np.int64),
-                                                *(np.zeros(self._count, dtype=bool) for _ in range(flags)))
+            if len(caches) >= self._object_entries:
+                del caches[next(iter(caches))]
+            cache = (np.zeros(self._count, dtype=np.int64), *(np.zeros(self._count, dtype=bool) for _ in range(flags)))
+        caches[key] = cache  # the most recently used last: the least recently used goes first
         return cache
 
     def object_scores(self, plugin: Any, signature: str, state: Any, pod_info: Any,
@@ -337,8 +357,21 @@ class NodeColumns:
                     code = where[value] = len(values)
                     values.append(value)
                 codes[i] = code
-            cached = self._label_codes[key] = (codes, values)
-        return cached
+            cached = self._label_codes[key] = (codes, values, where)
+        return cached[0], cached[1]
+
+    def _counted(self, key: str, counts: dict) -> np.ndarray:
+        """Per value of label ``key`` (by code, then one more for nodes without it, code -1):
+        whether ``counts`` counts the pair (``key``, value) above 0."""
+        self.label_codes(key)
+        _, values, where = self._label_codes[key]
+        out = np.zeros(len(values) + 1, dtype=bool)
+        for (topology_key, value), n in counts.items():
+            if topology_key == key and n > 0:
+                code = where.get(value)
+                if code is not None:
+                    out[code] = True
+        return out
 
     def host_counts(self, constraint: Any, namespace: str, at: np.ndarray) -> np.ndarray:
         """``count_node_pods_match_selector`` of the nodes at ``at``, counted again only for the
@@ -408,6 +441,29 @@ class NodeColumns:
             by_code = np.array([domain_counts.get(v, 0) for v in values] + [0], dtype=np.int64)
             skew = by_code[node_codes] + (s.self_match[i] - s.min_match_num(i))  # -1: the trailing 0
             ok &= (node_codes >= 0) & (skew <= c.max_skew)
+        return ok
+
+    # -- InterPodAffinity's Filter ---------------------------------------------------------------
+    def affinity_verdicts(self, s: Any, at: np.ndarray) -> np.ndarray:
+        """InterPodAffinity's Filter (``filtering.filter_node``) for the nodes at ``at``, from the
+        cycle's PreFilter counts and each node's values of the topology keys they count: each of
+        the pod's affinity terms needs its key on the node and a matching pod in the node's
+        domain (unless the pod is the first of its group: then the keys alone); a domain counted
+        by the pod's anti-affinity or by existing pods' anti-affinity against it rejects the node."""
+        ok = np.ones(len(at), dtype=bool)
+        if s.affinity_terms:
+            first = ipa_filtering.first_of_group(s)
+            for term in s.affinity_terms:
+                codes = self.label_codes(term.topology_key)[0][at]
+                ok &= codes >= 0
+                if not first:
+                    ok &= self._counted(term.topology_key, s.affinity.counts)[codes]
+        existing = s.existing_anti
+        for counts, keys in ((s.anti.counts, s.anti_keys),
+                             (existing.counts, existing.keys if existing.keys is not None else existing.topology_keys())):
+            if counts:
+                for key in dict.fromkeys(keys):
+                    ok &= ~self._counted(key, counts)[self.label_codes(key)[0][at]]
         return ok
 
     def spread_normalized(self, s: Any, at: np.ndarray, values: np.ndarray) -> list[int]:
@@ -576,6 +632,7 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
     object_filters = []
     request = None
     spread = None
+    affinity = None
     for name, fn in filters:
         plugin = getattr(fn, "__self__", None)
         object_plugin = OBJECT_FILTERS.get(name)
@@ -584,6 +641,11 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
         elif name == pod_topology_spread.NAME and type(plugin) is PodTopologySpread and spread is None:
             try:
                 spread = state.read(pod_topology_spread.PRE_FILTER_STATE_KEY)
+            except KeyError:
+                return None  # the plugin reports the missing state itself
+        elif name == inter_pod_affinity.NAME and type(plugin) is InterPodAffinity and affinity is None:
+            try:
+                affinity = state.read(inter_pod_affinity.PRE_FILTER_STATE_KEY)
             except KeyError:
                 return None  # the plugin reports the missing state itself
         elif name == node_resources_fit.NAME and type(plugin) is NodeResourcesFit:
@@ -606,6 +668,8 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
             ok &= columns.object_verdicts(plugin, signature, state, pod_info, at)
         if spread is not None:
             ok &= columns.spread_verdicts(spread, at)
+        if affinity is not None:
+            ok &= columns.affinity_verdicts(affinity, at)
         return ok
 
     def certain(at: np.ndarray) -> bool:

@@ -20,6 +20,7 @@ import pytest
 from kschedctl import fastpaths
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins.inter_pod_affinity import filtering
+from kschedctl.plugins.inter_pod_affinity import incremental as incremental_sums
 from kschedctl.plugins.inter_pod_affinity.incremental import IncrementalSums
 from kschedctl.scheduler.simulate import simulate
 
@@ -111,8 +112,12 @@ def _run(seed: int) -> dict:
     return result
 
 
+@pytest.mark.parametrize("max_entries", [None, 2], ids=["default size", "two entries"])
 @pytest.mark.parametrize("seed", [1, 2, 3, 5, 6, 7, 8])
-def test_incremental_sums_give_the_same_run_as_fresh_walks(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_incremental_sums_give_the_same_run_as_fresh_walks(seed: int, max_entries: int | None,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    if max_entries is not None:  # signatures dropped and built again mid-run
+        monkeypatch.setattr(incremental_sums, "MAX_ENTRIES", max_entries)
     kept = []
     entry = IncrementalSums._entry
 
@@ -134,6 +139,45 @@ def test_incremental_sums_give_the_same_run_as_fresh_walks(seed: int, monkeypatc
     summary = fresh["summary"]
     assert summary["scheduled"] > 0 and summary["unschedulable"] > 0
     assert fresh["preemptions"], "victims removed mid-run are part of what is checked"
+
+
+def test_sums_of_many_signatures_taken_in_turn_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twenty kinds of pods scheduled in turn (as a scale-down search moves every app's pods):
+    each signature's sums are built once and brought up to date afterwards, not walked afresh
+    every time its turn comes back."""
+    builds = []
+    build = incremental_sums._Entry.build
+
+    def counting(self: Any, *args: Any) -> None:
+        builds.append(type(self).__name__)
+        build(self, *args)
+
+    monkeypatch.setattr(incremental_sums._Entry, "build", counting)
+    rnd = random.Random(4)
+    nodes = [{"apiVersion": "v1", "kind": "Node",
+              "metadata": {"name": f"n{i}", "labels": {"kubernetes.io/hostname": f"n{i}",
+                                                      "topology.kubernetes.io/zone": f"z{i % 3}"}},
+              "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "200"}}} for i in range(12)]
+    running = [_pod(f"r{i}", "default", f"app{i % 20}", "100m", _affinity(rnd, 0.5), node=f"n{i % 12}")
+               for i in range(60)]
+    batch = [_pod(f"b{r}-{a}", "default", f"app{a}", "100m",
+                  {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
+                      "weight": 10, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": f"app{a}"}},
+                                                        "topologyKey": "kubernetes.io/hostname"}}]}})
+             for r in range(4) for a in range(20)]
+    cluster = SimpleNamespace(nodes=nodes, pods=running, priority_classes=CLASSES,
+                              namespaces={"default": {"metadata": {"name": "default"}}}, warnings=[],
+                              namespace_labels=lambda ns: {"kubernetes.io/metadata.name": ns})
+    result = simulate(batch, cluster, None, seed=1).to_dict()
+    assert result["summary"]["scheduled"] == len(batch)
+    # each signature's sums (existing pods' anti-affinity, PreScore's map) built once, on its
+    # second pod; with room for too few, every pod would walk the pods afresh (and none be built)
+    assert builds.count("_ScoresEntry") == 20 and builds.count("_CountsEntry") == 20
+    with fastpaths.using(replace(fastpaths.settings(), incremental_affinity=False)):
+        fresh = simulate(batch, cluster, None, seed=1).to_dict()
+    result["summary"].pop("seconds", None)
+    fresh["summary"].pop("seconds", None)
+    assert result == fresh
 
 
 def _anti_pod(name: str, node: str) -> PodInfo:

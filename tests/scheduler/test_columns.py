@@ -17,11 +17,13 @@ import yaml
 from kschedctl.config import load_config
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.snapshot import Snapshot
+from kschedctl.framework.status import Code, Status
 from kschedctl.plugins.image_locality import ImageLocality
 from kschedctl.plugins.node_affinity import NodeAffinity
 from kschedctl.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kschedctl.plugins.node_resources_fit import NodeResourcesFit
 from kschedctl.plugins.taint_toleration import TaintToleration
+from kschedctl.scheduler import columns as columns_module
 from kschedctl.scheduler.columns import SAFE_AMOUNT, NodeColumns, column_scores
 from kschedctl.scheduler.setup import load_default_config
 from kschedctl.framework.runtime import Framework
@@ -233,6 +235,120 @@ def test_node_object_scores_are_the_plugins_and_follow_node_changes(plugin_class
     assert covered > 60
 
 
+
+def _cordoned(node: dict) -> dict:
+    """``node`` as kubectl cordon leaves it (a new object, labels and images as they were)."""
+    spec = dict(node.get("spec") or {})
+    spec["unschedulable"] = True
+    spec["taints"] = [*(spec.get("taints") or ()), {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
+    return {**node, "spec": spec}
+
+
+class _Asked:
+    """A node-object plugin whose calls are counted per node (the columns must ask it)."""
+
+    def __init__(self, plugin) -> None:
+        self.plugin, self.name, self.asked = plugin, plugin.name, []
+
+    def score(self, state, pod_info, node_info):
+        self.asked.append(node_info.name)
+        return self.plugin.score(state, pod_info, node_info)
+
+    def filter(self, state, pod_info, node_info):
+        self.asked.append(node_info.name)
+        return self.plugin.filter(state, pod_info, node_info)
+
+
+@pytest.mark.parametrize("case", [
+    # (the plugin, filter or score, the pod tolerates the cordon's taint)
+    ("TaintToleration", "filter", False), ("TaintToleration", "filter", True),
+    ("NodeUnschedulable", "filter", False), ("NodeUnschedulable", "filter", True),
+    ("TaintToleration", "score", False), ("NodeAffinity", "score", False), ("ImageLocality", "score", False),
+], ids=lambda c: "-".join(map(str, c)))
+def test_a_replaced_node_object_is_asked_again_alone(case) -> None:
+    """A node cordoned (its object replaced) gets the plugin's new answer; the other nodes keep
+    theirs without the plugin being asked again (a scale-down search cordons a node per try)."""
+    from kschedctl.plugins.node_unschedulable import NodeUnschedulable
+
+    name, kind, tolerates = case
+    rnd = random.Random(7)
+    nodes = [random_node(rnd, i, False) for i in range(12)]
+    snapshot = Snapshot(nodes)
+    handle = SimpleNamespace(snapshot=lambda: snapshot)
+    built = {"TaintToleration": TaintToleration, "NodeUnschedulable": NodeUnschedulable, "NodeAffinity": NodeAffinity,
+             "ImageLocality": lambda: ImageLocality(None, handle)}[name]()
+    plugin = _Asked(built)
+    incoming = random_pod(rnd, "p")
+    incoming["spec"]["containers"][0]["image"] = IMAGES[0]
+    incoming["spec"]["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 20, "preference": {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["a"]}]}}]}}
+    if tolerates:
+        incoming["spec"]["tolerations"] = [{"operator": "Exists"}]
+    pi, signature = pod_info(incoming), pod_signature(incoming)
+    columns = NodeColumns(snapshot)
+    node_infos = snapshot.node_infos()
+    at = columns.positions(node_infos)
+
+    def state() -> CycleState:
+        out = CycleState()
+        if kind == "score" and getattr(built, "pre_score", None) is not None:
+            assert built.pre_score(out, pi, node_infos) in (None, Status(Code.Skip))
+        return out
+
+    def answers() -> list:
+        assert columns.refresh()
+        if kind == "score":
+            return columns.object_scores(plugin, signature, state(), pi, at)
+        return columns.object_verdicts(plugin, signature, state(), pi, at).tolist()
+
+    def plain() -> list:
+        if kind == "score":
+            return [built.score(state(), pi, n)[0] for n in node_infos]
+        return [(lambda st: st is None or st.is_success())(built.filter(state(), pi, n)) for n in node_infos]
+
+    assert answers() == plain() and len(plugin.asked) == len(nodes)
+    plugin.asked.clear()
+    target = node_infos[5]
+    target.set_node(_cordoned(target.node))
+    snapshot.assume_pod(pod_info(random_pod(rnd, "x")), node_infos[2].name)  # pods do not count
+    got = answers()
+    assert got == plain()
+    assert plugin.asked == [target.name]
+    if kind == "filter" and not tolerates:
+        assert got[5] is False
+
+
+def test_node_object_answers_keep_the_signatures_used_last(monkeypatch) -> None:
+    """Past the room for them, the answers used least recently go first; every answer stays the
+    plugin's."""
+    monkeypatch.setattr(columns_module, "_OBJECT_CELLS", 3 * 12)  # room for 3 signatures of 12 nodes
+    monkeypatch.setattr(columns_module, "_OBJECT_SCORE_SIGNATURES", 1)
+    rnd = random.Random(3)
+    snapshot = Snapshot([random_node(rnd, i, False) for i in range(12)])
+    plugin = _Asked(TaintToleration())
+    columns = NodeColumns(snapshot)
+    node_infos = snapshot.node_infos()
+    at = columns.positions(node_infos)
+    pods = []
+    for k in range(4):
+        pod = random_pod(rnd, f"p{k}")
+        pod["spec"]["tolerations"] = [{"key": f"k{k}", "operator": "Exists"}]  # four signatures
+        pods.append(pod)
+
+    def ask(pod: dict) -> int:
+        plugin.asked.clear()
+        state = CycleState()
+        assert plugin.plugin.pre_score(state, pod_info(pod), node_infos) is None
+        got = columns.object_scores(plugin, pod_signature(pod), state, pod_info(pod), at)
+        assert got == [plugin.plugin.score(state, pod_info(pod), n)[0] for n in node_infos]
+        return len(plugin.asked)
+
+    assert [ask(p) for p in pods[:3]] == [12, 12, 12]
+    assert ask(pods[0]) == 0  # kept, and now the most recently used
+    assert ask(pods[3]) == 12  # takes the room of pods[1], the least recently used
+    assert ask(pods[0]) == 0 and ask(pods[2]) == 0
+    assert ask(pods[1]) == 12
+
 MOST_ALLOCATED_CONFIG = {
     "apiVersion": "kubescheduler.config.k8s.io/v1",
     "kind": "KubeSchedulerConfiguration",
@@ -397,6 +513,77 @@ def test_spread_filter_verdicts_from_the_columns_are_the_plugins(seed: int, cons
     assert results[0]["summary"]["scheduled"] > 0
     assert checked["filters"] and asked
 
+
+
+def _term(key: str, app: str) -> dict:
+    return {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key}
+
+
+AFFINITY_CASES = {
+    "anti-affinity to itself, hostname": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        _term("kubernetes.io/hostname", "web")]}},
+    "anti-affinity to itself, zone (some nodes without one) and tier": {"podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [_term("topology.kubernetes.io/zone", "new"),
+                                                           _term("tier", "new")]}},
+    "affinity to db by zone": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        _term("topology.kubernetes.io/zone", "db")]}},
+    "affinity to itself by tier (the first of its group), anti-affinity by hostname": {
+        "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [_term("tier", "new")]},
+        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [_term("kubernetes.io/hostname", "new")]}},
+    "no terms: existing pods' anti-affinity alone": None,
+}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("affinity", AFFINITY_CASES.values(), ids=AFFINITY_CASES.keys())
+def test_pod_affinity_filter_verdicts_from_the_columns_are_the_plugins(seed: int, affinity: dict | None,
+                                                                       monkeypatch) -> None:
+    """InterPodAffinity's Filter answered from the columns: every cycle's verdicts equal the
+    plugin's node by node (the pod's affinity and anti-affinity, existing pods' anti-affinity
+    against it, nodes without a topology key), and the whole batch places every pod as the run
+    without memos or columns does."""
+    rnd = random.Random(seed)
+    nodes = []
+    for i in range(30):
+        node = make_node(f"n{i:03d}", {"kubernetes.io/hostname": f"n{i:03d}", "tier": rnd.choice("ab")},
+                         cpu=rnd.choice(["2", "4", "8"]), memory="16Gi", pods="110")
+        if i % 7:
+            node["metadata"]["labels"]["topology.kubernetes.io/zone"] = f"z{i % 3}"
+        nodes.append(node)
+    names = [n["metadata"]["name"] for n in nodes]
+    # existing pods: some with anti-affinity to the incoming app by hostname or zone
+    running_pods = []
+    for i in range(12):
+        extra = {}
+        if i % 3 == 0:
+            extra["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                _term(rnd.choice(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]),
+                      ("web", "new")[i // 3 % 2])]}}
+        running_pods.append(make_pod(f"r{i}", node=rnd.choice(names), labels={"app": ("web", "db")[i % 2]},
+                                     containers=[{"name": "c", "resources": {"requests": {"cpu": "500m"}}}], **extra))
+    app = "new" if affinity and "new" in str(affinity) else "web"
+    batch = [make_pod(f"rep-{i:03d}", labels={"app": app},
+                      containers=[{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+                      **({"affinity": copy.deepcopy(affinity)} if affinity else {})) for i in range(30)]
+    checked = _check_every_cycle(monkeypatch)
+    affinity_verdicts = NodeColumns.affinity_verdicts
+    asked: list[int] = []
+
+    def counting(self, s, at):
+        asked.append(len(at))
+        return affinity_verdicts(self, s, at)
+
+    monkeypatch.setattr(NodeColumns, "affinity_verdicts", counting)
+    results = []
+    for memoize in (True, False):
+        sim = Simulator(cluster(copy.deepcopy(nodes), copy.deepcopy(running_pods)), load_default_config(),
+                        seed=seed, memoize=memoize)
+        results.append(sim.run(copy.deepcopy(batch)).to_dict())
+    for d in results:
+        d["summary"].pop("seconds")
+    assert results[0] == results[1]
+    assert results[0]["summary"]["scheduled"] > 0
+    assert checked["filters"] and asked
 
 def test_a_successful_cycle_counts_its_rejected_nodes_without_asking_why(monkeypatch) -> None:
     """With verdicts from the columns, a simulated cycle that finds a node does not ask the

@@ -312,6 +312,14 @@ def filter_node(state: PreFilterState, node_labels: Mapping[str, str]) -> Status
 
 
 
+def first_of_group(state: PreFilterState) -> bool:
+    """The first pod of a series with affinity to itself, let through anywhere its topology keys
+    exist: no pod matches the terms anywhere and the pod matches its own terms."""
+    return not state.affinity.counts and bool(state.affinity_terms) and all(
+        _incoming_term_matches(t, state.pod_info) for t in state.affinity_terms
+    )
+
+
 def check_pod_affinity(state: PreFilterState, node_labels: Mapping[str, str]) -> Status | None:
     """Upstream ``satisfyPodAffinity``: every topology key present, and a matching pod in each
     term's domain; or no matching pod anywhere and the pod matches all its own terms."""
@@ -330,11 +338,7 @@ def check_pod_affinity(state: PreFilterState, node_labels: Mapping[str, str]) ->
             first_unmet = (i, key, node_labels[key])
     if first_unmet is None:
         return None
-    # The first pod of a series with affinity to itself: let it through anywhere its topology
-    # keys exist, when no pod matches the terms anywhere and the pod matches its own terms.
-    if not counts and state.affinity_terms and all(
-        _incoming_term_matches(t, state.pod_info) for t in state.affinity_terms
-    ):
+    if first_of_group(state):
         return None
     i, key, value = first_unmet
     return Status(

@@ -201,18 +201,26 @@ class _ScoresEntry(_Entry):
         return self.scores
 
 
+#: Sums kept at once (each signature has one to three: existing pods' anti-affinity, PreScore's,
+#: its own required terms'), least recently used dropped first. A run that takes every app's pods
+#: in turn (a scale-down search, a mixed workload) cycles through tens of signatures: with a few
+#: entries each would be walked afresh every time. An entry holds only the nodes where a term
+#: matched, so many are cheap.
+MAX_ENTRIES = 256
+
+
 class IncrementalSums:
     """The plugin's sums per signature, over the node list of the snapshot in use (see above)."""
 
     __slots__ = ("_nodes", "_size", "_by_name", "_entries", "_seen_once", "max_entries")
 
-    def __init__(self, max_entries: int = 8) -> None:
+    def __init__(self, max_entries: int | None = None) -> None:
         self._nodes: list | None = None
         self._size = -1
         self._by_name: dict[str, "NodeInfo"] | None = None
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self._seen_once: OrderedDict[Hashable, None] = OrderedDict()
-        self.max_entries = max_entries
+        self.max_entries = MAX_ENTRIES if max_entries is None else max_entries
 
     def _entry(
         self, key: Hashable, nodes: list["NodeInfo"], initial: Callable[[], list["NodeInfo"]],
