@@ -1,3 +1,3 @@
-from kschedctl.cli.oneshot import run
+from kschedctl.cli.entry import run
 
 run()
