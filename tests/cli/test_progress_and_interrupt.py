@@ -122,3 +122,22 @@ def test_a_big_cluster_file_gets_a_spinner_on_a_terminal(tmp_path: Path) -> None
     assert f"reading {big}" in err and f"reading {big}" not in out
     _, _, quiet = _run_with_terminal_stderr(["explain", "--cluster", str(big), pod, "--quiet"])
     assert "reading" not in quiet
+
+
+def test_ctrl_c_while_the_modules_load_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    from kschedctl.cli import entry
+
+    class Interrupting:
+        """A Ctrl-C arriving while the command line's modules are imported."""
+
+        def find_spec(self, name, path=None, target=None):
+            if name == "kschedctl.cli.oneshot":
+                raise KeyboardInterrupt
+            return None
+
+    monkeypatch.delitem(sys.modules, "kschedctl.cli.oneshot", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [Interrupting(), *sys.meta_path])
+    with pytest.raises(SystemExit) as exc:
+        entry.run()
+    assert exc.value.code == 130
+    assert capsys.readouterr().err == "error: interrupted\n"
