@@ -8,15 +8,34 @@ import sys
 from typing import Annotated, Any, Optional
 
 import typer
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperGroup
 
 from kschedctl import UPSTREAM_VERSION, __version__
 from kschedctl.cli.help import HELP_MAX_WIDTH, HelpCommand
 from kschedctl.errors import EXIT_INTERNAL, KschedctlError, internal_error_text
 from kschedctl.printable import message_line
 
+class _InterruptibleGroup(TyperGroup):
+    """Ctrl-C while the command line is parsed or a command runs is ``Interrupted`` (one line, exit
+    130): left to click, a KeyboardInterrupt outside a command's body becomes "Aborted!" and exit
+    1, which the contract reads as "no"."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            raise Interrupted("interrupted") from None
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted("interrupted") from None
+
+
 app = typer.Typer(
     name="kschedctl",
+    cls=_InterruptibleGroup,
     help=f"What-if tool for the Kubernetes scheduler: where would this pod land, and why? "
     f"Reproduces kube-scheduler {UPSTREAM_VERSION} offline.",
     no_args_is_help=True,

@@ -141,3 +141,19 @@ def test_ctrl_c_while_the_modules_load_is_one_line(monkeypatch: pytest.MonkeyPat
         entry.run()
     assert exc.value.code == 130
     assert capsys.readouterr().err == "error: interrupted\n"
+
+
+def test_ctrl_c_while_the_command_line_is_parsed_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """Left to click, it would be "Aborted!" and exit 1, an answer of "no"."""
+    from typer.core import TyperGroup
+
+    from kschedctl.cli.app import main
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TyperGroup, "parse_args", interrupted)
+    with pytest.raises(SystemExit) as exc:
+        main(["explain", str(ROOT / "fixtures" / "pods" / "pod.yaml"), "--cluster", str(ROOT / "fixtures" / "cluster")])
+    assert exc.value.code == 130
+    assert capsys.readouterr().err.strip().splitlines() == ["error: interrupted"]
