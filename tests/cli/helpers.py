@@ -34,3 +34,12 @@ def run_cli(*args: str, stdin: str | None = None) -> CliResult:
     finally:
         sys.stdin = old_stdin
     return CliResult(code, out.getvalue(), err.getvalue())
+
+
+def with_default_sigint() -> None:
+    """``preexec_fn`` for a process a test will Ctrl-C: a shell without job control starts
+    background commands with SIGINT ignored, and a child inherits that, so a test run in the
+    background (``pytest &``, ``nohup``) would send its SIGINT to a process that never sees it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.helpers import run_cli
+from tests.cli.helpers import run_cli, with_default_sigint
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOYMENT = """apiVersion: apps/v1
@@ -84,7 +84,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     big.write_text(DEPLOYMENT.replace("REPLICAS", "100000"), encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "-m", "kschedctl", "simulate", "--cluster",
                              str(ROOT / "fixtures" / "cluster"), str(big), "-o", "json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, preexec_fn=with_default_sigint)
     time.sleep(4)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

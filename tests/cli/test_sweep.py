@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.cli.helpers import run_cli
+from tests.cli.helpers import run_cli, with_default_sigint
 
 ROOT = Path(__file__).resolve().parents[2]
 SWEEP = str(ROOT / "profiles" / "sweeps" / "packing.yaml")
@@ -112,7 +112,8 @@ def test_ctrl_c_stops_the_workers_cleanly(tmp_path: Path) -> None:
     long.write_text("apiVersion: kschedctl/v1\nkind: Sweep\nconfigs: [{}]\nclusters: [nodes.yaml]\n"
                     "workloads: [web.yaml]\nrepetitions: 1000\n")
     proc = subprocess.Popen([sys.executable, "-m", "kschedctl", "sweep", str(long), "-j", "2", "-o", "json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                            preexec_fn=with_default_sigint)
     # Interrupt once the workers run (a fixed sleep raced with a slow start on a busy machine).
     children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
     deadline = time.monotonic() + 30
