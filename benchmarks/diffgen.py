@@ -304,7 +304,7 @@ class _Generator:
                                           "cpu": node["status"]["allocatable"]["cpu"]}}}]},
                              # Distinct start times: when candidates tie on everything else,
                              # upstream takes the first of a list in Go map order (random).
-                             "status": {"phase": "Running", "startTime": f"2026-01-01T02:{i // 60:02d}:{i % 60:02d}Z"}})
+                             "status": {"phase": "Running", "startTime": f"2025-12-31T02:{i // 60:02d}:{i % 60:02d}Z"}})
         self.claim_states(pods)
         pods += self.pdbs()
         if self.chance("nominated-pending-pod", 0.1) and self.nodes:
@@ -697,7 +697,12 @@ class _Generator:
         if any("ephemeral" in v for v in volumes):
             self.ephemeral_claim(pod)
         if node:
-            pod["status"] = {"phase": "Running", "startTime": f"2026-01-01T00:{rng.randint(0, 59):02d}:00Z"}
+            # A start time of its own (day, hour and second from the pod's uid): candidates that
+            # tie on every other criterion are told apart by the latest start, where upstream
+            # would otherwise take the first of a list in Go map order (random).
+            n = self.uid
+            pod["status"] = {"phase": "Running", "startTime":
+                             f"2026-01-{1 + n // 1440:02d}T{n // 60 % 24:02d}:{rng.randint(0, 59):02d}:{n % 60:02d}Z"}
             if self.chance("terminal-pods", 0.04):
                 pod["status"]["phase"] = rng.choice(("Succeeded", "Failed"))
             elif self.chance("terminating-pods", 0.05):
