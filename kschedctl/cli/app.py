@@ -110,8 +110,6 @@ def _register_commands() -> None:
             command.help = _reflow(text)
         name = command.name or (command.callback.__name__ if command.callback else "")
         command.short_help = command.short_help or _SHORT_HELP.get(name)
-        if command.callback is not None and not getattr(command.callback, "_interruptible", False):
-            command.callback = _interruptible(command.callback)
         if command.epilog:
             command.epilog = _verbatim(command.epilog)
         if command.cls in (None, TyperCommand):
@@ -122,20 +120,6 @@ class Interrupted(KschedctlError):
     """Ctrl-C: one line and exit 130, as a shell expects of an interrupted command."""
 
     exit_code = 130
-
-
-def _interruptible(callback: Any) -> Any:
-    import functools
-
-    @functools.wraps(callback)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return callback(*args, **kwargs)
-        except KeyboardInterrupt:
-            raise Interrupted("interrupted") from None
-
-    run._interruptible = True  # type: ignore[attr-defined]
-    return run
 
 
 def _reflow(text: str) -> str:

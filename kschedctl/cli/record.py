@@ -132,5 +132,3 @@ def _summary(recorder: object) -> str:
         parts.append(f"{stats.resyncs} relists")
     return ", ".join(parts)
 
-
-record._interruptible = True  # type: ignore[attr-defined]  # Ctrl-C ends the recording, it is no error
