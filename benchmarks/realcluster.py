@@ -49,6 +49,8 @@ from typing import Any, Iterable, Iterator
 
 import yaml
 
+from kschedctl.errors import KschedctlError
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN_DIR = ROOT / "oracle" / "bin"
 BINARIES = ("etcd", "kube-apiserver", "kube-scheduler")
@@ -692,6 +694,31 @@ def simulate(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[st
     return {"kind": "SimulationResult", "placements": placements}
 
 
+def workload_pods(command: str, pod_paths: list[str],
+                  cluster_paths: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The pods of workload files as the controllers would create them, and the objects to create
+    beside them: with no controller-manager running, kschedctl's expansion stands in for it (the
+    same pod names, labels and owner references kschedctl answers for). explain takes each
+    workload's first pod, simulate every replica. The owners the scheduler reads (ReplicaSets,
+    StatefulSets and ReplicationControllers, whose selectors spread pods by default) and the
+    objects the files bring along (claims, PriorityClasses) are created too; nothing reconciles them."""
+    from kschedctl import api
+
+    state = api.load_cluster(cluster_paths)
+    loaded = api.load_pods(pod_paths, state)
+    pods = [p.pod for p in loaded] if command == "explain" else api.pods_for_simulation(loaded, state)[0]
+    brought = [doc.obj for doc in loaded.bundled]
+    seen: set[tuple[str, str, str]] = set()
+    for item in loaded:
+        for owner in item.owners:
+            meta = owner.get("metadata") or {}
+            key = (owner.get("kind", ""), meta.get("namespace") or "default", meta.get("name", ""))
+            if key[0] in KINDS and key not in seen:
+                seen.add(key)
+                brought.append(owner)
+    return [json.loads(json.dumps(p)) for p in pods], brought
+
+
 def _load_config(path: str | None) -> dict[str, Any] | None:
     return yaml.safe_load(Path(path).read_text()) if path else None
 
@@ -764,14 +791,11 @@ def command(argv: list[str]) -> int:
         cluster = read_documents(ns.cluster)
         docs = read_documents(ns.pods)
         pods = [d for d in docs if d.get("kind") == "Pod"]
-        others = sorted({str(d.get("kind")) for d in docs} - {"Pod"})
-        if others:
-            # kschedctl expands workloads into pods with names of its own; not done here yet.
-            print(f"realcluster: {' '.join(ns.pods)}: only Pod documents are handled, not {', '.join(others)}",
-                  file=sys.stderr)
-            return 2
+        if any(d.get("kind") != "Pod" for d in docs):
+            pods, brought = workload_pods(ns.command, ns.pods, ns.cluster)
+            cluster += brought
         config = _load_config(ns.config)
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, yaml.YAMLError, KschedctlError) as exc:
         print(f"realcluster: {exc}".splitlines()[0], file=sys.stderr)
         return 2
     workdir = Path(ns.workdir or tempfile.mkdtemp(prefix="kschedctl-realcluster-"))

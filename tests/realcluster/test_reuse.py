@@ -49,3 +49,25 @@ def test_explain_reuses_the_control_plane_up_started(binaries: Path, tmp_path: P
 def _pids_of(name: str, workdir: Path) -> list[int]:
     out = subprocess.run(["pgrep", "-f", f"{name} --config={workdir}"], capture_output=True, text=True)
     return [int(p) for p in out.stdout.split()]
+
+
+def test_workload_files_run_as_kschedctl_expands_them(control_plane: realcluster.ControlPlane) -> None:
+    """No controller-manager runs: kschedctl's expansion stands in for it, with the owners the
+    scheduler reads (the ReplicaSet whose selector spreads the replicas by default)."""
+    from benchmarks.differential import run_kschedctl
+
+    cluster = realcluster.read_documents([str(ROOT / "fixtures/cluster")])
+    files = [str(ROOT / "fixtures/pods/gpu-job.yaml"), str(ROOT / "fixtures/pods/web-deployment.yaml")]
+    pods, brought = realcluster.workload_pods("explain", files, [str(ROOT / "fixtures/cluster")])
+    assert [p["metadata"]["name"] for p in pods] == ["train-resnet-7fk9t", "web-d5795885d-zf67l"]
+    assert [(o["kind"], o["metadata"]["name"]) for o in brought] == [("ReplicaSet", "web-d5795885d")]
+    real = realcluster.explain(control_plane, cluster + brought, pods, None)
+    ours = run_kschedctl(["explain", *files, "--cluster", str(ROOT / "fixtures/cluster"), "-o", "json"])
+    for mine, theirs in zip(ours["items"], real["items"], strict=True):
+        assert realcluster.compare(mine, theirs) == []
+
+    replicas, brought = realcluster.workload_pods("simulate", files[1:], [str(ROOT / "fixtures/cluster")])
+    assert len(replicas) == 3
+    placed = realcluster.simulate(control_plane, cluster + brought, replicas, None)["placements"]
+    ours = run_kschedctl(["simulate", files[1], "--cluster", str(ROOT / "fixtures/cluster"), "-o", "json"])
+    assert sorted(p["node"] for p in placed) == sorted(p["node"] for p in ours["placements"])
