@@ -486,9 +486,9 @@ class Replayer:
         def observe(pod_info: Any, out: Any) -> None:
             key = pod_info.key
             if out.preemption is not None and len(out.preemption.tied) > 1:
-                preemption_ties[key] = list(out.preemption.tied)
+                preemption_ties[key] = sorted(out.preemption.tied)
             if out.selected_node and len(out.tied_nodes) > 1:
-                score_ties[key] = list(out.tied_nodes)
+                score_ties[key] = sorted(out.tied_nodes)
             if outer is not None:
                 outer(pod_info, out)
 
