@@ -120,3 +120,112 @@ def test_the_real_scheduler_places_the_probe_where_live_explain_said(
     live = run_kschedctl(["explain", str(tmp_path / "pod.yaml"), "--kubeconfig", str(reader), "-o", "json"])
     real = realcluster.explain(control_plane, list(yaml.safe_load_all(CLUSTER)), list(yaml.safe_load_all(POD)), None)
     assert realcluster.compare(live, real) == []
+
+
+# -- explain --pending: the pods the real scheduler left pending, message for message ----------------
+
+PENDING = """
+apiVersion: v1
+kind: Node
+metadata: {name: pend-a, labels: {kubernetes.io/hostname: pend-a, disk: hdd}}
+spec: {}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}, capacity: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: pend-b, labels: {kubernetes.io/hostname: pend-b, disk: hdd}}
+spec:
+  taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
+status: {allocatable: {cpu: "1", memory: 2Gi, pods: "110"}, capacity: {cpu: "1", memory: 2Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: pend-other}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: running, namespace: default}
+spec:
+  nodeName: pend-a
+  terminationGracePeriodSeconds: 0
+  containers: [{name: c, image: app:1, resources: {requests: {cpu: 1500m}}}]
+status: {phase: Running, startTime: "2026-01-01T00:00:00Z"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: too-big, namespace: default}
+spec:
+  containers: [{name: c, image: app:1, resources: {requests: {cpu: "3"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: wants-ssd, namespace: default}
+spec:
+  nodeSelector: {disk: ssd}
+  containers: [{name: c, image: app:1}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: taint-and-cpu, namespace: default}
+spec:
+  containers: [{name: c, image: app:1, resources: {requests: {cpu: 800m}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: too-much-memory, namespace: pend-other}
+spec:
+  tolerations: [{key: dedicated, operator: Exists}]
+  containers: [{name: c, image: app:1, resources: {requests: {memory: 5Gi}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: fits, namespace: default}
+spec:
+  tolerations: [{key: dedicated, operator: Exists}]
+  containers: [{name: c, image: app:1, resources: {requests: {cpu: 100m}}}]
+"""
+
+
+def _audited(control_plane: realcluster.ControlPlane, since: int) -> list[dict]:
+    """The reader's requests in the audit log after its first ``since`` lines."""
+    lines = control_plane.audit_log.read_text().splitlines()[since:]
+    events = [json.loads(line) for line in lines if line.strip()]
+    return [e for e in events if e.get("user", {}).get("username") == READER and e.get("stage") == "ResponseComplete"]
+
+
+def _audit_mark(control_plane: realcluster.ControlPlane) -> int:
+    return len(control_plane.audit_log.read_text().splitlines())
+
+
+def _only_reads(requests: list[dict]) -> None:
+    assert requests, "the audit log has no request from the reader"
+    assert {e["verb"] for e in requests} <= {"get", "list", "watch"}, {(e["verb"], e["requestURI"]) for e in requests}
+    forbidden = sorted({(e["verb"], e["requestURI"]) for e in requests
+                        if e.get("responseStatus", {}).get("code") == 403})
+    assert forbidden == [], "the README's ClusterRole does not cover: " + repr(forbidden)
+
+
+def test_explain_pending_gives_the_real_schedulers_messages(control_plane: realcluster.ControlPlane, reader: Path,
+                                                            tmp_path: Path) -> None:
+    docs = list(yaml.safe_load_all(PENDING))
+    control_plane.stop_scheduler()
+    control_plane.clear()
+    created = control_plane.load(docs)
+    pending = [p for p in created if not p["spec"].get("nodeName")]
+    control_plane.start_scheduler()
+    real = realcluster.wait_decisions(control_plane, pending)
+    control_plane.stop_scheduler()  # what kschedctl reads no longer moves
+    assert real["default/fits"]["outcome"] == "Scheduled"
+    unschedulable = {k: v for k, v in real.items() if v["outcome"] == "Unschedulable"}
+    assert len(unschedulable) == 4, real
+    mark = _audit_mark(control_plane)
+    ours = run_kschedctl(["explain", "--pending", "-A", "--kubeconfig", str(reader), "-o", "json"])
+    assert "error" not in ours, ours
+    items = ours["items"] if ours.get("kind", "").endswith("List") else [ours]
+    verdicts = {i["pod"]: (i["outcome"], i["message"]) for i in items}
+    # the bound pod is not pending any more; each pending one as the real PodScheduled condition says
+    assert verdicts == {k: (v["outcome"], v["message"]) for k, v in unschedulable.items()}
+    _only_reads(_audited(control_plane, mark))
+    one = run_kschedctl(["explain", "--pending", "-n", "pend-other", "--kubeconfig", str(reader), "-o", "json"])
+    assert (one.get("pod"), one.get("message")) == ("pend-other/too-much-memory",
+                                                    unschedulable["pend-other/too-much-memory"]["message"]), one
