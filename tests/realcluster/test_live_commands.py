@@ -8,13 +8,19 @@ import contextlib
 import io
 import json
 import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from benchmarks import realcluster
 from benchmarks.differential import run_kschedctl
+from tests.cli.helpers import with_default_sigint
 
 ROOT = Path(__file__).resolve().parents[2]
 READER = "kschedctl-reader"
@@ -229,3 +235,140 @@ def test_explain_pending_gives_the_real_schedulers_messages(control_plane: realc
     one = run_kschedctl(["explain", "--pending", "-n", "pend-other", "--kubeconfig", str(reader), "-o", "json"])
     assert (one.get("pod"), one.get("message")) == ("pend-other/too-much-memory",
                                                     unschedulable["pend-other/too-much-memory"]["message"]), one
+
+
+# -- record while the real scheduler binds pods, then replay ----------------------------------------
+
+RECORDED = """
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: rec-high}
+value: 1000
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: rec-top}
+value: 2000
+""" + "".join(f"""---
+apiVersion: v1
+kind: Node
+metadata: {{name: rec-{n}, labels: {{kubernetes.io/hostname: rec-{n}}}}}
+spec: {{}}
+status: {{allocatable: {{cpu: "2", memory: 4Gi, pods: "110"}}, capacity: {{cpu: "2", memory: 4Gi, pods: "110"}}}}
+""" for n in (1, 2, 3, 4)) + "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: low-{n}, namespace: default}}
+spec:
+  nodeName: rec-{n}
+  terminationGracePeriodSeconds: 0
+  containers: [{{name: c, image: app:1, resources: {{requests: {{cpu: 1500m}}}}}}]
+status: {{phase: Running, startTime: "2026-01-01T00:00:00Z"}}
+""" for n in (3, 4))
+
+
+def _pod(name: str, cpu: str, priority_class: str | None = None) -> dict:
+    spec: dict = {"terminationGracePeriodSeconds": 0,
+                  "containers": [{"name": "c", "image": "app:1", "resources": {"requests": {"cpu": cpu}}}]}
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+
+
+def _until(check: Any, what: str, timeout: float = 60) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _bound(control_plane: realcluster.ControlPlane, *names: str) -> dict[str, str]:
+    def check() -> dict[str, str] | None:
+        pods = {n: control_plane.pod("default", n) for n in names}
+        nodes = {n: (p or {}).get("spec", {}).get("nodeName") for n, p in pods.items()}
+        return nodes if all(nodes.values()) else None
+    return _until(check, f"{', '.join(names)} bound")
+
+
+def _start_record(reader: Path, trace: Path, *extra: str) -> subprocess.Popen:
+    """``kschedctl record`` as a user runs it, returned once it watches (its stderr said so)."""
+    proc = subprocess.Popen([sys.executable, "-m", "kschedctl", "record", "--kubeconfig", str(reader), "-o",
+                             str(trace), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT, preexec_fn=with_default_sigint)
+    seen = []
+    for line in proc.stderr:  # type: ignore[union-attr]
+        seen.append(line)
+        if line.startswith("recording "):
+            return proc
+    proc.wait(timeout=30)
+    raise AssertionError(f"record exited {proc.returncode} before watching: {''.join(seen)[-1500:]}")
+
+
+def test_record_while_the_real_scheduler_binds_then_replay_reproduces_it(
+        control_plane: realcluster.ControlPlane, reader: Path, tmp_path: Path) -> None:
+    control_plane.stop_scheduler()
+    control_plane.clear()
+    control_plane.load(yaml.safe_load_all(RECORDED))
+    control_plane.start_scheduler()
+    trace = tmp_path / "trace.jsonl"
+    mark = _audit_mark(control_plane)
+    proc = _start_record(reader, trace)
+    try:
+        create = control_plane.create
+        create(_pod("unfit", "3"))
+        _until(lambda: realcluster.decision(control_plane.pod("default", "unfit")), "unfit to be unschedulable")
+        create(_pod("a", "1", "rec-high"))  # rec-1 and rec-2 tie: a random draw
+        _bound(control_plane, "a")
+        create(_pod("b", "1", "rec-high"))  # the other one, by score
+        _bound(control_plane, "b")
+        # fits nowhere; rec-3 and rec-4 each need their low pod gone, equal on every criterion, so
+        # the nominated node is random (rec-1 and rec-2 would lose a or b, of a higher priority)
+        create(_pod("c", "1500m", "rec-top"))
+        _bound(control_plane, "c")
+        for n in range(4):  # a burst, scheduled in queue order
+            create(_pod(f"burst-{n}", "100m"))
+        real = _bound(control_plane, "a", "b", "c", *(f"burst-{n}" for n in range(4)))
+        time.sleep(1)  # the last bindings reach the recorder's watch
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "interrupted: wrote" in err
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert lines[-1]["type"] == "End" and lines[-1]["reason"] == "interrupted"
+    _only_reads(_audited(control_plane, mark))
+    assert any(e["verb"] == "watch" for e in _audited(control_plane, mark))
+
+    victim = next(line["pod"] for line in lines if line.get("type") == "PodDeleted")
+    nominated = real["c"]
+    assert victim == f"default/low-{nominated[-1]}"
+    for seed in ("0", "1", "2"):
+        data = run_kschedctl(["replay", str(trace), "--seed", seed, "-o", "json"])
+        assert "error" not in data, data
+        pods = {p["pod"]: p for p in data["pods"]}
+        assert {k.split("/")[1]: p["replay"]["node"] for k, p in pods.items() if p["replay"]["node"]} == real
+        assert pods["default/unfit"]["change"] == "bothPending"
+        assert pods["default/unfit"]["replay"]["message"] == realcluster.decision(
+            control_plane.pod("default", "unfit"))["message"]
+        assert pods["default/a"]["change"] == "tie" and pods["default/a"]["replay"]["tiedNodes"] == ["rec-1", "rec-2"]
+        assert pods["default/c"]["change"] == "tie" and pods["default/c"]["replay"]["tiedNodes"] == ["rec-3", "rec-4"]
+        assert data["summary"]["differences"] == 0, data["summary"]
+        actual, replayed = data["preemptions"]["actual"], data["preemptions"]["replay"]
+        assert [(p["pod"], p["node"], p["victims"]) for p in actual] == [("default/c", nominated, [victim])]
+        assert [(p["pod"], p["node"], p["victims"]) for p in replayed] == [("default/c", nominated, [victim])]
+
+
+def test_record_for_a_duration_ends_by_itself(control_plane: realcluster.ControlPlane, reader: Path,
+                                              tmp_path: Path) -> None:
+    trace = tmp_path / "trace.jsonl"
+    mark = _audit_mark(control_plane)
+    proc = _start_record(reader, trace, "--duration", "2s")
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "done: wrote" in err
+    end = json.loads(trace.read_text().splitlines()[-1])
+    assert end["type"] == "End" and end["reason"] == "duration"
+    _only_reads(_audited(control_plane, mark))
