@@ -148,14 +148,33 @@ apiVersion: v1
 kind: Namespace
 metadata: {name: pend-other}
 ---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: pend-high}
+value: 1000
+---
 apiVersion: v1
 kind: Pod
 metadata: {name: running, namespace: default}
 spec:
   nodeName: pend-a
-  terminationGracePeriodSeconds: 0
+  terminationGracePeriodSeconds: 30   # preempted, it stays Terminating: no kubelet ends it
   containers: [{name: c, image: app:1, resources: {requests: {cpu: 1500m}}}]
 status: {phase: Running, startTime: "2026-01-01T00:00:00Z"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: preemptor, namespace: default}
+spec:
+  priorityClassName: pend-high
+  containers: [{name: c, image: app:1, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: gated, namespace: default}
+spec:
+  schedulingGates: [{name: example.com/approval}]
+  containers: [{name: c, image: app:1}]
 ---
 apiVersion: v1
 kind: Pod
@@ -219,16 +238,28 @@ def test_explain_pending_gives_the_real_schedulers_messages(control_plane: realc
     created = control_plane.load(docs)
     pending = [p for p in created if not p["spec"].get("nodeName")]
     control_plane.start_scheduler()
-    real = realcluster.wait_decisions(control_plane, pending)
+    first = realcluster.wait_decisions(control_plane, pending)
+    assert first["default/fits"]["outcome"] == "Scheduled"
+    assert first["default/preemptor"]["nominatedNode"] == "pend-a", first["default/preemptor"]
+    # The preemptor's condition still holds the attempt that nominated it; kschedctl answers the
+    # next attempt, which a restarted scheduler makes at once (its victim is still terminating).
+    control_plane.start_scheduler()
+    retried = _until(lambda: "terminating pod" in (realcluster.decision(
+        control_plane.pod("default", "preemptor")) or {}).get("message", ""), "the preemptor's retry")
+    assert retried
     control_plane.stop_scheduler()  # what kschedctl reads no longer moves
-    assert real["default/fits"]["outcome"] == "Scheduled"
-    unschedulable = {k: v for k, v in real.items() if v["outcome"] == "Unschedulable"}
-    assert len(unschedulable) == 4, real
+    real = {k: realcluster.decision(control_plane.pod(*k.split("/"))) for k in first}
+    unschedulable = {k: v for k, v in real.items() if v and v["outcome"] == "Unschedulable"}
+    assert len(unschedulable) == 5, real
     mark = _audit_mark(control_plane)
     ours = run_kschedctl(["explain", "--pending", "-A", "--kubeconfig", str(reader), "-o", "json"])
     assert "error" not in ours, ours
     items = ours["items"] if ours.get("kind", "").endswith("List") else [ours]
     verdicts = {i["pod"]: (i["outcome"], i["message"]) for i in items}
+    # A gated pod's condition is the API server's (reason SchedulingGated, written at creation);
+    # kschedctl gives SchedulingGates' own status, which names the gates (docs/fidelity.md).
+    assert real["default/gated"]["outcome"] == "SchedulingGated"
+    assert verdicts.pop("default/gated") == ("Gated", "waiting for scheduling gates: [example.com/approval]")
     # the bound pod is not pending any more; each pending one as the real PodScheduled condition says
     assert verdicts == {k: (v["outcome"], v["message"]) for k, v in unschedulable.items()}
     _only_reads(_audited(control_plane, mark))
