@@ -469,10 +469,9 @@ class Replayer:
                         pod_infos=list(infos.values()))
         retry, self._retry = self._retry, set()
         batch = [_run_copy(pod) for key, pod in self.pending.items() if retry is None or key in retry]
-        sim.scheduler.tie_breaks = {key: f["bound"] for key, f in self.follow.items()
-                                    if key in self.pending and "bound" in f}
-        nominated = {key: f.get("nominated") or f["bound"] for key, f in self.follow.items()
-                     if key in self.pending and ("nominated" in f or "bound" in f)}
+        follow = [(key, self.follow.get(key) or {}) for key in self.pending]  # not every pod ever seen
+        sim.scheduler.tie_breaks = {key: f["bound"] for key, f in follow if "bound" in f}
+        nominated = {key: f.get("nominated") or f["bound"] for key, f in follow if "nominated" in f or "bound" in f}
         for fwk in sim.frameworks.values():
             fwk.handle.tie_breaks = nominated
         from kschedctl.scheduler.simulate import CYCLE_OBSERVER
