@@ -1,6 +1,10 @@
 """kschedctl's live commands against a real kube-apiserver v1.34.4, with a token bound only to the
 ClusterRole the README documents ("What kschedctl reads, and the RBAC it needs"): that role is
-enough, and the audit log shows kschedctl sent nothing but get, list and watch."""
+enough, and the audit log shows kschedctl sent nothing but get, list and watch. ``snapshot`` and
+``explain --kubeconfig``; ``explain --pending`` against the PodScheduled conditions the real
+kube-scheduler wrote; ``record`` while it binds, preempts and draws among ties, and ``replay`` of
+that trace against its bindings. What a real server cannot easily be made to do (410 Gone,
+dropped connections, forbidden watches) stays with the fake server of tests/live."""
 
 from __future__ import annotations
 
