@@ -225,7 +225,7 @@ class NodeColumns:
     def object_scores(self, plugin: Any, signature: str, state: Any, pod_info: Any,
                       at: np.ndarray) -> list[int] | None:
         """``plugin.score`` for the nodes at ``at``, for a plugin whose score reads only the pod
-        and the node object (labels, taints, images; see ``OBJECT_SCORES``): each node's answer
+        and the node object (labels, taints, images; ``PluginFacts.object_local``): each node's answer
         is the plugin's own, asked once per pod signature until the node object changes. None
         when the plugin fails on some node (it is then asked node by node, and says why)."""
         values, known = self._object_cache((plugin.name, signature), flags=1)
