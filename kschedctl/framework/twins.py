@@ -141,12 +141,14 @@ class ColumnTwin:
     def function(self, point: str) -> Callable[..., Any] | None:
         """The twin's form of ``point`` (None: it has none), looked up in its module each time (a
         test may replace it there)."""
-        if point not in self.points:
+        name = TWIN_POINTS[point] if point in self.points else None
+        if name is None:
             return None
         module = self._loaded.get("module")
         if module is None:
-            module = self._loaded["module"] = importlib.import_module(self.module)
-        fn = getattr(module, TWIN_POINTS[point], None)
-        if not callable(fn):
-            raise RuntimeError(f"{self.module} declares a {point} twin but defines no {TWIN_POINTS[point]}")
-        return fn
+            module = importlib.import_module(self.module)
+            for p in self.points:
+                if not callable(getattr(module, TWIN_POINTS[p], None)):
+                    raise RuntimeError(f"{self.module} declares a {p} twin but defines no {TWIN_POINTS[p]}")
+            self._loaded["module"] = module
+        return getattr(module, name)

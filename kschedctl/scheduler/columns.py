@@ -349,20 +349,36 @@ class NodeColumns:
 # -- asking the facts ---------------------------------------------------------------------------
 
 
-def _twin_point(plugin: Any, point: str) -> Any:
-    """``plugin``'s facts when it is the registry's own class and either answers ``point`` per
-    node object or has a twin of it, else None."""
-    facts = own_facts(plugin)
-    if facts is None:
-        return None
-    if point in facts.object_local or (facts.twin is not None and point in facts.twin.points):
-        return facts
-    return None
+#: What answers a point of a plugin class from the columns (see ``_form``), decided once per class.
+_FORMS: dict[tuple[type, str], Any] = {}
+#: ``_form``'s answer for a point the columns answer with the plugin's own answers per node object.
+_OBJECT = "object"
+
+
+def _form(plugin: Any, point: str) -> Any:
+    """What answers ``point`` of ``plugin`` from the columns, as its facts say: ``_OBJECT`` (its
+    own answers kept per node object), its twin's function, or None (a plugin that is not the
+    registry's own class, or has neither)."""
+    key = (type(plugin), point)
+    try:
+        found = _FORMS[key]
+    except KeyError:
+        facts = own_facts(plugin)
+        found = None
+        if facts is not None:
+            if point in facts.object_local:
+                found = _OBJECT
+            elif facts.twin is not None and point in facts.twin.points:
+                found = facts.twin
+        _FORMS[key] = found
+    if found is None or found is _OBJECT:
+        return found
+    return found.function(point)
 
 
 def covers_score(plugin: Any) -> bool:
     """Whether the columns may answer ``plugin``'s Score (a twin, or answers per node object)."""
-    return _twin_point(plugin, "score") is not None
+    return _form(plugin, "score") is not None
 
 
 def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signature: str, state: Any,
@@ -375,13 +391,13 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
     twins = []
     for _, fn in filters:
         plugin = getattr(fn, "__self__", None)
-        facts = _twin_point(plugin, "filter")
-        if facts is None:
+        form = _form(plugin, "filter")
+        if form is None:
             return None
-        if "filter" in facts.object_local:
+        if form is _OBJECT:
             object_filters.append(plugin)
             continue
-        answer = facts.twin.function("filter")(ColumnCycle(columns, plugin, state, pod_info))
+        answer = form(ColumnCycle(columns, plugin, state, pod_info))
         if answer is None:
             return None
         twins.append(answer)
@@ -409,24 +425,22 @@ def column_scores(columns: NodeColumns, plugin: Any, state: Any, at: np.ndarray,
     """``plugin``'s raw scores for the nodes at ``at``, from its twin or its answers per node
     object (these need the pod's ``signature``, see simulate's ``pod_signature``); None when the
     columns do not cover this plugin or this cycle (the plugin is then asked node by node)."""
-    facts = _twin_point(plugin, "score")
-    if facts is None:
+    form = _form(plugin, "score")
+    if form is None:
         return None
-    if "score" in facts.object_local:
+    if form is _OBJECT:
         if signature is None:
             return None
         values = columns.object_scores(plugin, signature, state, pod_info, at)
         return None if values is None else ColumnScores(values, at)
-    return facts.twin.function("score")(ColumnCycle(columns, plugin, state, pod_info), at)
+    return form(ColumnCycle(columns, plugin, state, pod_info), at)
 
 
 def column_normalized(columns: NodeColumns, plugin: Any, state: Any, pod_info: Any,
                       scores: ColumnScores) -> list[int] | None:
     """``plugin``'s NormalizeScore of the ``scores`` its twin gave, when the twin has that form
     too; None otherwise (the plugin's own NormalizeScore then runs on the values)."""
-    facts = own_facts(plugin)
-    twin = facts.twin if facts is not None else None
-    normalize = twin.function("normalize") if twin is not None and "normalize" in twin.points else None
-    if normalize is None:
+    normalize = _form(plugin, "normalize")
+    if normalize is None or normalize is _OBJECT:
         return None
     return normalize(ColumnCycle(columns, plugin, state, pod_info), scores)
