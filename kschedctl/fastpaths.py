@@ -35,8 +35,8 @@ class FastPaths:
     #: generation, the nodes every pod of a signature was rejected by, DefaultPreemption's victims
     #: per node (``kschedctl.scheduler.simulate._LeanFramework``).
     memos: bool = True
-    #: simulate's node columns: the covered filters and scores for every node at once
-    #: (``kschedctl.scheduler.columns``); they need ``memos``.
+    #: simulate's node columns: the plugins' column twins answer for every node at once
+    #: (``kschedctl.scheduler.columns``, ``kschedctl.framework.twins``); they need ``memos``.
     columns: bool = True
     #: InterPodAffinity's counts kept across the cycles of a run (``inter_pod_affinity.incremental``).
     incremental_affinity: bool = True

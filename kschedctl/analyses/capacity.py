@@ -36,6 +36,7 @@ from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.limits import CAPACITY_MAX_COPIES
 from kschedctl.plugins import names
 from kschedctl.plugins.node_resources_fit import PRE_FILTER_STATE_KEY as FIT_STATE_KEY
+from kschedctl.plugins.registry import builtin_facts
 from kschedctl.scheduler.outcome import Outcome
 from kschedctl.scheduler.simulate import Simulator, pod_signature
 
@@ -146,10 +147,10 @@ def _node_local_filter(name: str) -> bool:
     return name in simulate.NODE_LOCAL_FILTERS
 
 
-#: Node-local filters that read the node object but not the pods on it: a copy placed on the
-#: node leaves their verdict as it was, so a node they pass stays passed.
-_NODE_OBJECT_FILTERS = frozenset({names.NODE_UNSCHEDULABLE, names.NODE_NAME, names.TAINT_TOLERATION,
-                                  names.NODE_AFFINITY})
+#: Node-local filters that read the node object but not the pods on it, as their facts say
+#: (``object_local``): a copy placed on the node leaves their verdict as it was, so a node they
+#: pass stays passed.
+_NODE_OBJECT_FILTERS = frozenset(name for name, facts in builtin_facts().items() if "filter" in facts.object_local)
 #: Node-local filters whose verdict each copy on the node moves, and how (``_share``).
 _COUNTED_FILTERS = frozenset({names.NODE_RESOURCES_FIT, names.NODE_PORTS})
 

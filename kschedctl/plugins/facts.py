@@ -14,7 +14,10 @@ module is the only other place a plugin is named. From the facts, and only from 
 - config decoding, defaulting and validation know the plugin's args (``args``: upstream's
   args kind, ``SetDefaults_<Kind>`` and ``Validate<Kind>`` with upstream's error texts);
 - the remedy engine knows the change that would flip the plugin's Filter verdict
-  (``remedy``, see :mod:`kschedctl.plugins.remedy`).
+  (``remedy``, see :mod:`kschedctl.plugins.remedy`);
+- simulate's node columns know the plugin's column twin, its Filter, Score or NormalizeScore
+  for every node at once (``twin``, see :mod:`kschedctl.framework.twins`), and which of its
+  answers read the pod and the node object only, to be kept per node object (``object_local``).
 
 A custom plugin may declare nothing: it is then asked about every event (as upstream treats a
 plugin without EnqueueExtensions), never memoized, has no remedy, and carries its args checks on
@@ -29,6 +32,7 @@ from typing import Any, Callable, Mapping
 
 from kschedctl.framework.events import QueueingHintFn
 from kschedctl.framework.interfaces import EXTENSION_POINTS
+from kschedctl.framework.twins import ColumnTwin
 from kschedctl.k8s.field import FieldError
 from kschedctl.plugins.remedy import Remedy
 
@@ -69,6 +73,11 @@ class PluginFacts:
     remedy: Remedy | None = None
     #: Its score weight in upstream's default profile (``getDefaultPlugins``); None: no weight.
     default_weight: int | None = None
+    #: Its column twin (module beside the plugin, imported when simulate first asks), or None.
+    twin: ColumnTwin | None = None
+    #: Node-local points whose answer reads the pod and the node object only, never the node's
+    #: pods (labels, taints, images): the columns keep the plugin's own answer per node object.
+    object_local: frozenset[str] = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.points if p not in EXTENSION_POINTS]
@@ -76,3 +85,11 @@ class PluginFacts:
             raise ValueError(f"{self.name}: unknown extension points {unknown}")
         if not self.node_local <= NODE_LOCAL_POINTS or not self.node_local <= set(self.points):
             raise ValueError(f"{self.name}: node_local must be among its points and {sorted(NODE_LOCAL_POINTS)}")
+        if not self.object_local <= self.node_local:
+            raise ValueError(f"{self.name}: object_local must be among its node_local points")
+        if self.twin is not None:
+            covered = {"normalize": "score"}
+            missing = [p for p in self.twin.points if covered.get(p, p) not in self.points]
+            if missing or set(self.twin.points) & self.object_local:
+                raise ValueError(f"{self.name}: its twin covers {list(self.twin.points)}: points it lacks "
+                                 f"or answers per node object")

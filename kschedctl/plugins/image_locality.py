@@ -118,5 +118,7 @@ FACTS = PluginFacts(
     # Only node events (or updates of the pod itself) can help; a batch has none.
     events={},
     node_local=frozenset({"score"}),
+    # Score reads the pod and the node object (and the images spread, taken with the snapshot)
+    object_local=frozenset({"score"}),
     default_weight=1,
 )

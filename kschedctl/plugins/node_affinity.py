@@ -364,6 +364,8 @@ FACTS = PluginFacts(
     # Only node events (or updates of the pod itself) can help; a batch has none.
     events={},
     node_local=frozenset({"filter", "score"}),
+    # Filter and Score read the pod and the node object only: kept per node object
+    object_local=frozenset({"filter", "score"}),
     args=ArgsFacts("NodeAffinityArgs", default_config_args, validate_config_args),
     remedy=remedy,
     default_weight=2,

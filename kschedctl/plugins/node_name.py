@@ -66,5 +66,6 @@ FACTS = PluginFacts(
     # Only node events (or updates of the pod itself) can help; a batch has none.
     events={},
     node_local=frozenset({"filter"}),
+    object_local=frozenset({"filter"}),  # Filter reads the pod and the node object only
     remedy=remedy,
 )

@@ -27,6 +27,7 @@ from kschedctl.errors import InputError
 from kschedctl.framework.cycle_state import StateNotFound
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
+from kschedctl.framework.twins import ColumnTwin
 from kschedctl.k8s.field import FieldError, child, duplicate, index, invalid
 from kschedctl.plugins.facts import ArgsFacts, PluginFacts
 from kschedctl.plugins.helper import int_field
@@ -125,4 +126,5 @@ FACTS = PluginFacts(
     node_local=frozenset({"score"}),
     args=ArgsFacts("NodeResourcesBalancedAllocationArgs", default_config_args, validate_config_args),
     default_weight=1,
+    twin=ColumnTwin("kschedctl.plugins.node_resources_balanced_allocation_columns", ("score",)),
 )

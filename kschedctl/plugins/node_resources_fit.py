@@ -48,6 +48,7 @@ from kschedctl.framework.cycle_state import StateNotFound
 from kschedctl.framework.events import ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, Status
+from kschedctl.framework.twins import ColumnTwin
 from kschedctl.k8s.field import FieldError, child, index, invalid, not_supported
 from kschedctl.k8s.resources import (
     CPU,
@@ -437,4 +438,5 @@ FACTS = PluginFacts(
     args=ArgsFacts("NodeResourcesFitArgs", default_config_args, validate_config_args, checked_by_config=False),
     remedy=remedy,
     default_weight=1,
+    twin=ColumnTwin("kschedctl.plugins.node_resources_fit_columns", ("filter", "score")),
 )

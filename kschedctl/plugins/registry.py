@@ -100,6 +100,27 @@ def node_local_plugins(point: str) -> frozenset[str]:
     return frozenset(name for name, facts in builtin_facts().items() if point in facts.node_local)
 
 
+_OWN_FACTS: dict[type, PluginFacts | None] = {}
+
+
+def own_facts(plugin: Any) -> PluginFacts | None:
+    """The facts of ``plugin`` when it is an instance of the very class the registry names for
+    its name (built-in or out-of-tree), else None: a custom plugin, or a subclass, may answer
+    otherwise than the facts (its twin, its answers per node object) say."""
+    cls = type(plugin)
+    try:
+        return _OWN_FACTS[cls]
+    except KeyError:
+        pass
+    name = getattr(plugin, "name", None)
+    target = (BUILTIN_PLUGINS.get(name) or OUT_OF_TREE_PLUGINS.get(name)) if isinstance(name, str) else None
+    found = None
+    if target is not None and target == f"{cls.__module__}:{cls.__qualname__}":
+        found = facts_of(name)
+    _OWN_FACTS[cls] = found
+    return found
+
+
 class Registry:
     """Plugin name -> how to build it. Built-ins load lazily; custom plugins are added later.
 

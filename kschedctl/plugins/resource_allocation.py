@@ -57,7 +57,7 @@ DEFAULT_RESOURCES: tuple[tuple[str, int], ...] = ((CPU, 1), (MEMORY, 1))
 ERR_RESOURCES_NOT_FOUND = "resources not found"
 
 # What a configured resource name is, decided once per plugin (not per node); public because
-# simulate's node columns (kschedctl.scheduler.columns) sort resources the same way.
+# the column twins (resource_allocation_columns) sort resources the same way.
 RESOURCE_KIND_CPU = 0
 RESOURCE_KIND_MEMORY = 1
 RESOURCE_KIND_EPHEMERAL = 2
@@ -275,7 +275,7 @@ def requested_to_capacity_ratio_scorer(shape: Sequence[tuple[int, int]]) -> Scor
             return 0
         return go_round(float(node_score) / float(weight_sum))
 
-    # for the columnar form (kschedctl.scheduler.columns), which calls the same shape function
+    # for its column form (resource_allocation_columns), which calls the same shape function
     scorer.shape_function = raw  # type: ignore[attr-defined]
     scorer.score_at_max = at_max  # type: ignore[attr-defined]
     return scorer

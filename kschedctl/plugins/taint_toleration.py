@@ -132,6 +132,8 @@ FACTS = PluginFacts(
     # Only node events (or updates of the pod itself) can help; a batch has none.
     events={},
     node_local=frozenset({"filter", "score"}),
+    # Filter and Score read the pod and the node object only: kept per node object
+    object_local=frozenset({"filter", "score"}),
     remedy=remedy,
     default_weight=3,
 )

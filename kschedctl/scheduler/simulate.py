@@ -58,14 +58,11 @@ from kschedctl.plugins.dynamic_resources import DEALLOCATION_COMPLETED as DRA_DE
 from kschedctl.plugins.dynamic_resources import NAME as DRA_NAME
 from kschedctl.plugins.dynamic_resources import SHARED_KEY as DRA_SHARED_KEY
 from kschedctl.plugins.registry import node_local_plugins
-from kschedctl.plugins.pod_topology_spread import NAME as PTS_NAME
 from kschedctl.scheduler.columns import (
-    COLUMN_SCORES,
-    OBJECT_SCORES,
     NodeColumns,
-    SpreadScores,
+    column_normalized,
     column_scores,
-    spread_scores,
+    covers_score,
     verdict_function,
 )
 from kschedctl.scheduler.queue import (
@@ -168,7 +165,9 @@ class _LeanFramework(Framework):
         self._columns: NodeColumns | None = None
         #: Whether the node columns answer for every node at once (built under the run's settings).
         self._use_columns = fast_path_settings().columns
-        self._spread: SpreadScores | None = None
+        #: this cycle's scores the columns gave, by plugin name (for their NormalizeScore)
+        self._column_scored: dict[str, Any] = {}
+        self._column_state: Any = None
         #: per whole node-local chain, every node's rejection of the last scan nobody passed
         self._rejections: dict[Any, _Rejections] = {}
         local = {name for name, fn in self._filters
@@ -414,22 +413,17 @@ class _LeanFramework(Framework):
         if key is None:
             return None
         known: dict[str, list[int]] = {}
-        self._spread = None
-        columnar = [pl for pl in plugins if pl.name in COLUMN_SCORES or pl.name in OBJECT_SCORES
-                    or pl.name == PTS_NAME]
+        scored = self._column_scored = {}
+        self._column_state = (state, pod_info)
+        columnar = [pl for pl in plugins if covers_score(pl)]
         if columnar:
             at = self._column_positions(nodes)
             if at is not None:
                 for pl in columnar:
-                    if pl.name == PTS_NAME:
-                        spread = spread_scores(self._columns, pl, state, pod_info, at)  # type: ignore[arg-type]
-                        if spread is not None:
-                            known[pl.name] = spread.values
-                            self._spread = spread
-                        continue
-                    values = column_scores(self._columns, pl, state, at, key, pod_info)  # type: ignore[arg-type]
-                    if values is not None:
-                        known[pl.name] = values
+                    scores = column_scores(self._columns, pl, state, at, key, pod_info)  # type: ignore[arg-type]
+                    if scores is not None:
+                        known[pl.name] = scores.values
+                        scored[pl.name] = scores
         local = [pl for pl in plugins if pl.name in self._local_scores and pl.name not in known]
         if not local:
             return known
@@ -463,11 +457,13 @@ class _LeanFramework(Framework):
         return known
 
     def known_normalized(self, plugin: Any, values: list[int]) -> list[int] | None:
-        """PodTopologySpread's NormalizeScore of the scores ``known_scores`` took from the columns."""
-        spread = self._spread
-        if spread is None or values is not spread.values:
+        """``plugin``'s NormalizeScore of the scores ``known_scores`` took from its column twin,
+        when the twin has that form too."""
+        scores = self._column_scored.get(plugin.name)
+        if scores is None or values is not scores.values:
             return None
-        return self._columns.spread_normalized(spread.state, spread.at, spread.raw)  # type: ignore[union-attr]
+        state, pod_info = self._column_state
+        return column_normalized(self._columns, plugin, state, pod_info, scores)  # type: ignore[arg-type]
 
     def _column_positions(self, nodes: list) -> Any:
         """Where ``nodes`` sit in the run's node columns (brought up to date first); None when

@@ -3,6 +3,11 @@
 Each plugin's test module loads its case file (``tests/plugins/cases/<stem>.yaml``) with
 ``load_cases`` and checks verdicts and scores with ``run_filters`` / ``run_scores``. Cases are
 upstream's test tables ported as data, so a reader can check them against the Go tests.
+
+Every case runs through both forms of a plugin: ``run_filters`` and ``run_scores`` (and the
+loops of the modules that score on their own) ask the plugin's column twin, or its answers kept
+per node object, over the case's nodes too (``check_filter_twin`` / ``check_score_twin``), and
+fail when the twin answers otherwise than the plugin (kschedctl.framework.twins).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -23,6 +29,8 @@ from kschedctl.framework.snapshot import Snapshot
 from kschedctl.framework.runtime import WaitingPods, informer_pods
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.scheduler.columns import NodeColumns, column_normalized, column_scores, verdict_function
+from kschedctl.scheduler.simulate import pod_signature
 
 CASES_DIR = Path(__file__).parent / "cases"
 
@@ -158,7 +166,68 @@ def run_filters(plugin: Any, pod: PodInfo, env: Env, state: CycleState | None = 
             )
             continue
         out[ni.name] = plugin.filter(state, pod, ni)
+    check_filter_twin(plugin, pod, env, state, {ni.name: out[ni.name] for ni in node_infos
+                                               if allowed is None or ni.name in allowed})
     return out
+
+
+#: How often each plugin's twin (or answers per node object) answered a case, per point: what
+#: ``check_filter_twin`` and ``check_score_twin`` compared.
+TWIN_CHECKS: Counter = Counter()
+
+
+def _columns_over(env: Env, names: Iterable[str]) -> tuple[NodeColumns, Any] | None:
+    columns = NodeColumns(env.snapshot)
+    at = columns.positions([env.snapshot.get(n) for n in names])
+    return None if at is None else (columns, at)
+
+
+def check_filter_twin(plugin: Any, pod: PodInfo, env: Env, state: CycleState,
+                      statuses: dict[str, Status | None]) -> bool:
+    """Whether the plugin's Filter twin (or its verdicts kept per node object) answered for the
+    nodes of ``statuses`` (the object form's, after PreFilter ran on ``state``); where it did,
+    its verdicts must be the object form's. A node the object form answers with an Error is not
+    compared (the twin never decides those: the scan asks the plugin)."""
+    names = list(statuses)
+    placed = _columns_over(env, names) if names else None
+    if placed is None:
+        return False
+    columns, at = placed
+    verdicts = verdict_function(columns, [(plugin.name, plugin.filter)], pod_signature(pod.pod), state, pod)
+    if verdicts is None:
+        return False
+    got = verdicts(at).tolist()
+    for name, verdict in zip(names, got):
+        status = statuses[name]
+        if status is not None and status.code == Code.Error:
+            continue
+        want = status is None or status.is_success()
+        assert verdict == want, f"{plugin.name}'s column twin says {verdict} on {name}, its Filter {status!r}"
+    TWIN_CHECKS[(plugin.name, "filter")] += 1
+    return True
+
+
+def check_score_twin(plugin: Any, pod: PodInfo, env: Env, state: CycleState, raw: dict[str, int],
+                     normalized: dict[str, int] | None = None) -> bool:
+    """Whether the plugin's Score twin (or its scores kept per node object) answered for the
+    nodes of ``raw`` (the object form's raw scores, after PreScore ran on ``state``); where it
+    did, its scores, and its NormalizeScore of them when it has one, must be the object form's."""
+    names = list(raw)
+    placed = _columns_over(env, names) if names else None
+    if placed is None:
+        return False
+    columns, at = placed
+    scores = column_scores(columns, plugin, state, at, pod_signature(pod.pod), pod)
+    if scores is None:
+        return False
+    assert dict(zip(names, scores.values)) == raw, f"{plugin.name}'s column twin scores otherwise"
+    TWIN_CHECKS[(plugin.name, "score")] += 1
+    if normalized is not None:
+        values = column_normalized(columns, plugin, state, pod, scores)
+        if values is not None:
+            assert dict(zip(names, values)) == normalized, f"{plugin.name}'s column twin normalizes otherwise"
+            TWIN_CHECKS[(plugin.name, "normalize")] += 1
+    return True
 
 
 def run_scores(
@@ -192,7 +261,10 @@ def run_scores(
             values, status = batch_normalize(state, pod, list(raw), list(raw.values()))
             assert status is None or status.is_success(), f"normalize_values failed: {status!r}"
             assert values == [s.score for s in scores], "normalize_values disagrees with normalize_score"
-    return raw, {s.name: s.score for s in scores}
+    normalized = {s.name: s.score for s in scores}
+    check_score_twin(plugin, pod, env, state, raw, normalized if callable(getattr(plugin, "normalize_score", None))
+                     else None)
+    return raw, normalized
 
 
 def status_dict(status: Status | None) -> dict[str, Any]:

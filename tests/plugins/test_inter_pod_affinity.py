@@ -28,6 +28,7 @@ from kschedctl.plugins.registry import in_tree_extension_points
 from tests.plugins.harness import (
     CASES_DIR,
     build,
+    check_filter_twin,
     expected_status,
     load_cases,
     pod_info,
@@ -87,9 +88,11 @@ def test_filter(case: dict) -> None:
     if status is not None and status.is_skip():
         return
     want = case.get("wantFilterStatuses") or {}
+    statuses = {}
     for node_info in env.node_infos:
-        got = plugin.filter(state, pod, node_info)
+        got = statuses[node_info.name] = plugin.filter(state, pod, node_info)
         assert status_dict(got) == expected_status(want.get(node_info.name)), node_info.name
+    check_filter_twin(plugin, pod, env, state, statuses)
 
 
 @pytest.mark.parametrize("case", _of_kind(FILTER_CASES, "filter"))

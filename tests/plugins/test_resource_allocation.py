@@ -17,7 +17,7 @@ from kschedctl.framework.status import Code
 from kschedctl.plugins.helper import build_broken_linear_function
 from kschedctl.plugins.node_resources_fit import NodeResourcesFit
 from kschedctl.plugins.resource_allocation import ResourceAllocationScorer, least_allocated_scorer
-from tests.plugins.harness import build, load_cases, pod_info, run_scores
+from tests.plugins.harness import build, check_score_twin, load_cases, pod_info, run_scores
 
 CASES = load_cases("resource_allocation")
 
@@ -96,6 +96,8 @@ def score_nodes(plugin: Any, case: dict) -> tuple[dict[str, int], list]:
         scores[ni.name] = score
         if status is not None:
             failures.append(status)
+    if not failures:
+        check_score_twin(plugin, pod, env, state, scores)
     return scores, failures
 
 

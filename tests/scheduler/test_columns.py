@@ -19,12 +19,15 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.snapshot import Snapshot
 from kschedctl.framework.status import Code, Status
 from kschedctl.plugins.image_locality import ImageLocality
+from kschedctl.plugins.inter_pod_affinity import columns as affinity_columns
 from kschedctl.plugins.node_affinity import NodeAffinity
 from kschedctl.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kschedctl.plugins.node_resources_fit import NodeResourcesFit
+from kschedctl.plugins.pod_topology_spread import columns as spread_columns
 from kschedctl.plugins.taint_toleration import TaintToleration
 from kschedctl.scheduler import columns as columns_module
-from kschedctl.scheduler.columns import SAFE_AMOUNT, NodeColumns, column_scores
+from kschedctl.framework.twins import SAFE_AMOUNT
+from kschedctl.scheduler.columns import NodeColumns, column_scores
 from kschedctl.scheduler.setup import load_default_config
 from kschedctl.framework.runtime import Framework
 from kschedctl.scheduler.simulate import Simulator, _LeanFramework, pod_signature
@@ -146,7 +149,7 @@ def _compare(columns: NodeColumns, plugin, incoming: dict, nodes: list) -> bool:
     got = None if at is None else column_scores(columns, plugin, state, at)
     if got is None:
         return False
-    assert got == want
+    assert got.values == want
     return True
 
 
@@ -222,7 +225,7 @@ def test_node_object_scores_are_the_plugins_and_follow_node_changes(plugin_class
             want = [plugin.score(state, pi, n)[0] for n in scored]
             assert columns.refresh()
             got = column_scores(columns, plugin, state, columns.positions(scored), pod_signature(incoming), pi)
-            assert got == want
+            assert got.values == want
             covered += 1
             # pods placed change nothing; a replaced node object is asked again
             snapshot.assume_pod(pod_info(random_pod(rnd, f"x{round_}")), rnd.choice(node_infos).name)
@@ -494,14 +497,21 @@ def test_spread_filter_verdicts_from_the_columns_are_the_plugins(seed: int, cons
                       containers=[{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
                       topologySpreadConstraints=copy.deepcopy(spread)) for i in range(40)]
     checked = _check_every_cycle(monkeypatch)
-    spread_verdicts = NodeColumns.spread_verdicts
+    twin_filter = spread_columns.column_filter
     asked: list[int] = []
 
-    def counting(self, s, at):
-        asked.append(len(at))
-        return spread_verdicts(self, s, at)
+    def counting(cycle):
+        answer = twin_filter(cycle)
+        verdicts = answer.verdicts
 
-    monkeypatch.setattr(NodeColumns, "spread_verdicts", counting)
+        def counted(at):
+            asked.append(len(at))
+            return verdicts(at)
+
+        answer.verdicts = counted
+        return answer
+
+    monkeypatch.setattr(spread_columns, "column_filter", counting)
     results = []
     for memoize in (True, False):
         sim = Simulator(cluster(copy.deepcopy(nodes), copy.deepcopy(running_pods)), load_default_config(),
@@ -566,14 +576,21 @@ def test_pod_affinity_filter_verdicts_from_the_columns_are_the_plugins(seed: int
                       containers=[{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
                       **({"affinity": copy.deepcopy(affinity)} if affinity else {})) for i in range(30)]
     checked = _check_every_cycle(monkeypatch)
-    affinity_verdicts = NodeColumns.affinity_verdicts
+    twin_filter = affinity_columns.column_filter
     asked: list[int] = []
 
-    def counting(self, s, at):
-        asked.append(len(at))
-        return affinity_verdicts(self, s, at)
+    def counting(cycle):
+        answer = twin_filter(cycle)
+        verdicts = answer.verdicts
 
-    monkeypatch.setattr(NodeColumns, "affinity_verdicts", counting)
+        def counted(at):
+            asked.append(len(at))
+            return verdicts(at)
+
+        answer.verdicts = counted
+        return answer
+
+    monkeypatch.setattr(affinity_columns, "column_filter", counting)
     results = []
     for memoize in (True, False):
         sim = Simulator(cluster(copy.deepcopy(nodes), copy.deepcopy(running_pods)), load_default_config(),

@@ -39,6 +39,7 @@ from kschedctl.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QU
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.framework.types import WeightedAffinityTerm
+from kschedctl.framework.twins import ColumnTwin
 from kschedctl.k8s.field import FieldError, child, invalid
 from kschedctl.k8s.selectors import OP_EXISTS, OP_IN
 from kschedctl.plugins.inter_pod_affinity import filtering
@@ -408,4 +409,5 @@ FACTS = PluginFacts(
     args=ArgsFacts("InterPodAffinityArgs", default_config_args, validate_config_args),
     remedy=remedy,
     default_weight=2,
+    twin=ColumnTwin("kschedctl.plugins.inter_pod_affinity.columns", ("filter",)),
 )

@@ -34,6 +34,7 @@ from kschedctl.fastpaths import settings as fast_path_settings
 from kschedctl.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.framework.twins import ColumnTwin
 from kschedctl.k8s.field import FieldError, child, duplicate, forbidden, index, invalid, not_supported, required
 from kschedctl.k8s.validation import validate_label_name
 from kschedctl.plugins import names
@@ -57,7 +58,6 @@ from kschedctl.plugins.pod_topology_spread.scoring import (
     count_all_nodes,
     init_pre_score_state,
     normalize_scores,
-    score_node,
 )
 from kschedctl.plugins.pod_topology_spread.scoring import normalize_values as normalize_values_batch
 from kschedctl.plugins.pod_topology_spread.scoring import score_nodes as score_nodes_batch
@@ -226,7 +226,7 @@ class PodTopologySpread(Plugin):
         s, status = _read_pre_score_state(state)
         if status is not None:
             return 0, status
-        return score_node(s, pod_info, node_info), None
+        return score_nodes_batch(s, pod_info, [node_info])[0], None
 
     def score_nodes(self, state: "CycleState", pod_info: "PodInfo",
                     nodes: list["NodeInfo"]) -> tuple[list[int] | None, Status | None]:
@@ -413,4 +413,5 @@ FACTS = PluginFacts(
     args=ArgsFacts("PodTopologySpreadArgs", default_config_args, validate_config_args),
     remedy=remedy,
     default_weight=2,
+    twin=ColumnTwin("kschedctl.plugins.pod_topology_spread.columns", ("filter", "score", "normalize")),
 )

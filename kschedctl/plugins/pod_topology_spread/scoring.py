@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from kschedctl.framework.types import NODE_CHANGES
-from kschedctl.k8s.gomath import go_round
 from kschedctl.plugins.helper import go_div
 from kschedctl.plugins.pod_topology_spread.common import node_counts_memo
 from kschedctl.plugins.pod_topology_spread.common import (
@@ -66,11 +65,6 @@ class PreScoreState:
 def topology_normalizing_weight(size: int) -> float:
     """Upstream topologyNormalizingWeight: ``log(size + 2)``."""
     return math.log(size + 2)
-
-
-def score_for_count(count: int, max_skew: int, weight: float) -> float:
-    """Upstream scoreForCount: ``count * weight + (maxSkew - 1)``."""
-    return float(count) * weight + float(max_skew - 1)
 
 
 def init_pre_score_state(
@@ -213,27 +207,10 @@ def _domain_totals(c: Constraint, inclusion: NodeInclusion, namespace: str, all_
     return totals
 
 
-def score_node(s: PreScoreState, pod_info: "PodInfo", node_info: "NodeInfo") -> int:
-    """Upstream Score for one node (0 for an ignored node)."""
-    if node_info.name in s.ignored_nodes:
-        return 0
-    labels = node_info.labels
-    score = 0.0
-    for i, c in enumerate(s.constraints):
-        value = labels.get(c.topology_key)
-        if value is None:
-            continue
-        if c.is_hostname:
-            count = count_node_pods_match_selector(node_info, c, pod_info.namespace)
-        else:
-            count = s.topology_value_to_pod_counts[i].get(value, 0)
-        score += score_for_count(count, c.max_skew, s.topology_normalizing_weight[i])
-    return go_round(score)
-
-
 def score_nodes(s: PreScoreState, pod_info: "PodInfo", nodes: list["NodeInfo"]) -> list[int]:
-    """``score_node`` for each of ``nodes``, the same sums in the same order, with what is per
-    constraint looked up once per cycle instead of once per node."""
+    """Upstream Score for each of ``nodes`` (0 for an ignored node), with what is per constraint
+    looked up once per cycle instead of once per node. The plugin's Score of one node is this
+    of a list of one: with the column twin (``columns.column_score``), the only two forms."""
     ignored = s.ignored_nodes
     namespace = pod_info.namespace
     plan = [(c.topology_key, c.is_hostname, c, s.topology_value_to_pod_counts[i], s.topology_normalizing_weight[i],
@@ -257,8 +234,8 @@ def score_nodes(s: PreScoreState, pod_info: "PodInfo", nodes: list["NodeInfo"]) 
                     count = count_node_pods_match_selector(node_info, c, namespace)
             else:
                 count = counts.get(value, 0)
-            score += float(count) * weight + skew_term  # score_for_count
-        # go_round for a score that is never negative
+            score += float(count) * weight + skew_term  # upstream scoreForCount
+        # Go's math.Round (half away from zero) of a score that is never negative
         rounded = int(score)
         append(rounded + 1 if score - rounded >= 0.5 else rounded)
     return out
