@@ -172,9 +172,9 @@ class ControlPlane:
                            check=True, capture_output=True)
         (self.workdir / "audit-policy.yaml").write_text(AUDIT_POLICY)
 
-    def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
+    def _spawn(self, name: str, args: list[str], binary: str | None = None) -> subprocess.Popen:
         log = open(self.workdir / f"{name}.log", "ab")
-        proc = subprocess.Popen([str(self.bin_dir / name), *args], stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen([str(self.bin_dir / (binary or name)), *args], stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
         self.procs[name] = proc
@@ -255,7 +255,13 @@ class ControlPlane:
         path = self.workdir / "scheduler-config.yaml"
         path.write_text(yaml.safe_dump(cfg, sort_keys=False))
         self.scheduler_config = cfg
-        self._spawn("kube-scheduler", [f"--config={path}", "--secure-port=0", "-v=2"])
+        self._spawn("kube-scheduler", [f"--config={path}", "--secure-port=0", "-v=2"],
+                    binary=self.scheduler_binary(cfg))
+
+    def scheduler_binary(self, config: dict[str, Any]) -> str:
+        """The binary in ``bin_dir`` that runs ``config`` (benchmarks.realcluster_sigs picks
+        scheduler-plugins' own scheduler for their plugins)."""
+        return "kube-scheduler"
 
     def check_scheduler(self) -> None:
         """Raises with the log's last line when kube-scheduler has exited (a configuration it
@@ -652,9 +658,18 @@ def command(argv: list[str]) -> int:
     except (OSError, yaml.YAMLError) as exc:
         print(f"realcluster: {exc}".splitlines()[0], file=sys.stderr)
         return 2
+    plane: type[ControlPlane] = ControlPlane
+    from benchmarks import realcluster_sigs  # imports this module: not at the top
+
+    if realcluster_sigs.names_sigs_plugins(config):
+        plane = realcluster_sigs.SigsControlPlane
+        if not realcluster_sigs.binary_present(Path(ns.bin_dir)):
+            print(f"realcluster: the configuration names scheduler-plugins plugins and {ns.bin_dir} has no "
+                  f"{realcluster_sigs.SIGS_BINARY}; build it with `make -C oracle controlplane`", file=sys.stderr)
+            return 2
     workdir = Path(ns.workdir or tempfile.mkdtemp(prefix="kschedctl-realcluster-"))
     try:
-        with ControlPlane(workdir, Path(ns.bin_dir)) as cp:
+        with plane(workdir, Path(ns.bin_dir)) as cp:
             result = (explain(cp, cluster, pods, config) if ns.command == "explain"
                       else simulate(cp, cluster, pods, config))
     except ControlPlaneError as exc:
