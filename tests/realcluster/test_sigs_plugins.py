@@ -68,6 +68,33 @@ def test_the_generator_is_a_function_of_seed_and_index_and_covers_every_family()
     assert plugins & set(realcluster_sigs.TRIMARAN)
 
 
+def _placements(*rows: tuple[str, str, str, str]) -> dict:
+    return {"placements": [{"pod": p, "outcome": o, "node": n, "message": m} for p, o, n, m in rows]}
+
+
+@pytest.mark.parametrize("ours, real, exact, messages, expected", [
+    pytest.param([("a", "Scheduled", "n1", "")], [("a", "Scheduled", "n1", "")], True, True, [], id="same"),
+    pytest.param([("a", "Scheduled", "n1", "")], [("a", "Scheduled", "n2", "")], True, True,
+                 ["a: node kschedctl 'n1' != real 'n2'"], id="other-node"),
+    pytest.param([("a", "Scheduled", "n1", ""), ("b", "Scheduled", "n2", "")],
+                 [("a", "Scheduled", "n2", ""), ("b", "Scheduled", "n1", "")], False, True, [], id="tie-swapped"),
+    pytest.param([("a", "Scheduled", "n1", ""), ("b", "Scheduled", "n1", "")],
+                 [("a", "Scheduled", "n2", ""), ("b", "Scheduled", "n1", "")], False, True,
+                 ["pods per node: kschedctl [2] != real [1, 1]"], id="tie-other-spread"),
+    pytest.param([("a", "Rejected", "", "x")], [("a", "Unschedulable", "", "x")], True, True, [],
+                 id="rejected-is-unschedulable-on-the-pod"),
+    pytest.param([("a", "Unschedulable", "", "x")], [("a", "Unschedulable", "", "y")], True, True,
+                 ["a: message kschedctl 'x' != real 'y'"], id="message"),
+    pytest.param([("a", "Unschedulable", "", "x")], [("a", "Unschedulable", "", "y")], True, False, [],
+                 id="message-not-compared"),
+    pytest.param([("a", "Scheduled", "n1", "")], [("a", "Unschedulable", "", "y")], True, False,
+                 ["a: outcome kschedctl 'Scheduled' () != real 'Unschedulable' (y)"], id="outcome"),
+    pytest.param([], [("a", "Scheduled", "n1", "")], True, True, ["a: not in kschedctl's placements"], id="missing"),
+])
+def test_simulate_comparison(ours: list, real: list, exact: bool, messages: bool, expected: list) -> None:
+    assert realcluster_sigs.compare_simulate(_placements(*ours), _placements(*real), exact, messages) == expected
+
+
 def test_the_crds_come_from_the_module_cache() -> None:
     if not (realcluster_sigs.module_dir() / "go.mod").is_file():
         pytest.skip(f"{realcluster_sigs.SIGS_MODULE}@{realcluster_sigs.SIGS_VERSION} is not in the module cache")
