@@ -200,7 +200,20 @@ class SigsControlPlane(ControlPlane):
         super().load(rest)
         for obj in sigs:
             self.create_sigs(obj)
-        return super().load(pods)
+        created = super().load(pods)
+        self._terminate(pods)
+        return created
+
+    def _terminate(self, pods: list[dict[str, Any]]) -> None:
+        """Bound pods the files show terminating (``metadata.deletionTimestamp``, which the API
+        server drops on create) are deleted with their grace period: without a kubelet they stay
+        Terminating, as PodState counts them."""
+        api = self.admin
+        assert api is not None
+        for p in pods:
+            meta = p.get("metadata") or {}
+            if meta.get("deletionTimestamp") and (p.get("spec") or {}).get("nodeName"):
+                api.request("DELETE", f"api/v1/namespaces/{meta.get('namespace') or 'default'}/pods/{meta['name']}")
 
     def create_sigs(self, obj: dict[str, Any]) -> dict[str, Any]:
         api = self.admin
@@ -711,6 +724,22 @@ def _topological_sort(rng: random.Random, name: str) -> Case:
     return Case(name, "simulate", cfg, nodes + [_appgroup((20, 20))], pods, plugin="TopologicalSort")
 
 
+def _pod_state(rng: random.Random, name: str) -> Case:
+    """PodState prefers the nodes with the most terminating pods (room soon free); a pod being
+    deleted stays Terminating on a real API server without a kubelet."""
+    names = [f"n{i}" for i in range(1, rng.randint(2, 4) + 1)]
+    nodes = [node(n, 8000, 16384) for n in names]
+    bound = []
+    for i in range(rng.randint(1, 6)):
+        p = pod(f"run-{i}", cpu=200, mem=128, node_name=rng.choice(names), bound_at=NOW - 7200 + 60 * i)
+        if rng.random() < 0.6:
+            p["metadata"]["deletionTimestamp"] = stamp(NOW + 30)
+            p["metadata"]["deletionGracePeriodSeconds"] = 30
+        bound.append(p)
+    cfg = config({"score": {"enabled": [{"name": "PodState", "weight": rng.randint(1, 5)}], **NO_RESOURCE_SCORES}})
+    return Case(name, "explain", cfg, nodes + bound, [pod("p", cpu=100, mem=64)], plugin="PodState")
+
+
 def _metrics(nodes: list[str], rng: random.Random, window_end: int) -> dict[str, Any]:
     data = {}
     for n in nodes:
@@ -752,7 +781,7 @@ def _trimaran(rng: random.Random, name: str) -> Case:
 
 
 FAMILIES = (_qos_sort, _coscheduling, _capacity, _allocatable, _nrt, _toleration, _network_overhead,
-            _topological_sort, _trimaran)
+            _topological_sort, _trimaran, _pod_state)
 
 
 def generate(seed: int, index: int) -> Case:

@@ -64,7 +64,7 @@ def test_the_generator_is_a_function_of_seed_and_index_and_covers_every_family()
     assert all(realcluster_sigs.names_sigs_plugins(c.config) for c in a)
     plugins = {c.plugin for c in a}
     assert {"QOSSort", "Coscheduling", "CapacityScheduling", "NodeResourcesAllocatable", "NodeResourceTopologyMatch",
-            "PreemptionToleration", "NetworkOverhead", "TopologicalSort"} <= plugins
+            "PreemptionToleration", "NetworkOverhead", "TopologicalSort", "PodState"} <= plugins
     assert plugins & set(realcluster_sigs.TRIMARAN)
 
 
@@ -138,6 +138,9 @@ def test_generated_case_agrees(index: int, sigs_control_plane: realcluster_sigs.
                                tmp_path: Path) -> None:
     case = _generated(index)
     assert realcluster_sigs.run_case(sigs_control_plane, case, tmp_path) == []
+    terminating = [p["metadata"]["name"] for p in case.cluster if p.get("metadata", {}).get("deletionTimestamp")]
+    for name in terminating:  # PodState's input: still there, being deleted
+        assert sigs_control_plane.pod("default", name)["metadata"].get("deletionTimestamp")
     assert realcluster.ControlPlane.scheduler_binary(sigs_control_plane, case.config) == "kube-scheduler"
     assert sigs_control_plane.scheduler_binary(case.config) == realcluster_sigs.SIGS_BINARY
 
