@@ -18,7 +18,11 @@ Cluster shapes:
 
 Rows (``--workload``):
 - ``explain``: ``kschedctl explain`` of a 100m / 500Mi pod, a process on the cluster written as one
-  JSON file, percentageOfNodesToScore 100, against ``json.load`` of the same file; goal <= 2x.
+  JSON file, percentageOfNodesToScore 100, against the floor: ``json.load`` of the same file with
+  the garbage collector off (kschedctl runs with it off; ``json.load`` with it on, also shown,
+  is 3-4x slower); goal <= 3x. Its peak RSS, and that divided by the nodes.
+- ``largest``: the same at 65,000 nodes / 650,000 pods (GKE's published largest cluster, the
+  realistic shape only, a file of about 320 MB): <= 3x the floor and 4 GiB.
 - ``rollout``, ``zone-spread``, ``anti-affinity``, ``preemption``: a new Deployment's replicas
   (1,000; the preemption one 500) through the simulation, pods per CPU second of the run only
   (the snapshot and frameworks are built before the clock starts, as scheduler_perf does).
@@ -54,11 +58,13 @@ from pathlib import Path
 from typing import Any
 
 SHAPES = ("synthetic", "realistic")
-WORKLOADS = ("explain", "rollout", "zone-spread", "anti-affinity", "preemption", "capacity", "scale")
+WORKLOADS = ("explain", "rollout", "zone-spread", "anti-affinity", "preemption", "capacity", "scale", "largest")
 ROLLOUT_WORKLOADS = ("rollout", "zone-spread", "anti-affinity", "preemption")
 
-#: Goals of issue #30 (CPU time, one run).
-EXPLAIN_RATIO_GOAL = 2.0
+#: Goals of issue #30 (CPU time, one run), and #45's: explain within 3x of the floor (json.load
+#: with the collector off) at any size, 65,000 nodes in 4 GiB.
+EXPLAIN_FLOOR_GOAL = 3.0
+LARGEST_RSS_GOAL_MIB = 4096
 PODS_PER_S_GOALS = {"rollout": 500, "zone-spread": 500, "anti-affinity": 300, "preemption": 200}
 CAPACITY_RATIO_GOAL = 3.0
 SCALE_FRACTION_GOAL = 1 / 3
@@ -75,6 +81,7 @@ WORKLOAD_TITLES = {
     "preemption": "preemption workload",
     "capacity": "capacity of a small pod",
     "scale": "plain rollout at scale",
+    "largest": "explain at the largest size",
 }
 
 
@@ -87,6 +94,8 @@ class Sizes:
     replicas: int = 1000
     preemptors: int = 500
     scale_nodes: int = 15000
+    #: GKE's published largest cluster; the realistic shape only.
+    largest_nodes: int = 65000
 
     @property
     def pods(self) -> int:
@@ -94,7 +103,7 @@ class Sizes:
 
 
 FULL = Sizes()
-QUICK = Sizes(nodes=60, replicas=20, preemptors=10, scale_nodes=120)
+QUICK = Sizes(nodes=60, replicas=20, preemptors=10, scale_nodes=120, largest_nodes=240)
 
 
 # --- what a child process measures ------------------------------------------------------------
@@ -144,7 +153,14 @@ def measure_rollout(shape: str, kind: str, nodes: int, replicas: int) -> dict[st
             "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def measure_json_load(path: str) -> dict[str, Any]:
+def measure_json_load(path: str, gc_off: bool = False) -> dict[str, Any]:
+    """``json.load`` of the file; with ``gc_off`` the collector is off, as kschedctl runs: the
+    floor a one-shot reader of the file can reach (with it on, the collector's passes over the
+    growing object graph cost 3-4x the parse)."""
+    import gc
+
+    if gc_off:
+        gc.disable()
     t0 = time.process_time()
     with open(path, encoding="utf-8") as fh:
         json.load(fh)
@@ -155,7 +171,7 @@ def _child(request: dict[str, Any]) -> dict[str, Any]:
     if request["what"] == "rollout":
         return measure_rollout(request["shape"], request["kind"], request["nodes"], request["replicas"])
     if request["what"] == "json.load":
-        return measure_json_load(request["path"])
+        return measure_json_load(request["path"], bool(request.get("gc_off")))
     raise ValueError(f"unknown child request {request!r}")
 
 
@@ -174,9 +190,22 @@ def _children_cpu() -> float:
 
 def _kschedctl(args: list[str]) -> tuple[float, subprocess.CompletedProcess]:
     """``kschedctl args`` as a process: its CPU seconds (start-up and imports included) and result."""
-    before = _children_cpu()
-    proc = subprocess.run([sys.executable, "-m", "kschedctl", *args], capture_output=True, text=True)
-    return _children_cpu() - before, proc
+    cpu, _rss, proc = _kschedctl_measured(args)
+    return cpu, proc
+
+
+def _kschedctl_measured(args: list[str]) -> tuple[float, float, subprocess.CompletedProcess]:
+    """``kschedctl args`` as a process: its CPU seconds, its own peak RSS in MiB (``wait4``'s
+    usage of that child alone) and its result."""
+    argv = [sys.executable, "-m", "kschedctl", *args]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        child = subprocess.Popen(argv, stdout=out, stderr=err)
+        _pid, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        proc = subprocess.CompletedProcess(argv, child.returncode, out.read().decode(), err.read().decode())
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc
 
 
 # --- the cluster files for the process rows ------------------------------------------------------
@@ -226,15 +255,28 @@ def _verdict(met: bool | None) -> str:
     return "-" if met is None else ("yes" if met else "no")
 
 
-def explain_row(shape: str, cluster: Path, pod: Path, config: Path, sizes: Sizes) -> Row:
+def explain_row(shape: str, cluster: Path, pod: Path, config: Path, sizes: Sizes, workload: str = "explain") -> Row:
+    """explain as a process against the floor (``json.load`` of the file with the collector off)
+    and against ``json.load`` as Python runs it by default; peak RSS and its share per node."""
+    floor = _in_child({"what": "json.load", "path": str(cluster), "gc_off": True})["cpu_s"]
     load = _in_child({"what": "json.load", "path": str(cluster)})["cpu_s"]
-    cpu, proc = _kschedctl(["explain", "--cluster", str(cluster), str(pod), "-c", str(config), "--seed", "1"])
+    cpu, rss, proc = _kschedctl_measured(["explain", "--cluster", str(cluster), str(pod), "-c", str(config),
+                                          "--seed", "1"])
     if proc.returncode != 0:
         raise RuntimeError(f"explain on {cluster}: {proc.stderr.strip()[-500:]}")
-    ratio = cpu / load if load else 0.0
-    return Row("explain", shape, f"{ratio:.1f}x json.load ({cpu:.2f} s vs {load:.2f} s)",
-               f"<= {EXPLAIN_RATIO_GOAL:g}x json.load", ratio <= EXPLAIN_RATIO_GOAL,
-               figures={"explain_cpu_s": cpu, "json_load_cpu_s": load, "ratio": ratio})
+    ratio = cpu / floor if floor else 0.0
+    per_node_kib = rss * 1024 / sizes.nodes
+    ours = (f"{ratio:.1f}x the floor ({cpu:.2f} s vs {floor:.2f} s; {cpu / load if load else 0:.1f}x json.load "
+            f"with gc, {load:.2f} s), {rss:,.0f} MiB peak ({per_node_kib:,.0f} KiB a node)")
+    goal = f"<= {EXPLAIN_FLOOR_GOAL:g}x the floor"
+    met = ratio <= EXPLAIN_FLOOR_GOAL
+    if workload == "largest":
+        goal += f", <= {LARGEST_RSS_GOAL_MIB / 1024:g} GiB"
+        met = met and rss <= LARGEST_RSS_GOAL_MIB
+    return Row(workload, shape, ours, goal, met,
+               figures={"explain_cpu_s": cpu, "floor_cpu_s": floor, "json_load_cpu_s": load, "ratio": ratio,
+                        "rss_mib": rss, "kib_per_node": per_node_kib, "nodes": sizes.nodes,
+                        "bytes": cluster.stat().st_size})
 
 
 def capacity_row(shape: str, cluster: Path, pod: Path, explain_cpu: float | None, oracle: str | None = None,
@@ -357,6 +399,10 @@ def run_oracle(oracle: str, shape: str, kind: str, nodes: int, replicas: int) ->
 def _shape_title(shape: str, sizes: Sizes, row: Row) -> str:
     if row.workload == "scale":
         return f"{shape}, {(row.figures or {}).get('title', '')}"
+    if row.workload in ("explain", "largest"):
+        f = row.figures or {}
+        nodes = f.get("nodes", sizes.nodes)
+        return f"{shape}, {nodes:,} nodes / {nodes * sizes.pods_per_node:,} pods ({f.get('bytes', 0) / 1e6:,.0f} MB)"
     if row.workload == "preemption" and shape == "synthetic":
         return f"synthetic, {sizes.nodes:,} nodes full of low-priority pods"
     return f"{shape}, {sizes.nodes:,} nodes / {sizes.pods:,} pods"
@@ -394,6 +440,7 @@ def run_goals(workloads: list[str], shapes: list[str], sizes: Sizes, oracle: str
         pod, config = _inputs(Path(tmp))
         for shape in shapes:
             explain_cpu: float | None = None
+            explain_ratio: float | None = None
             base: Row | None = None
             cluster: Path | None = None
             for workload in [w for w in WORKLOADS if w in workloads]:
@@ -402,6 +449,19 @@ def run_goals(workloads: list[str], shapes: list[str], sizes: Sizes, oracle: str
                 if workload == "explain":
                     row = explain_row(shape, cluster, pod, config, sizes)
                     explain_cpu = (row.figures or {}).get("explain_cpu_s")
+                    explain_ratio = (row.figures or {}).get("ratio")
+                elif workload == "largest":
+                    if shape != "realistic":
+                        continue  # the realistic generator's clusters only
+                    large = dataclasses.replace(sizes, nodes=sizes.largest_nodes)
+                    big = write_cluster_file(shape, large, Path(tmp))
+                    try:
+                        row = explain_row(shape, big, pod, config, large, workload="largest")
+                    finally:
+                        big.unlink()
+                    if explain_ratio is not None:
+                        # The ratio must not grow with the cluster.
+                        row.ours += f"; at {sizes.nodes:,} nodes {explain_ratio:.1f}x"
                 elif workload == "capacity":
                     row = capacity_row(shape, cluster, pod, explain_cpu, oracle, oracle_max_copies)
                 elif workload == "scale":

@@ -2,6 +2,7 @@
 
     python -m benchmarks.realcluster explain|simulate PODS... --cluster PATH [--config C] -o json
     python -m benchmarks.realcluster --seed S --cases N [--simulate-cases M]
+    python -m benchmarks.realcluster up|down --workdir DIR
 
 The binaries come from ``make -C oracle controlplane`` (oracle/bin/{etcd,kube-apiserver,
 kube-scheduler}, built from the Go module proxy at v1.34.4). The objects of a case are created
@@ -29,6 +30,8 @@ What a real API server does to the objects on the way in, and this module undoes
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -42,9 +45,11 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import yaml
+
+from kschedctl.errors import KschedctlError
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN_DIR = ROOT / "oracle" / "bin"
@@ -87,6 +92,37 @@ rules:
 
 class ControlPlaneError(RuntimeError):
     pass
+
+
+STATE_FILE = "controlplane.json"
+
+
+def _runs(pid: int, binary: Path) -> bool:
+    """``pid`` is alive and still runs ``binary`` (not a recycled PID)."""
+    if not Path("/proc/self").exists():  # no procfs: alive is all that can be told
+        try:
+            os.kill(pid, 0)
+            return True
+        except OSError:
+            return False
+    try:
+        argv0 = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0", 1)[0].decode(errors="replace")
+    except OSError:
+        return False
+    return Path(argv0).name == binary.name
+
+
+def _terminate(pid: int, timeout: float = 20) -> None:
+    """SIGTERM, then SIGKILL after ``timeout``, for a process this one did not start."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            os.kill(pid, 0)
+            time.sleep(0.1)
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def binaries_present(bin_dir: Path = BIN_DIR) -> bool:
@@ -144,6 +180,44 @@ class ControlPlane:
         self.admin: Api | None = None
         self.audit_log = self.workdir / "audit.log"
         self.scheduler_config: dict[str, Any] | None = None
+        # etcd and kube-apiserver another invocation started (``up``): left running by stop().
+        self.attached: dict[str, int] = {}
+
+    # -- a control plane kept running between invocations ------------------------------------
+    def save_state(self) -> None:
+        """Writes what another invocation needs to attach (``up``)."""
+        state = {"url": self.url, "etcdUrl": self.etcd_url, "binDir": str(self.bin_dir),
+                 "pids": {name: proc.pid for name, proc in self.procs.items() if name != "kube-scheduler"}}
+        (self.workdir / STATE_FILE).write_text(json.dumps(state, indent=2) + "\n")
+
+    @classmethod
+    def attach(cls, workdir: Path) -> "ControlPlane | None":
+        """The control plane ``up`` left running in ``workdir``, when its processes still run and
+        the API server answers; None otherwise (a stale state file is removed)."""
+        path = Path(workdir) / STATE_FILE
+        try:
+            state = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        cp = cls(Path(workdir), Path(state.get("binDir") or BIN_DIR))
+        pids = {str(k): int(v) for k, v in (state.get("pids") or {}).items()}
+        if set(pids) != {"etcd", "kube-apiserver"} or not all(_runs(pid, cp.bin_dir / name) for name, pid in pids.items()):
+            path.unlink(missing_ok=True)
+            return None
+        cp.url, cp.etcd_url, cp.attached = state["url"], state["etcdUrl"], pids
+        cp.admin = Api(cp.url, ADMIN_TOKEN)
+        if not cp._ready():
+            return None
+        return cp
+
+    def shutdown(self) -> None:
+        """Stops everything, the processes another invocation started included (``down``)."""
+        self.stop()
+        for name in ("kube-apiserver", "etcd"):
+            pid = self.attached.pop(name, None)
+            if pid is not None and _runs(pid, self.bin_dir / name):
+                _terminate(pid)
+        (self.workdir / STATE_FILE).unlink(missing_ok=True)
 
     # -- lifecycle --------------------------------------------------------------------------
     def start(self, timeout: float = 180) -> "ControlPlane":
@@ -626,8 +700,83 @@ def simulate(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[st
     return {"kind": "SimulationResult", "placements": placements}
 
 
+def workload_pods(command: str, pod_paths: list[str],
+                  cluster_paths: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The pods of workload files as the controllers would create them, and the objects to create
+    beside them: with no controller-manager running, kschedctl's expansion stands in for it (the
+    same pod names, labels and owner references kschedctl answers for). explain takes each
+    workload's first pod, simulate every replica. The owners the scheduler reads (ReplicaSets,
+    StatefulSets and ReplicationControllers, whose selectors spread pods by default) and the
+    objects the files bring along (claims, PriorityClasses) are created too; nothing reconciles them."""
+    from kschedctl import api
+
+    state = api.load_cluster(cluster_paths)
+    loaded = api.load_pods(pod_paths, state)
+    pods = [p.pod for p in loaded] if command == "explain" else api.pods_for_simulation(loaded, state)[0]
+    brought = [doc.obj for doc in loaded.bundled]
+    seen: set[tuple[str, str, str]] = set()
+    for item in loaded:
+        for owner in item.owners:
+            meta = owner.get("metadata") or {}
+            key = (owner.get("kind", ""), meta.get("namespace") or "default", meta.get("name", ""))
+            if key[0] in KINDS and key not in seen:
+                seen.add(key)
+                brought.append(owner)
+    return [json.loads(json.dumps(p)) for p in pods], brought
+
+
 def _load_config(path: str | None) -> dict[str, Any] | None:
     return yaml.safe_load(Path(path).read_text()) if path else None
+
+
+@contextlib.contextmanager
+def _control_plane(workdir: Path, bin_dir: Path, plane: type[ControlPlane] = ControlPlane) -> Iterator[ControlPlane]:
+    """The control plane ``up`` left running in ``workdir`` (one invocation at a time: a second
+    waits, since two schedulers on one API server would both bind), or a new one stopped at the end."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    with open(workdir / "controlplane.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        cp = plane.attach(workdir)
+        if cp is None:
+            cp = plane(workdir, bin_dir).start()
+        try:
+            yield cp
+        finally:
+            cp.stop()
+
+
+def up_down(argv: list[str]) -> int:
+    """``up``: starts etcd and kube-apiserver in ``--workdir`` and leaves them running, so that
+    explain, simulate and the differential given the same ``--workdir`` skip the start; ``down``
+    stops them."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.realcluster")
+    parser.add_argument("command", choices=("up", "down"))
+    parser.add_argument("--workdir", required=True, help="the control plane's files (logs, audit log, state)")
+    parser.add_argument("--bin-dir", default=str(BIN_DIR))
+    ns = parser.parse_args(argv)
+    workdir = Path(ns.workdir)
+    cp = ControlPlane.attach(workdir)
+    if ns.command == "down":
+        if cp is None:
+            print(f"realcluster: no control plane runs in {workdir}", file=sys.stderr)
+            return 1
+        cp.shutdown()
+        print(f"stopped the control plane in {workdir}")
+        return 0
+    if cp is None:
+        if not binaries_present(Path(ns.bin_dir)):
+            print(f"realcluster: no control plane in {ns.bin_dir}; build it with `make -C oracle controlplane`",
+                  file=sys.stderr)
+            return 2
+        try:
+            cp = ControlPlane(workdir, Path(ns.bin_dir)).start()
+        except ControlPlaneError as exc:
+            print(f"realcluster: {exc}".splitlines()[0], file=sys.stderr)
+            return 2
+        cp.save_state()
+    print(f"control plane at {cp.url} (workdir {workdir}); stop it with: "
+          f"python -m benchmarks.realcluster down --workdir {workdir}")
+    return 0
 
 
 def command(argv: list[str]) -> int:
@@ -648,14 +797,11 @@ def command(argv: list[str]) -> int:
         cluster = read_documents(ns.cluster)
         docs = read_documents(ns.pods)
         pods = [d for d in docs if d.get("kind") == "Pod"]
-        others = sorted({str(d.get("kind")) for d in docs} - {"Pod"})
-        if others:
-            # kschedctl expands workloads into pods with names of its own; not done here yet.
-            print(f"realcluster: {' '.join(ns.pods)}: only Pod documents are handled, not {', '.join(others)}",
-                  file=sys.stderr)
-            return 2
+        if any(d.get("kind") != "Pod" for d in docs):
+            pods, brought = workload_pods(ns.command, ns.pods, ns.cluster)
+            cluster += brought
         config = _load_config(ns.config)
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, yaml.YAMLError, KschedctlError) as exc:
         print(f"realcluster: {exc}".splitlines()[0], file=sys.stderr)
         return 2
     plane: type[ControlPlane] = ControlPlane
@@ -669,7 +815,7 @@ def command(argv: list[str]) -> int:
             return 2
     workdir = Path(ns.workdir or tempfile.mkdtemp(prefix="kschedctl-realcluster-"))
     try:
-        with plane(workdir, Path(ns.bin_dir)) as cp:
+        with _control_plane(workdir, Path(ns.bin_dir), plane) as cp:
             result = (explain(cp, cluster, pods, config) if ns.command == "explain"
                       else simulate(cp, cluster, pods, config))
     except ControlPlaneError as exc:
@@ -767,6 +913,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in ("explain", "simulate"):
         return command(argv)
+    if argv and argv[0] in ("up", "down"):
+        return up_down(argv)
     parser = argparse.ArgumentParser(prog="python -m benchmarks.realcluster", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cases", type=int, default=20)
@@ -784,7 +932,7 @@ def main(argv: list[str] | None = None) -> int:
     if keep:
         keep.mkdir(parents=True, exist_ok=True)
     try:
-        with ControlPlane(workdir, Path(ns.bin_dir)) as cp:
+        with _control_plane(workdir, Path(ns.bin_dir)) as cp:
             mismatches, _ = differential(cp, ns.seed, ns.cases, workdir, keep=keep, first=ns.first)
         return 1 if mismatches else 0
     finally:

@@ -149,6 +149,14 @@ class SigsControlPlane(ControlPlane):
         sigs.install_crds()
         return sigs
 
+    @classmethod
+    def attach(cls, workdir: Path) -> "SigsControlPlane | None":
+        """As ControlPlane.attach (the control plane ``up`` left running), the CRDs installed."""
+        cp = super().attach(workdir)
+        if cp is not None:
+            cp.install_crds()  # type: ignore[attr-defined]
+        return cp  # type: ignore[return-value]
+
     def start(self, timeout: float = 180) -> "SigsControlPlane":
         super().start(timeout)
         self.install_crds()

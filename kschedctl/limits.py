@@ -11,8 +11,11 @@ whole run's work into one budget (``work_budget``, ``charge``), where the work i
 from __future__ import annotations
 
 #: Largest cluster, pod or workload file (or standard input) read, in bytes. A 15,000-node
-#: snapshot with 150,000 pods is about 300 MiB of YAML.
-INPUT_FILE_MAX_BYTES = 512 * 1024 * 1024
+#: snapshot with 150,000 pods is about 300 MiB of YAML; one of 65,000 nodes and 650,000 pods
+#: (GKE's largest clusters) about 600 MB of compact JSON and over 1 GiB as ``kschedctl snapshot
+#: -o json`` indents it. What the file holds, not its bytes, sets the memory a load takes: the
+#: object limit below bounds that.
+INPUT_FILE_MAX_BYTES = 2 * 1024 * 1024 * 1024
 #: Most objects (documents and List items) one load of cluster or pod files may hold.
 INPUT_MAX_OBJECTS = 2_000_000
 #: Deepest nesting of a cluster, pod or workload document (maps and lists).

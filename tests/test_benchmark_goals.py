@@ -134,3 +134,17 @@ def test_the_upstream_capacity_run_is_left_out_above_the_copies_limit(tmp_path: 
     count = (row.figures or {})["count"]
     assert count > 10
     assert row.upstream == f"not run ({count + 1:,} copies > --oracle-max-copies 10)" and row.ratio == ""
+
+
+def test_explain_is_measured_against_the_gc_off_floor_and_the_largest_row_is_realistic_only() -> None:
+    rows = run_goals(["explain", "largest"], ["synthetic", "realistic"], QUICK)
+    assert [(row.shape, row.workload) for row in rows] == [
+        ("synthetic", "explain"), ("realistic", "explain"), ("realistic", "largest")]
+    for row in rows:
+        f = row.figures or {}
+        assert f["floor_cpu_s"] > 0 and f["rss_mib"] > 0
+        assert f["ratio"] == pytest.approx(f["explain_cpu_s"] / f["floor_cpu_s"])
+        assert "x the floor" in row.ours and row.goal.startswith("<= 3x the floor")
+    largest = rows[-1]
+    assert largest.figures["nodes"] == QUICK.largest_nodes  # type: ignore[index]
+    assert largest.goal.endswith("<= 4 GiB") and "at 60 nodes" in largest.ours

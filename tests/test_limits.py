@@ -31,7 +31,7 @@ def _explain(cluster: Path) -> tuple[int, str]:
 
 
 def test_the_limits_are_the_ones_the_readers_use() -> None:
-    assert loader.MAX_FILE_BYTES == limits.INPUT_FILE_MAX_BYTES == 512 * 1024 * 1024
+    assert loader.MAX_FILE_BYTES == limits.INPUT_FILE_MAX_BYTES == 2 * 1024 * 1024 * 1024
     assert loader.MAX_OBJECTS == limits.INPUT_MAX_OBJECTS
     assert loader.MAX_DEPTH == limits.INPUT_MAX_DEPTH
     assert (lines.MAX_BYTES, lines.MAX_NODES, lines.MAX_DEPTH) == (

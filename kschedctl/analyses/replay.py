@@ -17,6 +17,13 @@ waited for the scheduler is then classed: same node, different node, would stay 
 pending but would schedule, both pending, would be preempted. Pending times are counted in the
 trace's own time: in the replay, scheduling takes no time, so a pod waits only for the cluster
 event that lets it in.
+
+Where kube-scheduler chooses at random (nodes tied at the top score, upstream ``selectHost``;
+preemption candidates equal on every criterion, the first of a Go map), the replay takes the node
+the trace shows the real scheduler took, when it is among the tied ones, and reports the pod as a
+``tie`` (no difference) rather than another node: the pods after it then see the cluster as it
+was. A preemption's victims are the pods whose deletion the trace marks ``PreemptionByScheduler``
+(their DisruptionTarget condition), each given to the nearest nomination on its node.
 """
 
 from __future__ import annotations
@@ -36,14 +43,18 @@ from kschedctl.scheduler.outcome import Outcome
 BATCH_WINDOW = 1.0
 
 SAME = "same"
+#: The real scheduler drew the node among others tied with it, which the replay ties too.
+TIE = "tie"
 DIFFERENT_NODE = "differentNode"
 WOULD_STAY_PENDING = "wouldStayPending"
 WOULD_SCHEDULE = "wouldSchedule"
 BOTH_PENDING = "bothPending"
 WOULD_BE_PREEMPTED = "wouldBePreempted"
-#: Every change, in the order the summary lists them; the first two (and bothPending) are no difference.
-CHANGES = (SAME, DIFFERENT_NODE, WOULD_STAY_PENDING, WOULD_SCHEDULE, WOULD_BE_PREEMPTED, BOTH_PENDING)
-UNCHANGED = frozenset({SAME, BOTH_PENDING})
+#: The deletion reason kube-scheduler's preemption gives its victims (their DisruptionTarget condition).
+PREEMPTION_REASON = "PreemptionByScheduler"
+#: Every change, in the order the summary lists them; same, tie and bothPending are no difference.
+CHANGES = (SAME, TIE, DIFFERENT_NODE, WOULD_STAY_PENDING, WOULD_SCHEDULE, WOULD_BE_PREEMPTED, BOTH_PENDING)
+UNCHANGED = frozenset({SAME, TIE, BOTH_PENDING})
 
 
 @dataclass
@@ -78,6 +89,9 @@ class Replayed:
     preempted_by: str | None = None
     preempted_at: float | None = None
     deleted_at: float | None = None
+    #: The nodes tied with the one taken (top scores, or preemption candidates equal on every
+    #: criterion) where the decision that placed or nominated the pod was a draw.
+    tied: list[str] = field(default_factory=list)
 
     def to_dict(self, arrived: float, end: float) -> dict[str, Any]:
         out: dict[str, Any] = {"outcome": self.outcome, "node": self.node, "boundAt": _seconds(self.bound_at)}
@@ -90,6 +104,8 @@ class Replayed:
         if self.preempted_by:
             out["preemptedBy"] = self.preempted_by
             out["preemptedAt"] = _seconds(self.preempted_at)
+        if self.tied:
+            out["tiedNodes"] = list(self.tied)
         return out
 
 
@@ -121,6 +137,8 @@ class PodReplay:
         if self.replay.outcome == Outcome.PREEMPTED:
             return WOULD_BE_PREEMPTED
         if self.actual.node and self.replay.node and self.replay.outcome == Outcome.SCHEDULED:
+            if self.actual.node in self.replay.tied and self.replay.node in self.replay.tied:
+                return TIE
             return SAME if self.actual.node == self.replay.node else DIFFERENT_NODE
         if self.actual.node:
             return WOULD_STAY_PENDING
@@ -135,15 +153,20 @@ class PodReplay:
 
 @dataclass
 class ReplayPreemption:
-    """A preemption: the preemptor, its node, its victims (the replay's) and when."""
+    """A preemption: the preemptor, its node, its victims and when; ``tied``: the candidates equal
+    on every criterion, of which the node was drawn."""
 
     at: float
     pod: str
     node: str
     victims: list[str] = field(default_factory=list)
+    tied: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"at": _seconds(self.at), "pod": self.pod, "node": self.node, "victims": list(self.victims)}
+        out = {"at": _seconds(self.at), "pod": self.pod, "node": self.node, "victims": list(self.victims)}
+        if self.tied:
+            out["tiedNodes"] = list(self.tied)
+        return out
 
 
 @dataclass
@@ -158,7 +181,8 @@ class ReplayResult:
     seed: int | None
     events: dict[str, int]
     pods: list[PodReplay] = field(default_factory=list)
-    #: Nominations that happened (preemptions, as the trace shows them: the victims are not named).
+    #: Nominations that happened (preemptions, as the trace shows them: the victims are the pods
+    #: deleted for a preemption on that node, when the trace says so).
     actual_preemptions: list[ReplayPreemption] = field(default_factory=list)
     replay_preemptions: list[ReplayPreemption] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -265,11 +289,23 @@ class Replayer:
         #: profile runs (for the node events' hints).
         self._retry: set[str] | None = None
         self._filters: frozenset[str] | None = None
+        #: Where each pod was (the trace's side), and the deletions marked as a preemption's.
+        self.actual_nodes: dict[str, str] = {}
+        self._preempted: list[tuple[float, str, str]] = []
+        #: Per pod, what the real scheduler did with each of its arrivals (bound, nominated), and
+        #: with the current one: its draws among tied nodes are followed.
+        self._ahead: dict[str, list[dict[str, str]]] = {}
+        self.follow: dict[str, dict[str, str]] = {}
         self.result = ReplayResult(trace.file, str(trace.header.get("started")), trace.duration, config_name,
                                    profile, seed, trace.counts())
         for warning in self.state.warnings:
             if warning not in self.result.warnings:
                 self.result.warnings.append(warning)
+        for pod in self.state.pods:
+            node = (pod.get("spec") or {}).get("nodeName")
+            if node:
+                self.actual_nodes[_pod_key(pod)] = node
+        self._ahead = _real_choices(trace, [_pod_key(p) for p in self.state.pods if waits_for_scheduler(p)])
         # Pods pending when recording started: they wait for the scheduler, as arrivals at the start.
         for pod in list(self.state.pods):
             if waits_for_scheduler(pod):
@@ -317,6 +353,8 @@ class Replayer:
 
         pod = admit_pod(_run_copy(pod), self.state, existing=True)
         self.pending[key] = pod
+        choices = self._ahead.get(key)
+        self.follow[key] = choices.pop(0) if choices else {}
         record = self.records.get(key)
         if record is None or record.actual.deleted_at is not None:
             self.records[key] = PodReplay(key, at, initial=initial)
@@ -337,6 +375,7 @@ class Replayer:
                 self._arrive(pod, key, at)
                 return True
             if (pod.get("spec") or {}).get("nodeName"):
+                self.actual_nodes[key] = pod["spec"]["nodeName"]
                 state.add_object(pod)  # bound by its creator: the scheduler never saw it
             return False
         if kind == "PodUpdated":
@@ -353,6 +392,7 @@ class Replayer:
                 return True
             return False
         if kind == "PodBound":
+            self.actual_nodes[event.pod] = event.node
             record = self.records.get(event.pod)
             if record is not None and record.actual.node is None:
                 record.actual.node, record.actual.bound_at = event.node, at
@@ -369,6 +409,8 @@ class Replayer:
             return False
         if kind == "PodDeleted":
             key = event.pod
+            if event.data.get("reason") == PREEMPTION_REASON and key in self.actual_nodes:
+                self._preempted.append((at, key, self.actual_nodes[key]))
             record = self.records.get(key)
             if record is not None and record.actual.deleted_at is None:
                 record.actual.deleted_at = at
@@ -427,13 +469,40 @@ class Replayer:
                         pod_infos=list(infos.values()))
         retry, self._retry = self._retry, set()
         batch = [_run_copy(pod) for key, pod in self.pending.items() if retry is None or key in retry]
-        outcome = sim.run(batch, self.profile, include_cluster_pending=False, admit_pods=False)
+        follow = [(key, self.follow.get(key) or {}) for key in self.pending]  # not every pod ever seen
+        sim.scheduler.tie_breaks = {key: f["bound"] for key, f in follow if "bound" in f}
+        nominated = {key: f.get("nominated") or f["bound"] for key, f in follow if "nominated" in f or "bound" in f}
+        for fwk in sim.frameworks.values():
+            fwk.handle.tie_breaks = nominated
+        from kschedctl.scheduler.simulate import CYCLE_OBSERVER
+
+        # Which decisions were draws: seen in the cycles themselves (a diff's observer, if any,
+        # is told of them too).
+        score_ties: dict[str, list[str]] = {}
+        preemption_ties: dict[str, list[str]] = {}
+        outer = CYCLE_OBSERVER.get()
+
+        def observe(pod_info: Any, out: Any) -> None:
+            key = pod_info.key
+            if out.preemption is not None and len(out.preemption.tied) > 1:
+                preemption_ties[key] = sorted(out.preemption.tied)
+            if out.selected_node and len(out.tied_nodes) > 1:
+                score_ties[key] = sorted(out.tied_nodes)
+            if outer is not None:
+                outer(pod_info, out)
+
+        token = CYCLE_OBSERVER.set(observe)
+        try:
+            outcome = sim.run(batch, self.profile, include_cluster_pending=False, admit_pods=False)
+        finally:
+            CYCLE_OBSERVER.reset(token)
         for warning in outcome.warnings:
             if warning not in self.result.warnings:
                 self.result.warnings.append(warning)
         for preemption in outcome.preemptions:
             self.result.replay_preemptions.append(
-                ReplayPreemption(at, preemption.pod, preemption.node, list(preemption.victims)))
+                ReplayPreemption(at, preemption.pod, preemption.node, list(preemption.victims),
+                                 preemption_ties.get(preemption.pod, [])))
             for victim in preemption.victims:
                 if self.state.remove_object("Pod", victim) is not None:
                     self.gone.add(victim)
@@ -452,6 +521,12 @@ class Replayer:
                 self.state.add_object(_bound_to(self.pending.pop(key), placement.node))
                 replayed.outcome, replayed.node, replayed.bound_at = Outcome.SCHEDULED, placement.node, at
                 replayed.message = ""
+                if key in score_ties:
+                    replayed.tied = score_ties[key]
+                elif placement.node in preemption_ties.get(key, ()):
+                    replayed.tied = preemption_ties[key]  # preempted, then placed in the same run
+                elif replayed.nominated_node != placement.node:
+                    replayed.tied = []  # a draw for another node's preemption says nothing of this one
             elif placement.outcome == Outcome.PREEMPTED:
                 # placed by this run, then evicted by a later pod of it
                 del self.pending[key]
@@ -464,6 +539,7 @@ class Replayer:
                 replayed.outcome = placement.outcome if placement.outcome != Outcome.UNSCHEDULABLE else Outcome.PENDING
                 if placement.nominated_node:
                     replayed.nominated_node = placement.nominated_node
+                    replayed.tied = preemption_ties.get(key, [])
                     self.pending[key].setdefault("status", {})["nominatedNodeName"] = placement.nominated_node
 
     def _finish(self) -> None:
@@ -474,6 +550,10 @@ class Replayer:
         from kschedctl.scheduler.simulation_result import usage
 
         result = self.result
+        for at, victim, node in self._preempted:
+            on_node = [p for p in result.actual_preemptions if p.node == node]
+            if on_node:
+                min(on_node, key=lambda p: abs(p.at - at)).victims.append(victim)
         result.pods = sorted((r for r in self.records.values() if r.pod not in self.not_handled),
                              key=lambda r: r.arrived)
         placed: dict[str, int] = {}
@@ -494,11 +574,23 @@ class Replayer:
         sim.warnings = list(result.warnings)
 
 
+def _real_choices(trace: Trace, pending_at_start: list[str]) -> dict[str, list[dict[str, str]]]:
+    """Per pod, for each time it waited for the scheduler (pending at the start, then each
+    arrival), the node the trace binds it to (``bound``) and first nominates it to (``nominated``)."""
+    out: dict[str, list[dict[str, str]]] = {key: [{}] for key in pending_at_start}
+    for event in sorted(trace.events, key=lambda e: e.time):
+        if event.type == "PodCreated" and waits_for_scheduler(event.object):
+            out.setdefault(event.pod, []).append({})
+        elif event.type in ("PodBound", "PodNominated") and out.get(event.pod):
+            out[event.pod][-1].setdefault("bound" if event.type == "PodBound" else "nominated", event.node)
+    return out
+
+
 def replay(trace: Trace, config: Any = None, profile: str | None = None, **kwargs: Any) -> ReplayResult:
     """Replay ``trace`` under ``config`` (the built-in default when None)."""
     return Replayer(trace, config, profile, **kwargs).run()
 
 
 __all__ = ["Replayer", "ReplayResult", "PodReplay", "Actual", "Replayed", "ReplayPreemption", "replay", "CHANGES",
-           "BATCH_WINDOW", "SAME", "DIFFERENT_NODE", "WOULD_STAY_PENDING", "WOULD_SCHEDULE", "BOTH_PENDING",
+           "BATCH_WINDOW", "SAME", "TIE", "PREEMPTION_REASON", "DIFFERENT_NODE", "WOULD_STAY_PENDING", "WOULD_SCHEDULE", "BOTH_PENDING",
            "WOULD_BE_PREEMPTED"]

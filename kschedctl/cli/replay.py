@@ -39,7 +39,8 @@ def replay(
     profile: ProfileOption = None,
     output: TableOutputOption = OutputFormat.table,
     seed: Annotated[int, typer.Option(
-        "--seed", metavar="N", help="Seed of the random tie-break among equal top scores.")] = 0,
+        "--seed", metavar="N", help="Seed of the random tie-break among equal top scores (where the trace's node "
+                                    "is among them, the replay takes it: a tie).")] = 0,
     plugin: PluginOption = None,
     wide: Annotated[bool, typer.Option("--wide", help="List every pod, not only those placed differently.")] = False,
     no_extenders: NoExtendersOption = False,
@@ -53,7 +54,8 @@ def replay(
     configuration (the simulate machinery: each placement seen by the next, preemption, retries
     when the cluster changes). Report what it would have done differently from what happened: pods
     on another node, pods that would stay pending, pods that were pending but would schedule,
-    pending times, preemptions. Exit 0 when every pod lands where it did, 1 when any placement
+    pending times, preemptions. Where the real scheduler drew among tied nodes and the replay ties
+    there too, it takes the trace's node and reports a tie, no difference. Exit 0 when every pod lands where it did, 1 when any placement
     differs, 2 on bad input."""
     from kschedctl.cli.common import load_config, print_warnings, registry_with_plugins
     from kschedctl.errors import EXIT_NO, EXIT_OK

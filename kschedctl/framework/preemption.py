@@ -574,13 +574,19 @@ class Evaluator:
         best, decisions = self.select_candidate(run.candidates, times)
         if best is None or not best.name:
             return None, Status(Code.Unschedulable, MSG_NO_CANDIDATE_NODE, details=details)
+        tied = [c.name for c in run.candidates if decisions.get(c.name) == CRITERION_FIRST]
+        if len(tied) > 1:
+            # a handle of another maker (a plugin's own tests) may have none
+            wanted = (getattr(self.handle, "tie_breaks", None) or {}).get(pod_info.key)
+            best = next((c for c in run.candidates if c.name == wanted), best)
         framework = self.handle.framework
         trace = framework.trace if framework is not None else None
         if trace is None or trace.filters is not None:  # a batch's lean trace keeps no per-node records
             details["candidates"] = [_candidate_details(c, decisions, best) for c in run.candidates]
         details["nominatedNode"] = best.name
         # 5) Nothing is evicted in a what-if run: the result names the node and the victims.
-        return PostFilterResult(best.name, [v.key for v in best.victims]), Status(Code.Success, details=details)
+        return (PostFilterResult(best.name, [v.key for v in best.victims], tied if len(tied) > 1 else None),
+                Status(Code.Success, details=details))
 
     def find_candidates(
         self, state: "CycleState", pod_info: "PodInfo", m: NodeToStatus, pdbs: Sequence[DisruptionBudget],

@@ -133,6 +133,9 @@ class FrameworkHandle:
         self.unscheduled_pods: list["PodInfo"] = []
         #: The clock plugins read through ``now()``; a simulation runs its own.
         self.clock: Callable[[], float] = time.time
+        #: Per pod key, the node preemption takes when it is among the candidates that tie on
+        #: every criterion (upstream: the first of a Go map, random); replay's real choices.
+        self.tie_breaks: dict[str, str] = {}
 
     def snapshot(self) -> Any:
         return self._snapshot

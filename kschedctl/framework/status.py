@@ -147,12 +147,16 @@ class PreFilterResult:
 class PostFilterResult:
     """What a PostFilter plugin proposes: a node to nominate (empty when none)."""
 
-    __slots__ = ("nominated_node_name", "victims")
+    __slots__ = ("nominated_node_name", "victims", "tied")
 
-    def __init__(self, nominated_node_name: str = "", victims: list[str] | None = None) -> None:
+    def __init__(self, nominated_node_name: str = "", victims: list[str] | None = None,
+                 tied: list[str] | None = None) -> None:
         self.nominated_node_name = nominated_node_name
         #: kschedctl addition for reports: the "namespace/name" keys of the pods to evict.
         self.victims: list[str] = list(victims or [])
+        #: kschedctl addition: the candidates that tied on every criterion (more than one: the
+        #: nominated node was a random pick upstream).
+        self.tied: list[str] = list(tied or [])
 
     def __repr__(self) -> str:
         return f"PostFilterResult({self.nominated_node_name!r}, victims={self.victims!r})"

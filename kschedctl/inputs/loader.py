@@ -10,7 +10,7 @@ list such as ``PodList`` without a kind of their own get ``Pod`` and the list's 
 What the files hold is never trusted. Every failure is an ``InputError`` naming the file and,
 where known, the line, and every check is made before anything large is built:
 
-- at most ``MAX_FILE_BYTES`` (512 MiB) per file or standard input, ``MAX_OBJECTS`` objects in all
+- at most ``MAX_FILE_BYTES`` (2048 MiB) per file or standard input, ``MAX_OBJECTS`` objects in all
   (every limit is set in :mod:`kschedctl.limits`);
 - text must be UTF-8 (an UTF-8/16/32 byte-order mark is honoured); a NUL byte means binary;
 - YAML goes through :mod:`kschedctl.inputs.yaml_reader`, the one safe YAML reader: nesting

@@ -16,8 +16,9 @@ know are dropped), so a trace holds no more than a snapshot does. Events are tur
 trace's vocabulary here: a pod without ``spec.nodeName`` that appears is an arrival
 (``PodCreated``), the update that gives it a node is its binding (``PodBound``), a new
 ``status.nominatedNodeName`` is a nomination (preemption), a pod that succeeds or fails leaves
-the scheduler's view (``PodDeleted`` with its ``phase``), and a node's update is recorded only
-when something the scheduler reads changed (not the kubelet's heartbeats).
+the scheduler's view (``PodDeleted`` with its ``phase``), a deleted pod's ``DisruptionTarget``
+condition gives its ``reason`` (``PreemptionByScheduler``: a preemption's victim), and a node's
+update is recorded only when something the scheduler reads changed (not the kubelet's heartbeats).
 """
 
 from __future__ import annotations
@@ -89,6 +90,17 @@ def node_view(node: dict) -> str:
                     for n in image.get("names") or () if isinstance(n, str))
     return json.dumps([meta.get("labels"), spec.get("taints"), spec.get("unschedulable"), status.get("allocatable"),
                        conditions, images], sort_keys=True, default=str)
+
+
+def disruption_reason(pod: dict) -> str | None:
+    """Why the pod was disrupted, as the one who deleted it said in its ``DisruptionTarget``
+    condition (kube-scheduler's preemption writes ``PreemptionByScheduler`` before it deletes a
+    victim): the trace then names a preemption's victims."""
+    for condition in (pod.get("status") or {}).get("conditions") or ():
+        if isinstance(condition, dict) and condition.get("type") == "DisruptionTarget" \
+                and condition.get("status") == "True" and isinstance(condition.get("reason"), str):
+            return condition["reason"] or None
+    return None
 
 
 def pod_view(pod: dict) -> str:
@@ -371,7 +383,8 @@ class Recorder:
             if kind == "Node":
                 self._record({"type": "NodeDeleted", **stamp, "node": key})
             elif kind == "Pod":
-                self._record({"type": "PodDeleted", **stamp, "pod": key})
+                reason = disruption_reason(obj)
+                self._record({"type": "PodDeleted", **stamp, "pod": key, **({"reason": reason} if reason else {})})
             else:
                 self._record({"type": "ObjectDeleted", **stamp, "kind": kind, "name": key})
             return
@@ -414,4 +427,4 @@ class Recorder:
             self._record({"type": "PodNominated", **stamp, "pod": key, "node": nominated})
 
 
-__all__ = ["Recorder", "RecordingStats", "WATCHED", "node_view", "pod_view"]
+__all__ = ["Recorder", "RecordingStats", "WATCHED", "disruption_reason", "node_view", "pod_view"]

@@ -11,7 +11,8 @@ A trace is what happened on a live cluster over a while, in the format ``kschedc
   (``pod``, ``object``: a pod without ``spec.nodeName`` is an arrival for the scheduler),
   ``PodUpdated`` (``pod``, ``object``), ``PodBound`` (``pod``, ``node``), ``PodNominated``
   (``pod``, ``node``), ``PodDeleted`` (``pod``; ``phase`` when the pod finished rather than
-  being deleted), ``ObjectAdded`` / ``ObjectUpdated`` (``object``) and ``ObjectDeleted``
+  being deleted, ``reason`` when its DisruptionTarget condition gave one: ``PreemptionByScheduler``
+  for a preemption's victim), ``ObjectAdded`` / ``ObjectUpdated`` (``object``) and ``ObjectDeleted``
   (``kind``, ``name``) for PersistentVolumeClaims and PersistentVolumes, and ``Resync``
   (``reason``): the watch had to list again (410 Gone); the events after it, marked
   ``"resync": true``, are the difference the new list showed;
@@ -59,11 +60,11 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "Resync": ("reason",),
 }
 #: Fields an event line may carry besides ``type``, ``time`` and its own (``EVENT_FIELDS``):
-#: ``resync`` on any event, ``kind`` on Resync, ``phase`` on PodDeleted. Any other field is bad
+#: ``resync`` on any event, ``kind`` on Resync, ``phase`` and ``reason`` on PodDeleted. Any other field is bad
 #: input, as an unknown field of a cluster file is: a line carrying 15 MiB of fields nothing
 #: reads is refused, not parsed into the replay.
 EVENT_OPTIONAL_FIELDS: dict[str, tuple[str, ...]] = {
-    **{t: ("resync",) for t in EVENT_FIELDS}, "Resync": ("resync", "kind"), "PodDeleted": ("resync", "phase")}
+    **{t: ("resync",) for t in EVENT_FIELDS}, "Resync": ("resync", "kind"), "PodDeleted": ("resync", "phase", "reason")}
 #: The fields of the other lines: the header, Object and End.
 HEADER_FIELDS = ("apiVersion", "kind", "kschedctlVersion", "started", "server", "context", "watched",
                  "resourceVersions", "objects", "warnings")
@@ -282,7 +283,7 @@ def _check_event(kind: str, record: dict, path: str, number: int) -> None:
     _check_fields(record, ("type", "time", *EVENT_FIELDS[kind], *EVENT_OPTIONAL_FIELDS[kind]), kind, path, number)
     if "resync" in record and not isinstance(record["resync"], bool):
         raise InputError(f"{kind}: resync must be true or false, not {_shown(record['resync'])}", path, number)
-    for name in ("kind", "phase"):
+    for name in ("kind", "phase", "reason"):
         if name in record and name not in EVENT_FIELDS[kind] and not isinstance(record[name], (str, type(None))):
             raise InputError(f"{kind}: {name} must be a string, not {_shown(record[name])}", path, number)
     for name in EVENT_FIELDS[kind]:

@@ -16,6 +16,7 @@ _ROWS = 30
 
 _CHANGE_TEXT = {
     "same": ("same node", "dim"),
+    "tie": ("a tie, as drawn", "dim"),
     "differentNode": ("different node", "yellow"),
     "wouldStayPending": ("would stay pending", "red"),
     "wouldSchedule": ("would schedule", "green"),
@@ -66,7 +67,7 @@ def render_replay(result: Any, console: Console, wide: bool = False) -> None:
         if summary.get(change):
             parts.append(f"{summary[change]} {label}")
     console.print("; ".join(parts))
-    rows = [p for p in result.pods if wide or p.change not in ("same", "bothPending")]
+    rows = [p for p in result.pods if wide or p.change not in ("same", "tie", "bothPending")]
     if rows:
         table = Table(title="pods" if wide else "pods placed differently", title_justify="left", expand=False)
         table.add_column("pod", style="bold", overflow="fold")
@@ -107,7 +108,8 @@ def render_replay(result: Any, console: Console, wide: bool = False) -> None:
         for label, items in (("happened", result.actual_preemptions), ("replay", result.replay_preemptions)):
             for p in items:
                 victims = ", ".join(p.victims) if p.victims else ("-" if label == "replay" else "(not recorded)")
-                table.add_row(_when(p.at), label, p.pod, p.node, victims)
+                node = p.node + (f" (drawn among {', '.join(p.tied)})" if p.tied else "")
+                table.add_row(_when(p.at), label, p.pod, node, victims)
         console.print(table)
 
 

@@ -161,6 +161,10 @@ class Scheduler:
         #: ``--tie-break first``: the first top-scored node in visit order instead of a random
         #: one, a rule the upstream oracle can follow too, so two runs compare pod by pod.
         self.tie_break_first = False
+        #: Per pod key, the node to take when it is among the top-scored tie: the choice a real
+        #: scheduler made at random (replay follows its trace). The random draw is made all the
+        #: same, so the other pods' draws do not move.
+        self.tie_breaks: dict[str, str] = {}
         self.all_filters = all_filters
         #: Upstream sched.Extenders, in call order (ignorable ones last, see build_extenders).
         self.extenders: list[HTTPExtender] = list(extenders or ())
@@ -222,6 +226,10 @@ class Scheduler:
         if outcome is not None:
             outcome.node_scores = scores
         host, tied = self.select_host(scores)
+        if self.tie_breaks and len(tied) > 1:
+            wanted = self.tie_breaks.get(pod_info.key)
+            if wanted in tied:
+                host = wanted
         return ScheduleResult(host, len(feasible) + rejected, len(feasible), tied)
 
     def find_nodes_that_fit_pod(

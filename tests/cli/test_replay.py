@@ -85,6 +85,76 @@ def test_preemption_in_the_replay_and_in_the_trace(tmp_path: Path) -> None:
     assert data["preemptions"]["actual"] == [{"at": 1.2, "pod": "default/critical", "node": "node-1", "victims": []}]
 
 
+def started_pod(name: str, cpu: str, node_name: str, priority: int = 0) -> dict:
+    """A running pod with a start time, so that preemption candidates can tie on every criterion."""
+    out = pod(name, cpu, node_name, priority=priority)
+    out["status"]["startTime"] = "2026-01-01T00:00:00Z"
+    return out
+
+
+PREEMPTED = {"reason": "PreemptionByScheduler"}
+
+# Where the real scheduler drew among tied nodes, the replay takes its draw and says "tie"; where
+# the replay does not tie there (or the trace's node lost), the difference stays a difference.
+# (objects, events, pod -> (change, replay node, tied nodes), actual victims, replay victims)
+TIES = {
+    "score_tie_drawn_the_other_way": (
+        [node("node-1"), node("node-2")],
+        [arrival(1, pod("web")), event(1.1, "PodBound", pod="default/web", node="node-2"),
+         # the next pod goes where the draw left room: the same node in the replay, no tie
+         arrival(2, pod("api", "2")), event(2.1, "PodBound", pod="default/api", node="node-1")],
+        {"default/web": ("tie", "node-2", ["node-1", "node-2"]), "default/api": ("same", "node-1", None)},
+        None, None),
+    "no_tie_where_the_trace_went_elsewhere": (
+        [node("node-1", "4"), node("node-2")],
+        [arrival(1, pod("web")), event(1.1, "PodBound", pod="default/web", node="node-2")],
+        {"default/web": ("differentNode", "node-1", None)}, None, None),
+    "preemption_among_equal_candidates": (
+        [node("node-1"), node("node-2"), started_pod("low-1", "2", "node-1"), started_pod("low-2", "2", "node-2")],
+        [arrival(1, pod("critical", "1", priority=1000)),
+         event(1.1, "PodNominated", pod="default/critical", node="node-2"),
+         event(1.2, "PodDeleted", pod="default/low-2", **PREEMPTED),
+         event(1.3, "PodBound", pod="default/critical", node="node-2")],
+        {"default/critical": ("tie", "node-2", ["node-1", "node-2"])},
+        ["default/low-2"], ["default/low-2"]),
+    "a_deletion_not_for_preemption_names_no_victim": (
+        [node("node-1"), started_pod("low-1", "2", "node-1"), started_pod("other", "0", "node-1")],
+        [arrival(1, pod("critical", "1", priority=1000)),
+         event(1.1, "PodNominated", pod="default/critical", node="node-1"),
+         event(1.2, "PodDeleted", pod="default/other"),
+         event(1.2, "PodDeleted", pod="default/low-1", **PREEMPTED),
+         event(1.3, "PodBound", pod="default/critical", node="node-1")],
+        {"default/critical": ("same", "node-1", None)}, ["default/low-1"], ["default/low-1"]),
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("objects,events,expected,actual_victims,replay_victims", TIES.values(), ids=TIES.keys())
+def test_a_random_draw_of_the_real_scheduler_is_a_tie(tmp_path: Path, objects: list[dict], events: list[dict],
+                                                      expected: dict, actual_victims: list[str] | None,
+                                                      replay_victims: list[str] | None, seed: int) -> None:
+    code, data = replay_json(tmp_path, objects, events, "--seed", str(seed))
+    pods = by_pod(data)
+    for key, (change, node_name, tied) in expected.items():
+        assert (pods[key]["change"], pods[key]["replay"]["node"]) == (change, node_name), pods[key]
+        assert sorted(pods[key]["replay"].get("tiedNodes") or []) == sorted(tied or [])
+    assert code == (1 if any(c == "differentNode" for c, _, _ in expected.values()) else 0)
+    assert data["summary"]["tie"] == sum(c == "tie" for c, _, _ in expected.values())
+    if actual_victims is not None:
+        assert [p["victims"] for p in data["preemptions"]["actual"]] == [actual_victims]
+        assert [p["victims"] for p in data["preemptions"]["replay"]] == [replay_victims]
+
+
+def test_the_table_says_which_placements_were_draws(tmp_path: Path) -> None:
+    objects, events = TIES["preemption_among_equal_candidates"][:2]
+    path = tmp_path / "trace.jsonl"
+    path.write_text(trace_text(objects, events), encoding="utf-8")
+    result = run_cli("replay", str(path), "--wide")
+    assert result.exit_code == 0, result.stderr
+    assert "1 a tie, as drawn" in result.stdout and "drawn among node-1, node-2" in result.stdout
+    assert "(not recorded)" not in result.stdout
+
+
 def test_a_pod_that_would_stay_pending_says_why(tmp_path: Path) -> None:
     events = [arrival(1, pod("big", "3")), event(1.5, "PodBound", pod="default/big", node="node-1")]
     code, data = replay_json(tmp_path, [node("node-1")], events)
@@ -223,6 +293,9 @@ BAD_TRACES = {
                                   2, "an Object line: unknown field 'x'"),
     "unknown_header_field": (_lines({**HEADER, "x": 1}), 1, "header: unknown field 'x'"),
     "resync_not_a_boolean": (_lines(HEADER, {**GOOD_EVENT, "resync": "yes"}), 2, "resync must be true or false"),
+    "deletion_reason_not_a_string": (_lines(HEADER, {"type": "PodDeleted", "time": "2027-01-15T08:00:01Z",
+                                                     "pod": "default/p", "reason": 1}), 2,
+                                     "PodDeleted: reason must be a string, not 1"),
     "line_of_15_mib": (_lines(HEADER, {**GOOD_EVENT, "pod": "default/" + "x" * (15 * 2**20)}), 2,
                        "the line is longer than 3 MiB, the limit for one trace line"),
 }

@@ -202,7 +202,7 @@ def test_file_over_the_size_cap_is_refused_without_reading(tmp_path: Path) -> No
         f.truncate(MAX_FILE_BYTES + 1)  # sparse: nothing is written
     result, calls = calls_made(lambda: load_documents([str(big)]))
     assert isinstance(result, InputError)
-    assert "larger than 512 MiB" in str(result)
+    assert "larger than 2048 MiB" in str(result)
     assert result.file == str(big)
     assert calls < FAST
 

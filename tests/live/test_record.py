@@ -215,3 +215,30 @@ def test_a_watch_rbac_forbids(server: FakeApiServer, kubeconfig: str, tmp_path: 
         assert errors[0].startswith("error: not allowed to watch pods (Pod) (403 Forbidden): kschedctl record "
                                     "needs the verb watch")
         assert not out.exists()
+
+
+def _condition(type_: str, status: str, reason: str | None) -> dict:
+    out = {"type": type_, "status": status}
+    if reason is not None:
+        out["reason"] = reason
+    return out
+
+
+# A deleted pod's DisruptionTarget condition: the reason its deleter gave (preemption's victims).
+DISRUPTIONS = {
+    "preempted": ([_condition("DisruptionTarget", "True", "PreemptionByScheduler")], "PreemptionByScheduler"),
+    "evicted": ([_condition("Ready", "True", None), _condition("DisruptionTarget", "True", "EvictionByEvictionAPI")],
+                "EvictionByEvictionAPI"),
+    "condition_false": ([_condition("DisruptionTarget", "False", "PreemptionByScheduler")], None),
+    "no_reason": ([_condition("DisruptionTarget", "True", None)], None),
+    "other_conditions_only": ([_condition("PodScheduled", "True", "Scheduled")], None),
+    "no_conditions": (None, None),
+}
+
+
+@pytest.mark.parametrize("conditions,reason", DISRUPTIONS.values(), ids=DISRUPTIONS.keys())
+def test_a_deleted_pods_disruption_reason(conditions: list | None, reason: str | None) -> None:
+    from kschedctl.inputs.recorder import disruption_reason
+
+    pod = {"kind": "Pod", "metadata": {"name": "p"}, "status": {} if conditions is None else {"conditions": conditions}}
+    assert disruption_reason(pod) == reason

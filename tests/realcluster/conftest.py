@@ -48,8 +48,13 @@ def control_plane(binaries: Path, tmp_path_factory: pytest.TempPathFactory) -> I
     """etcd + kube-apiserver (RBAC, static tokens, default admission, audit log), stopped by PID
     at the end of the session; tests start kube-scheduler with their configuration."""
     bin_dir = binaries
-    cp = realcluster.ControlPlane(tmp_path_factory.mktemp("controlplane"), bin_dir)
-    cp.start()
+    # While working on these tests: `python -m benchmarks.realcluster up --workdir D` once, then
+    # KSCHEDCTL_REALCLUSTER_WORKDIR=D pytest tests/realcluster skips the start and leaves it running.
+    reused = os.environ.get("KSCHEDCTL_REALCLUSTER_WORKDIR")
+    cp = realcluster.ControlPlane.attach(Path(reused)) if reused else None
+    if cp is None:
+        cp = realcluster.ControlPlane(tmp_path_factory.mktemp("controlplane"), bin_dir)
+        cp.start()
     try:
         yield cp
     finally:
