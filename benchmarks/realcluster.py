@@ -246,9 +246,9 @@ class ControlPlane:
                            check=True, capture_output=True)
         (self.workdir / "audit-policy.yaml").write_text(AUDIT_POLICY)
 
-    def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
+    def _spawn(self, name: str, args: list[str], binary: str | None = None) -> subprocess.Popen:
         log = open(self.workdir / f"{name}.log", "ab")
-        proc = subprocess.Popen([str(self.bin_dir / name), *args], stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen([str(self.bin_dir / (binary or name)), *args], stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
         self.procs[name] = proc
@@ -329,7 +329,13 @@ class ControlPlane:
         path = self.workdir / "scheduler-config.yaml"
         path.write_text(yaml.safe_dump(cfg, sort_keys=False))
         self.scheduler_config = cfg
-        self._spawn("kube-scheduler", [f"--config={path}", "--secure-port=0", "-v=2"])
+        self._spawn("kube-scheduler", [f"--config={path}", "--secure-port=0", "-v=2"],
+                    binary=self.scheduler_binary(cfg))
+
+    def scheduler_binary(self, config: dict[str, Any]) -> str:
+        """The binary in ``bin_dir`` that runs ``config`` (benchmarks.realcluster_sigs picks
+        scheduler-plugins' own scheduler for their plugins)."""
+        return "kube-scheduler"
 
     def check_scheduler(self) -> None:
         """Raises with the log's last line when kube-scheduler has exited (a configuration it
@@ -724,15 +730,15 @@ def _load_config(path: str | None) -> dict[str, Any] | None:
 
 
 @contextlib.contextmanager
-def _control_plane(workdir: Path, bin_dir: Path) -> Iterator[ControlPlane]:
+def _control_plane(workdir: Path, bin_dir: Path, plane: type[ControlPlane] = ControlPlane) -> Iterator[ControlPlane]:
     """The control plane ``up`` left running in ``workdir`` (one invocation at a time: a second
     waits, since two schedulers on one API server would both bind), or a new one stopped at the end."""
     workdir.mkdir(parents=True, exist_ok=True)
     with open(workdir / "controlplane.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        cp = ControlPlane.attach(workdir)
+        cp = plane.attach(workdir)
         if cp is None:
-            cp = ControlPlane(workdir, bin_dir).start()
+            cp = plane(workdir, bin_dir).start()
         try:
             yield cp
         finally:
@@ -798,9 +804,18 @@ def command(argv: list[str]) -> int:
     except (OSError, yaml.YAMLError, KschedctlError) as exc:
         print(f"realcluster: {exc}".splitlines()[0], file=sys.stderr)
         return 2
+    plane: type[ControlPlane] = ControlPlane
+    from benchmarks import realcluster_sigs  # imports this module: not at the top
+
+    if realcluster_sigs.names_sigs_plugins(config):
+        plane = realcluster_sigs.SigsControlPlane
+        if not realcluster_sigs.binary_present(Path(ns.bin_dir)):
+            print(f"realcluster: the configuration names scheduler-plugins plugins and {ns.bin_dir} has no "
+                  f"{realcluster_sigs.SIGS_BINARY}; build it with `make -C oracle controlplane`", file=sys.stderr)
+            return 2
     workdir = Path(ns.workdir or tempfile.mkdtemp(prefix="kschedctl-realcluster-"))
     try:
-        with _control_plane(workdir, Path(ns.bin_dir)) as cp:
+        with _control_plane(workdir, Path(ns.bin_dir), plane) as cp:
             result = (explain(cp, cluster, pods, config) if ns.command == "explain"
                       else simulate(cp, cluster, pods, config))
     except ControlPlaneError as exc:

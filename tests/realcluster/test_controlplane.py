@@ -153,14 +153,15 @@ def test_a_batch_lands_where_kschedctl_simulate_puts_it(control_plane: realclust
 
 
 def test_a_configuration_the_scheduler_rejects_is_one_line_and_exit_2(binaries: Path, tmp_path: Path) -> None:
-    """scheduler-plugins' plugins are not in kube-scheduler: it exits, and the command says why."""
+    """A plugin no scheduler binary has (scheduler-plugins' own go to kube-scheduler-sigs, see
+    test_sigs_plugins.py): kube-scheduler exits, and the command says why."""
     (tmp_path / "config.yaml").write_text(
         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
         "- schedulerName: default-scheduler\n  plugins:\n"
-        "    queueSort: {enabled: [{name: Coscheduling}], disabled: [{name: '*'}]}\n")
+        "    queueSort: {enabled: [{name: NoSuchSort}], disabled: [{name: '*'}]}\n")
     out = subprocess.run([sys.executable, "-m", "benchmarks.realcluster", "explain", "fixtures/pods/pod.yaml",
                           "--cluster", "fixtures/cluster", "--config", str(tmp_path / "config.yaml"), "-o", "json"],
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 2
     assert out.stdout == ""
-    assert out.stderr.count("\n") == 1 and 'QueueSortPlugin \\"Coscheduling\\" does not exist' in out.stderr
+    assert out.stderr.count("\n") == 1 and 'QueueSortPlugin \\"NoSuchSort\\" does not exist' in out.stderr
