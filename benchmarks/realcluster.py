@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -245,8 +246,9 @@ class ControlPlane:
             "contexts": [{"name": "real", "context": {"cluster": "real", "user": name}}]}))
         return path
 
-    def start_scheduler(self, config: dict[str, Any] | None = None) -> None:
-        """(Re)starts kube-scheduler with ``config`` (None: the defaults), as system:kube-scheduler."""
+    def start_scheduler(self, config: dict[str, Any] | None = None, verbosity: int = 2) -> None:
+        """(Re)starts kube-scheduler with ``config`` (None: the defaults), as system:kube-scheduler;
+        ``verbosity`` 3 logs each attempt ("Attempting to schedule pod"), which a batch reads."""
         self.stop_scheduler()
         cfg = dict(config or {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"})
         cfg["clientConnection"] = {"kubeconfig": str(self.kubeconfig(SCHEDULER_TOKEN, "scheduler")),
@@ -255,7 +257,7 @@ class ControlPlane:
         path = self.workdir / "scheduler-config.yaml"
         path.write_text(yaml.safe_dump(cfg, sort_keys=False))
         self.scheduler_config = cfg
-        self._spawn("kube-scheduler", [f"--config={path}", "--secure-port=0", "-v=2"])
+        self._spawn("kube-scheduler", [f"--config={path}", "--secure-port=0", f"-v={verbosity}"])
 
     def check_scheduler(self) -> None:
         """Raises with the log's last line when kube-scheduler has exited (a configuration it
@@ -555,6 +557,341 @@ def victims(cp: ControlPlane, before: list[dict[str, Any]]) -> list[str]:
     return sorted(out)
 
 
+# -- batches --------------------------------------------------------------------------------
+
+_LOG_LINE = re.compile(r'^[IWE]\d{4} [\d:.]+\s+\d+ [^\]]+\] "(?P<msg>(?:[^"\\]|\\.)*)"(?P<rest>.*)$')
+_LOG_FIELD = re.compile(r'(\w+)=(?:"((?:[^"\\]|\\.)*)"|(\S+))')
+
+
+def _go_unquote(text: str) -> str:
+    """A Go %q string's body (klog quotes values so): JSON's escapes plus \\xNN."""
+    try:
+        return json.loads(f'"{text}"')
+    except json.JSONDecodeError:
+        return text.encode("latin-1", "backslashreplace").decode("unicode_escape", "replace")
+
+
+def scheduler_log(cp: ControlPlane, offset: int = 0) -> list[tuple[str, dict[str, str]]]:
+    """kube-scheduler's log from byte ``offset``: (message, fields) per structured line, in the
+    order the scheduler wrote them (its scheduling cycles run one at a time, so attempts are
+    in the order it popped the pods)."""
+    path = cp.workdir / "kube-scheduler.log"
+    with open(path, "rb") as f:
+        f.seek(offset)
+        text = f.read().decode(errors="replace")
+    out = []
+    for line in text.splitlines():
+        m = _LOG_LINE.match(line)
+        if not m:
+            continue
+        fields = {}
+        for fm in _LOG_FIELD.finditer(m["rest"]):
+            fields[fm[1]] = _go_unquote(fm[2]) if fm[2] is not None else fm[3]
+        out.append((_go_unquote(m["msg"]), fields))
+    return out
+
+
+def _graceless(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Pods that die at once when deleted: preemption deletes its victims with their own grace
+    period and, with no kubelet to finish them, a victim with one would stay Terminating on its
+    node for ever (the preemptor then waits for it: "not eligible due to a terminating pod");
+    kubelets end such pods within their grace period, which is what kschedctl simulate assumes."""
+    out = []
+    for obj in objects:
+        if obj.get("kind") == "Pod" and "terminationGracePeriodSeconds" not in (obj.get("spec") or {}):
+            obj = dict(obj, spec=dict(obj.get("spec") or {}, terminationGracePeriodSeconds=0))
+        out.append(obj)
+    return out
+
+
+def wait_batch(cp: ControlPlane, pods: list[dict[str, Any]], timeout: float = 120,
+               settle: float = 3.0) -> dict[str, dict[str, Any]]:
+    """Every pod's final state once nothing changed for ``settle`` seconds: bound, failed (the
+    condition's message, that of its last attempt, and its nominated node), gated, or deleted
+    after it was bound (preempted by a later pod of the batch)."""
+    keys = [(p["metadata"]["namespace"], p["metadata"]["name"]) for p in pods]
+    gated = {k for k, p in zip(keys, pods) if p["spec"].get("schedulingGates")}
+    deadline = time.monotonic() + timeout
+    last: dict[str, Any] = {}
+    bound_on: dict[str, str] = {}
+    stable_since = time.monotonic()
+    while True:
+        now: dict[str, Any] = {}
+        for ns, name in keys:
+            key = f"{ns}/{name}"
+            pod = cp.pod(ns, name)
+            if pod is None or pod["metadata"].get("deletionTimestamp"):
+                d = ({"outcome": "Preempted", "selectedNode": bound_on[key], "message": ""} if key in bound_on
+                     else {"outcome": "Deleted", "selectedNode": None, "message": ""})
+            else:
+                d = decision(pod)
+                if (ns, name) in gated and pod["spec"].get("schedulingGates"):
+                    d = {"outcome": "Gated", "selectedNode": None, "message": ""}
+                if d is None:
+                    d = _provisioning_on(cp, pod)
+                if d and d["outcome"] == "Scheduled":
+                    bound_on[key] = d["selectedNode"]
+            now[key] = d
+        if any(v is None for v in now.values()):
+            cp.check_scheduler()
+            complete_volume_bindings(cp)
+        if now != last:
+            last, stable_since = now, time.monotonic()
+        elif all(v is not None for v in now.values()) and time.monotonic() - stable_since >= settle:
+            return now
+        if time.monotonic() > deadline:
+            return {k: v or {"outcome": "Timeout", "selectedNode": None, "message": ""} for k, v in now.items()}
+        time.sleep(0.1)
+
+
+def read_attempts(log: list[tuple[str, dict[str, str]]]) -> tuple[list[dict[str, Any]], list[tuple[str, str, int]],
+                                                                 dict[tuple[str, str], list[str]]]:
+    """The scheduler's attempts from its log (-v=3), in order: pod, outcome (Scheduled,
+    Unschedulable), node, message, the node a preemption nominated and its victims, the nodes
+    the scan evaluated, and ``inFlight``: whether the attempt started while a preemption's
+    victims were deleted through the API but not yet gone from the scheduler's cache (async
+    preemption deletes them after the preemptor's cycle; the next cycles run meanwhile and still
+    see them). Also the bindings (pod, node, evaluated nodes) and the victims per preemption."""
+    attempts: list[dict[str, Any]] = []
+    latest: dict[str, dict[str, Any]] = {}
+    bindings: list[tuple[str, str, int]] = []
+    preempted: dict[tuple[str, str], list[str]] = {}
+    started: list[dict[str, Any]] = []  # every preemption: preemptor, node, its attempt, victims
+    windows: list[dict[str, Any]] = []  # those whose victims may still be in the scheduler's cache
+    gone: set[str] = set()
+    for msg, f in log:
+        pod = f.get("pod", "")
+        if msg == "Attempting to schedule pod":
+            windows = [w for w in windows if len(w["victims"]) < w["count"] or not w["victims"] <= gone]
+            latest[pod] = {"pod": pod, "outcome": "", "node": "", "message": "", "nominatedNode": "", "victims": [],
+                           "inFlight": bool(windows)}
+            attempts.append(latest[pod])
+        elif msg == "Unable to schedule pod; no fit; waiting" and pod in latest:
+            latest[pod].update(outcome="Unschedulable", message=f.get("err", ""))
+        elif msg == "the target node for the preemption is determined" and pod in latest:
+            latest[pod]["nominatedNode"] = f.get("node", "")
+        elif msg == "Start the preemption asynchronously":
+            preemptor = f.get("preemptor", "")
+            started.append({"preemptor": preemptor, "node": f.get("node", ""), "attempt": latest.get(preemptor),
+                            "count": int(f.get("numVictims", "0") or 0), "victims": set()})
+            windows.append(started[-1])
+        elif msg in ("Preemptor Pod preempted victim Pod", "Victim Pod is already deleted"):
+            preemptor, node, victim = f.get("preemptor", ""), f.get("node", ""), f.get("victim", "")
+            preempted.setdefault((preemptor, node), []).append(victim)
+            for w in started:
+                # the attempt that chose the victims: a retry may have begun since
+                if (w["preemptor"], w["node"]) == (preemptor, node) and len(w["victims"]) < w["count"]:
+                    w["victims"].add(victim)
+                    if w["attempt"] is not None:
+                        w["attempt"]["victims"] = sorted(w["victims"])
+                    break
+        elif msg == "Delete event for scheduled pod":
+            gone.add(pod)
+        elif msg == "Attempting to bind pod to node" and pod in latest:
+            latest[pod].update(outcome="Scheduled", node=f.get("node", ""))
+        elif msg == "Successfully bound pod to node":
+            evaluated = int(f.get("evaluatedNodes", "0") or 0)
+            bindings.append((pod, f.get("node", ""), evaluated))
+            if pod in latest:
+                latest[pod]["evaluated"] = evaluated
+    return attempts, bindings, preempted
+
+
+def batch(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str, Any]],
+          config: dict[str, Any] | None, timeout: float = 120, snapshot: Path | None = None) -> dict[str, Any]:
+    """Pods created together, pending, before a freshly started scheduler: it queues them all
+    (priority, then the API server's list order) and places them one after another. Returns
+    ``placements`` (pod -> outcome, node, message, nominatedNode), ``attempts`` (the pods in
+    the order the scheduler tried them, retries included), ``bindings`` (pod, node, in the
+    order it decided them) and ``preemptions`` (preemptor, node, victims), read from the
+    objects and from the scheduler's log. With ``snapshot``, ``kschedctl snapshot`` of the API
+    server, taken once the objects exist and before the scheduler starts, is written there: the
+    objects as the API server stores them (admission and create-time defaults applied, such as
+    podAffinity's ``matchLabelKeys`` merged into the selectors of the running pods too)."""
+    cp.stop_scheduler()
+    cp.clear()
+    created = cp.load(_graceless(cluster + [dict(p, kind="Pod") for p in pods]))
+    pending = [p for p in created if not p["spec"].get("nodeName")]
+    if snapshot is not None:
+        from benchmarks.differential import run_kschedctl
+
+        taken = run_kschedctl(["snapshot", "--kubeconfig", str(cp.kubeconfig()), "-o", "json", "-q"])
+        if "error" in taken:
+            raise ControlPlaneError(f"kschedctl snapshot: {taken['error']}")
+        snapshot.write_text(json.dumps(taken))
+    log = cp.workdir / "kube-scheduler.log"
+    offset = log.stat().st_size if log.exists() else 0
+    cp.start_scheduler(config, verbosity=3)
+    decisions = wait_batch(cp, pending, timeout=timeout)
+    attempts, bindings, preempted = read_attempts(scheduler_log(cp, offset))
+    placements = {}
+    last_bound = {pod: node for pod, node, _ in bindings}
+    for key, d in decisions.items():
+        if d["outcome"] == "Deleted" and key in last_bound:
+            d = {"outcome": "Preempted", "selectedNode": last_bound[key], "message": ""}  # bound and gone between polls
+        placements[key] = {"outcome": d["outcome"], "node": d.get("selectedNode") or "",
+                           "message": d.get("message", ""), "nominatedNode": d.get("nominatedNode") or ""}
+    return {"placements": placements, "attempts": attempts, "bindings": bindings,
+            "preemptions": [{"pod": p, "node": n, "victims": sorted(v)} for (p, n), v in preempted.items()]}
+
+
+def simulate_following(args: list[str], real: dict[str, Any]) -> tuple[dict[str, Any], list[tuple], list[str]]:
+    """``kschedctl simulate`` (its own command line, in this process) made to follow the real
+    scheduler where upstream is random, and nowhere else:
+
+    - score ties: among the nodes sharing the top score it takes the one the real scheduler
+      bound the pod to (upstream's selectHost picks one at random);
+    - the scan window: where the real cycle that bound a pod examined another number of nodes
+      than kschedctl's in-order scan (upstream's Filter runs on 16 goroutines and stops once
+      it has enough feasible nodes: the nodes checked before the stop reached every goroutine,
+      and so the next cycle's start index, depend on timing), the next start index is the
+      real one, and the real node is taken if kschedctl found it feasible.
+
+    Everything else is kschedctl's own: queue order, retries, preemption. Returns the result,
+    its cycles (pod, outcome, node, tied nodes, evaluated) in order, and notes on where the
+    scan windows differed."""
+    from benchmarks.differential import run_kschedctl
+    from kschedctl.scheduler import simulate as simulate_module
+    from kschedctl.scheduler.schedule_one import Scheduler
+
+    real_nodes = {k: v["node"] for k, v in real["placements"].items() if v["node"]}
+    real_evaluated = {pod: evaluated for pod, _node, evaluated in real["bindings"]}
+    cycles: list[tuple] = []
+    notes: list[str] = []
+    current: dict[str, Any] = {}
+    run_cycle, select_host = Scheduler.run_cycle, Scheduler.select_host
+
+    def following_run_cycle(self: Any, fwk: Any, pod_info: Any) -> Any:
+        current.update(pod=pod_info.key, forced=None)
+        start = self.next_start_node_index
+        out = run_cycle(self, fwk, pod_info)
+        want = real_evaluated.get(pod_info.key)
+        if str(out.outcome) == "Scheduled" and want is not None and out.evaluated_nodes != want:
+            self.next_start_node_index = (start + want) % max(1, self.snapshot.num_nodes())
+            notes.append(f"{pod_info.key}: the real scan examined {want} nodes, kschedctl's {out.evaluated_nodes}")
+        if current["forced"]:
+            node, tied, cut = current["forced"]
+            notes.append(("" if cut else f"UNEXPLAINED {len(cycles)} ") + f"{pod_info.key}: real node {node!r} not in kschedctl's "
+                         f"top {tied}" + (" (the real scan stopped early: which nodes it kept is timing)" if cut else ""))
+        return out
+
+    def following_select_host(self: Any, node_scores: Any) -> tuple[str, list[str]]:
+        host, tied = select_host(self, node_scores)
+        pod = current.get("pod", "")
+        want = real_nodes.get(pod)
+        if not want or want in tied:
+            return (want or host), tied
+        # Upstream's parallel scan, stopped before the last node, keeps whichever feasible nodes
+        # its goroutines reached first: the real node may be one kschedctl's in-order scan ranked
+        # lower or never reached.
+        cut = real_evaluated.get(pod, self.snapshot.num_nodes()) < self.snapshot.num_nodes()
+        if cut or any(ns.name == want for ns in node_scores):
+            current["forced"] = (want, tied, cut)
+            return want, tied
+        return host, tied
+
+    def observe(pod_info: Any, out: Any) -> None:
+        pre = out.preemption
+        cycles.append({"pod": pod_info.key, "outcome": str(out.outcome), "node": out.selected_node or "",
+                       "tied": list(out.tied_nodes or ()), "evaluated": out.evaluated_nodes, "message": out.message,
+                       "nominatedNode": pre.nominated_node_name if pre is not None else "",
+                       "victims": sorted(pre.victims) if pre is not None else []})
+
+    token = simulate_module.CYCLE_OBSERVER.set(observe)
+    Scheduler.run_cycle, Scheduler.select_host = following_run_cycle, following_select_host  # type: ignore[method-assign]
+    try:
+        return run_kschedctl([*args, "--tie-break", "first"]), cycles, notes
+    finally:
+        Scheduler.run_cycle, Scheduler.select_host = run_cycle, select_host  # type: ignore[method-assign]
+        simulate_module.CYCLE_OBSERVER.reset(token)
+
+
+def _first_attempts(attempts: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for pod in attempts:
+        seen.setdefault(pod, None)
+    return list(seen)
+
+
+def compare_batch(ours: dict[str, Any], cycles: list[dict[str, Any]], real: dict[str, Any],
+                  random_offset: bool = False) -> tuple[list[str], list[str], int | None]:
+    """kschedctl simulate (following the real scheduler's random choices) beside the real batch.
+    Returns the differences, notes on what upstream's timing or randomness left uncompared, and
+    the attempt the comparison stopped at for that reason (None: compared to the end).
+
+    - the queue: the pods in the order of their first attempts;
+    - attempt by attempt, up to the first retry: the same pod, outcome, node, message, and the
+      preemption's nominated node and victims;
+    - at the end: each pod's outcome and node, a failed pod's message and nominated node, every
+      preemption (node, victims).
+
+    Upstream's timing decides two things kschedctl's model fixes: an attempt that starts while
+    a preemption's victims are still in the scheduler's cache (async preemption deletes them
+    after the preemptor's cycle; kschedctl removes them at once) sees another cluster, and so
+    may every later one: the comparison stops there. With ``random_offset`` (preemption dry-runs
+    some nodes from a random offset, ``differential.candidates_limited``), a preemption that
+    chose another node or other victims stops it too."""
+    diffs: list[str] = []
+    notes: list[str] = []
+    real_attempts = real["attempts"]
+    our_order = _first_attempts(c["pod"] for c in cycles)
+    real_order = _first_attempts(a["pod"] for a in real_attempts)
+    if our_order != real_order:
+        diffs.append(f"queue order: kschedctl {our_order} != real {real_order}")
+        return diffs, notes, None
+    tried: set[str] = set()
+    stopped: int | None = None
+    for i, (o, r) in enumerate(zip(cycles, real_attempts)):
+        if r["inFlight"]:
+            notes.append(f"attempt {i} ({r['pod']}) started while a preemption's victims were still in the "
+                         f"scheduler's cache: compared up to there")
+            stopped = i
+            break
+        if o["pod"] in tried or r["pod"] in tried:
+            break  # retries follow cluster events whose timing is upstream's own
+        tried.add(r["pod"])
+        where = f"attempt {i} ({r['pod']})"
+        if o["pod"] != r["pod"]:
+            diffs.append(f"{where}: kschedctl tried {o['pod']}")
+            break
+        if (o["outcome"], o["node"]) != (r["outcome"], r["node"]):
+            diffs.append(f"{where}: kschedctl {o['outcome']} {o['node']!r} != real {r['outcome']} {r['node']!r}"
+                         + (f" (kschedctl's top: {o['tied']})" if len(o["tied"]) > 1 else ""))
+            break
+        if r["outcome"] == "Unschedulable" and o["message"] != r["message"]:
+            diffs.append(f"{where} message: kschedctl {o['message']!r} != real {r['message']!r}")
+        if (o["nominatedNode"], o["victims"]) != (r["nominatedNode"], r["victims"]):
+            if random_offset:
+                notes.append(f"{where}: preemption chose {r['nominatedNode']!r} {r['victims']} (kschedctl "
+                             f"{o['nominatedNode']!r} {o['victims']}) among candidates drawn from a random offset")
+                stopped = i
+                break
+            diffs.append(f"{where} preemption: kschedctl {o['nominatedNode']!r} {o['victims']} != "
+                         f"real {r['nominatedNode']!r} {r['victims']}")
+    if stopped is not None or diffs:
+        return diffs, notes, stopped
+    op = {p["pod"]: p for p in ours.get("placements") or []}
+    for pod, r in real["placements"].items():
+        o = op.get(pod)
+        if o is None:
+            diffs.append(f"{pod}: missing from kschedctl")
+            continue
+        if (o.get("outcome"), o.get("node") or "") != (r["outcome"], r["node"]):
+            diffs.append(f"{pod}: kschedctl {o.get('outcome')} {o.get('node')!r} != real {r['outcome']} {r['node']!r}")
+            continue
+        if r["outcome"] == "Unschedulable":
+            if o.get("message") != r["message"]:
+                diffs.append(f"{pod} message: kschedctl {o.get('message')!r} != real {r['message']!r}")
+            if (o.get("nominatedNode") or "") != r["nominatedNode"]:
+                diffs.append(f"{pod} nominatedNode: kschedctl {o.get('nominatedNode')!r} != real {r['nominatedNode']!r}")
+    for pod in op.keys() - real["placements"].keys():
+        diffs.append(f"{pod}: missing from the real run")
+    ours_pre = sorted((p["pod"], p["node"], sorted(p.get("victims") or [])) for p in ours.get("preemptions") or [])
+    real_pre = sorted((p["pod"], p["node"], p["victims"]) for p in real["preemptions"])
+    if ours_pre != real_pre:
+        diffs.append(f"preemptions: kschedctl {ours_pre} != real {real_pre}")
+    return diffs, notes, None
+
 # -- the command ----------------------------------------------------------------------------
 
 def read_documents(paths: Iterable[str]) -> list[dict[str, Any]]:
@@ -705,46 +1042,91 @@ def _bind(objects: list[dict[str, Any]], placed: dict[str, str]) -> list[dict[st
     return out
 
 
-def differential(cp: ControlPlane, seed: int, cases: int, workdir: Path, show: int = 20,
-                 keep: Path | None = None, first: int = 0) -> tuple[int, list[str]]:
-    """Runs explain cases ``first..first+cases-1`` of ``seed``; returns the mismatch count and
-    their descriptions."""
-    from benchmarks import diffgen
+def _kschedctl_args(command: str, paths: dict[str, Any]) -> list[str]:
+    args = [command, *paths["pods"], "--cluster", paths["cluster"], "-o", "json"]
+    if paths.get("config"):
+        args += ["--config", paths["config"]]
+    return args
+
+
+def explain_case(cp: ControlPlane, case: Any, case_dir: Path) -> list[str]:
+    """One explain case through the real scheduler and kschedctl explain: the differences."""
     from benchmarks.differential import run_kschedctl
+
+    paths = case.write(case_dir)
+    try:
+        real = explain(cp, case.cluster, case.pods, case.config)
+    except ControlPlaneError as exc:
+        real = {"outcome": "Error", "message": str(exc)[:300]}
+    if real.get("placedBefore"):
+        # Explain the pod from the state the real scheduler left just before it.
+        Path(paths["cluster"]).write_text(yaml.safe_dump_all(_bind(case.cluster, real["placedBefore"]),
+                                                             sort_keys=False))
+    ours = run_kschedctl(_kschedctl_args("explain", paths))
+    return ["kschedctl: " + ours["error"]] if "error" in ours else compare(ours, real)
+
+
+def simulate_case(cp: ControlPlane, case: Any, case_dir: Path) -> list[str]:
+    """One batch through the real scheduler and kschedctl simulate: the differences."""
+    paths = case.write(case_dir)
+    snapshot = case_dir / "snapshot.json"
+    try:
+        real = batch(cp, case.cluster, case.pods, case.config, snapshot=snapshot)
+    except ControlPlaneError as exc:
+        return [f"real: {exc}"[:300]]
+    # The batch's pods are the snapshot's pending pods: kschedctl reads what the API server stored.
+    args = ["simulate", "--cluster", str(snapshot), "-o", "json"] + (["--config", paths["config"]] if paths.get("config") else [])
+    ours, cycles, notes = simulate_following(args, real)
+    if "error" in ours:
+        return ["kschedctl: " + ours["error"]]
+    from benchmarks.differential import candidates_limited
+
+    diffs, compared, stop = compare_batch(ours, cycles, real, random_offset=candidates_limited(case))
+    for note in notes:
+        if note.startswith("UNEXPLAINED "):
+            # a real node outside kschedctl's top set, before the comparison stopped at timing
+            index, text = note.split(" ", 2)[1:]
+            if stop is None or int(index) < stop:
+                diffs.append(text)
+    notes += compared
+    if diffs:
+        (case_dir / "real.json").write_text(json.dumps(real, indent=1))
+        (case_dir / "kschedctl.json").write_text(json.dumps({"result": ours, "cycles": cycles, "notes": notes},
+                                                            indent=1))
+    return diffs
+
+
+def differential(cp: ControlPlane, seed: int, cases: int, workdir: Path, show: int = 20,
+                 keep: Path | None = None, first: int = 0, simulate_cases: int = 0,
+                 first_simulate: int = 0) -> tuple[int, list[str]]:
+    """Runs explain cases ``first..first+cases-1`` and simulate cases (batches)
+    ``first_simulate..`` of ``seed``; returns the mismatch count and their descriptions."""
+    from benchmarks import diffgen
 
     mismatches = 0
     found: list[str] = []
     started = time.perf_counter()
-    for i in range(first, first + cases):
-        case = diffgen.generate(seed, i, "explain")
-        case_dir = workdir / f"case-{i}"
-        paths = case.write(case_dir)
-        args = ["explain", *paths["pods"], "--cluster", paths["cluster"], "-o", "json"]
-        if paths.get("config"):
-            args += ["--config", paths["config"]]
-        try:
-            real = explain(cp, case.cluster, case.pods, case.config)
-        except ControlPlaneError as exc:
-            real = {"outcome": "Error", "message": str(exc)[:300]}
-        if real.get("placedBefore"):
-            # Explain the pod from the state the real scheduler left just before it.
-            Path(paths["cluster"]).write_text(yaml.safe_dump_all(_bind(case.cluster, real["placedBefore"]),
-                                                                 sort_keys=False))
-        ours = run_kschedctl(args)
-        diffs = ["kschedctl: " + ours["error"]] if "error" in ours else compare(ours, real)
+    plan = ([("explain", i) for i in range(first, first + cases)]
+            + [("simulate", i) for i in range(first_simulate, first_simulate + simulate_cases)])
+    for command, i in plan:
+        case = diffgen.generate(seed, i, command)
+        case_dir = workdir / f"{command}-{i}"
+        run = explain_case if command == "explain" else simulate_case
+        diffs = run(cp, case, case_dir)
         if diffs:
             mismatches += 1
-            found.append(f"case {i}: " + "; ".join(diffs))
+            found.append(f"{command} case {i}: " + "; ".join(diffs))
             if keep:
-                shutil.copytree(case_dir, keep / f"case-{seed}-{i:05d}", dirs_exist_ok=True)
-                (keep / f"case-{seed}-{i:05d}" / "mismatch.txt").write_text("\n".join(diffs) + "\n")
+                kept = keep / f"case-{seed}-{command}-{i:05d}"
+                shutil.copytree(case_dir, kept, dirs_exist_ok=True)
+                (kept / "mismatch.txt").write_text("\n".join(diffs) + "\n")
             if mismatches <= show:
-                print(f"--- explain case {i} (seed {seed}):")
+                print(f"--- {command} case {i} (seed {seed}):")
                 for d in diffs:
                     print(f"  {d}"[:700])
         shutil.rmtree(case_dir, ignore_errors=True)
     print(f"wall {time.perf_counter() - started:.1f} s")
-    print(f"{cases} cases, {mismatches} mismatches")
+    print(f"{len(plan)} cases, {mismatches} mismatches")
     return mismatches, found
 
 
@@ -755,7 +1137,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.realcluster", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cases", type=int, default=20)
-    parser.add_argument("--first", type=int, default=0, help="index of the first case")
+    parser.add_argument("--first", type=int, default=0, help="index of the first explain case")
+    parser.add_argument("--simulate-cases", type=int, default=0,
+                        help="simulate cases: batches of pods created together, against kschedctl simulate")
+    parser.add_argument("--first-simulate", type=int, default=0, help="index of the first simulate case")
     parser.add_argument("--bin-dir", default=str(BIN_DIR))
     parser.add_argument("--workdir", help="keep the control plane's files here")
     parser.add_argument("--keep", help="copy mismatching cases here")
@@ -770,7 +1155,8 @@ def main(argv: list[str] | None = None) -> int:
         keep.mkdir(parents=True, exist_ok=True)
     try:
         with ControlPlane(workdir, Path(ns.bin_dir)) as cp:
-            mismatches, _ = differential(cp, ns.seed, ns.cases, workdir, keep=keep, first=ns.first)
+            mismatches, _ = differential(cp, ns.seed, ns.cases, workdir, keep=keep, first=ns.first,
+                                         simulate_cases=ns.simulate_cases, first_simulate=ns.first_simulate)
         return 1 if mismatches else 0
     finally:
         if not ns.workdir:
