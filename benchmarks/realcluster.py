@@ -892,6 +892,99 @@ def compare_batch(ours: dict[str, Any], cycles: list[dict[str, Any]], real: dict
         diffs.append(f"preemptions: kschedctl {ours_pre} != real {real_pre}")
     return diffs, notes, None
 
+# -- a scheduler extender -------------------------------------------------------------------
+
+EXTENDER_REASON = "rejected by the test extender"
+
+
+class TestExtender:
+    """A scheduler extender on a loopback port, speaking extender/v1 JSON over HTTP
+    (``ExtenderArgs`` in; ``ExtenderFilterResult`` and ``HostPriorityList`` out), that the real
+    kube-scheduler and kschedctl both call: its answers are a function of the pod and the node
+    names alone, so both engines get the same ones. ``filter`` rejects a node when a hash of
+    (pod, node) is 0 mod 3, with ``EXTENDER_REASON``; ``prioritize`` scores each node with the
+    same hash mod 11 (0..MaxExtenderPriority). ``calls`` counts the requests per verb."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        extender = self
+        self.calls: dict[str, int] = {}
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+                length = int(self.headers.get("Content-Length") or 0)
+                try:
+                    args = json.loads(self.rfile.read(length) or b"{}")
+                    verb = self.path.rstrip("/").rsplit("/", 1)[-1]
+                    body = json.dumps(extender.answer(verb, args)).encode()
+                    code = 200
+                except (ValueError, KeyError, TypeError) as exc:
+                    body, code = str(exc).encode(), 400
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/scheduler"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @staticmethod
+    def draw(pod: str, node: str) -> int:
+        import zlib
+
+        return zlib.crc32(f"{pod}@{node}".encode())
+
+    def answer(self, verb: str, args: dict[str, Any]) -> Any:
+        self.calls[verb] = self.calls.get(verb, 0) + 1
+        meta = (args.get("Pod") or {}).get("metadata") or {}
+        pod = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        if args.get("NodeNames") is not None:
+            names = list(args["NodeNames"])
+            items = None
+        else:
+            items = list(((args.get("Nodes") or {}).get("items")) or [])
+            names = [i["metadata"]["name"] for i in items]
+        if verb == "prioritize":
+            return [{"Host": n, "Score": self.draw(pod, n) % 11} for n in names]
+        if verb != "filter":
+            raise KeyError(f"no verb {verb}")
+        failed = {n: EXTENDER_REASON for n in names if self.draw(pod, n) % 3 == 0}
+        result: dict[str, Any] = {"FailedNodes": failed, "Error": ""}
+        if items is None:
+            result["NodeNames"] = [n for n in names if n not in failed]
+        else:
+            result["Nodes"] = {"metadata": {}, "items": [i for i in items if i["metadata"]["name"] not in failed]}
+        return result
+
+    def config(self, node_cache_capable: bool = False, weight: int = 3) -> dict[str, Any]:
+        """The ``extenders`` entry of a KubeSchedulerConfiguration naming this server."""
+        return {"urlPrefix": self.url, "filterVerb": "filter", "prioritizeVerb": "prioritize", "weight": weight,
+                "nodeCacheCapable": node_cache_capable, "enableHTTPS": False, "httpTimeout": "10s"}
+
+    def __enter__(self) -> "TestExtender":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def with_extender(config: dict[str, Any] | None, extender: dict[str, Any]) -> dict[str, Any]:
+    """``config`` (None: the defaults) calling ``extender`` too."""
+    out = json.loads(json.dumps(config)) if config else {
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+    out["extenders"] = [*(out.get("extenders") or []), extender]
+    return out
+
+
 # -- the command ----------------------------------------------------------------------------
 
 def read_documents(paths: Iterable[str]) -> list[dict[str, Any]]:
@@ -1066,8 +1159,9 @@ def explain_case(cp: ControlPlane, case: Any, case_dir: Path) -> list[str]:
     return ["kschedctl: " + ours["error"]] if "error" in ours else compare(ours, real)
 
 
-def simulate_case(cp: ControlPlane, case: Any, case_dir: Path) -> list[str]:
-    """One batch through the real scheduler and kschedctl simulate: the differences."""
+def simulate_case(cp: ControlPlane, case: Any, case_dir: Path, notes_out: list[str] | None = None) -> list[str]:
+    """One batch through the real scheduler and kschedctl simulate: the differences (and, in
+    ``notes_out``, what upstream's randomness or timing left uncompared)."""
     paths = case.write(case_dir)
     snapshot = case_dir / "snapshot.json"
     try:
@@ -1089,6 +1183,8 @@ def simulate_case(cp: ControlPlane, case: Any, case_dir: Path) -> list[str]:
             if stop is None or int(index) < stop:
                 diffs.append(text)
     notes += compared
+    if notes_out is not None:
+        notes_out += notes
     if diffs:
         (case_dir / "real.json").write_text(json.dumps(real, indent=1))
         (case_dir / "kschedctl.json").write_text(json.dumps({"result": ours, "cycles": cycles, "notes": notes},
@@ -1098,34 +1194,54 @@ def simulate_case(cp: ControlPlane, case: Any, case_dir: Path) -> list[str]:
 
 def differential(cp: ControlPlane, seed: int, cases: int, workdir: Path, show: int = 20,
                  keep: Path | None = None, first: int = 0, simulate_cases: int = 0,
-                 first_simulate: int = 0) -> tuple[int, list[str]]:
+                 first_simulate: int = 0, extender_cases: int = 0) -> tuple[int, list[str]]:
     """Runs explain cases ``first..first+cases-1`` and simulate cases (batches)
-    ``first_simulate..`` of ``seed``; returns the mismatch count and their descriptions."""
+    ``first_simulate..`` of ``seed``, then the first ``extender_cases`` of each again with
+    ``TestExtender`` in their configuration (both engines call it over HTTP); returns the
+    mismatch count and their descriptions."""
+    import dataclasses
+
     from benchmarks import diffgen
 
     mismatches = 0
     found: list[str] = []
+    timing = 0
     started = time.perf_counter()
-    plan = ([("explain", i) for i in range(first, first + cases)]
-            + [("simulate", i) for i in range(first_simulate, first_simulate + simulate_cases)])
-    for command, i in plan:
-        case = diffgen.generate(seed, i, command)
-        case_dir = workdir / f"{command}-{i}"
-        run = explain_case if command == "explain" else simulate_case
-        diffs = run(cp, case, case_dir)
-        if diffs:
-            mismatches += 1
-            found.append(f"{command} case {i}: " + "; ".join(diffs))
-            if keep:
-                kept = keep / f"case-{seed}-{command}-{i:05d}"
-                shutil.copytree(case_dir, kept, dirs_exist_ok=True)
-                (kept / "mismatch.txt").write_text("\n".join(diffs) + "\n")
-            if mismatches <= show:
-                print(f"--- {command} case {i} (seed {seed}):")
-                for d in diffs:
-                    print(f"  {d}"[:700])
-        shutil.rmtree(case_dir, ignore_errors=True)
+    plan = ([("explain", i, False) for i in range(first, first + cases)]
+            + [("simulate", i, False) for i in range(first_simulate, first_simulate + simulate_cases)]
+            + [("explain", i, True) for i in range(first, first + min(cases, extender_cases))]
+            + [("simulate", i, True) for i in range(first_simulate, first_simulate + min(simulate_cases, extender_cases))])
+    with TestExtender() as extender:
+        for command, i, extended in plan:
+            case = diffgen.generate(seed, i, command)
+            name = f"{command}{'+extender' if extended else ''} case {i}"
+            if extended:
+                case = dataclasses.replace(case, config=with_extender(case.config, extender.config()))
+            case_dir = workdir / f"{command}-{i}{'-extender' if extended else ''}"
+            notes: list[str] = []
+            diffs = (explain_case(cp, case, case_dir) if command == "explain"
+                     else simulate_case(cp, case, case_dir, notes))
+            if any("compared up to there" in n for n in notes):
+                timing += 1
+            if diffs:
+                mismatches += 1
+                found.append(f"{name}: " + "; ".join(diffs))
+                if keep:
+                    kept = keep / f"case-{seed}-{command}-{i:05d}{'-extender' if extended else ''}"
+                    shutil.copytree(case_dir, kept, dirs_exist_ok=True)
+                    (kept / "mismatch.txt").write_text("\n".join(diffs + notes) + "\n")
+                if mismatches <= show:
+                    print(f"--- {name} (seed {seed}):")
+                    for d in diffs:
+                        print(f"  {d}"[:700])
+            shutil.rmtree(case_dir, ignore_errors=True)
+        calls = dict(extender.calls)
     print(f"wall {time.perf_counter() - started:.1f} s")
+    if timing:
+        print(f"{timing} batch(es) compared up to an attempt that started while a preemption's victims were "
+              f"still in the scheduler's cache (async preemption; kschedctl removes them at once)")
+    if calls:
+        print(f"extender calls: {', '.join(f'{verb} {n}' for verb, n in sorted(calls.items()))}")
     print(f"{len(plan)} cases, {mismatches} mismatches")
     return mismatches, found
 
@@ -1141,6 +1257,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--simulate-cases", type=int, default=0,
                         help="simulate cases: batches of pods created together, against kschedctl simulate")
     parser.add_argument("--first-simulate", type=int, default=0, help="index of the first simulate case")
+    parser.add_argument("--extender-cases", type=int, default=1,
+                        help="run this many of the first explain and simulate cases again with a real HTTP "
+                             "extender (started here) in the configuration")
     parser.add_argument("--bin-dir", default=str(BIN_DIR))
     parser.add_argument("--workdir", help="keep the control plane's files here")
     parser.add_argument("--keep", help="copy mismatching cases here")
@@ -1156,7 +1275,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with ControlPlane(workdir, Path(ns.bin_dir)) as cp:
             mismatches, _ = differential(cp, ns.seed, ns.cases, workdir, keep=keep, first=ns.first,
-                                         simulate_cases=ns.simulate_cases, first_simulate=ns.first_simulate)
+                                         simulate_cases=ns.simulate_cases, first_simulate=ns.first_simulate,
+                                         extender_cases=ns.extender_cases)
         return 1 if mismatches else 0
     finally:
         if not ns.workdir:
