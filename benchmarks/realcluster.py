@@ -257,6 +257,9 @@ class ControlPlane:
         path = self.workdir / "scheduler-config.yaml"
         path.write_text(yaml.safe_dump(cfg, sort_keys=False))
         self.scheduler_config = cfg
+        log = self.workdir / "kube-scheduler.log"
+        #: Where this scheduler's lines start in its log (the file is appended to).
+        self.log_offset = log.stat().st_size if log.exists() else 0
         self._spawn("kube-scheduler", [f"--config={path}", "--secure-port=0", f"-v={verbosity}"])
 
     def check_scheduler(self) -> None:
@@ -316,6 +319,7 @@ class ControlPlane:
                             {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}})
         claim_uids: dict[tuple[str, str], str] = {}
         pods: list[dict[str, Any]] = []
+        owned: list[dict[str, Any]] = []
         for obj in objs:
             kind = obj["kind"]
             if kind == "Namespace":
@@ -328,13 +332,32 @@ class ControlPlane:
                 if ref and (ref.get("namespace"), ref.get("name")) in claim_uids:
                     ref["uid"] = claim_uids[(ref["namespace"], ref["name"])]
             created = self.create(obj)
+            if any(r.get("kind") == "Pod" for r in created["metadata"].get("ownerReferences") or []):
+                owned.append(created)
             if kind == "PersistentVolumeClaim":
                 claim_uids[(created["metadata"]["namespace"], created["metadata"]["name"])] = created["metadata"]["uid"]
             if kind == "Pod":
                 pods.append(created)
         pending = sorted((p for p in pods if not p["spec"].get("nodeName")),
                          key=lambda p: (p["metadata"].get("namespace") or "default", p["metadata"]["name"]))
-        return [p for p in pods if p["spec"].get("nodeName")] + [self.create(p) for p in pending]
+        created_pods = [p for p in pods if p["spec"].get("nodeName")] + [self.create(p) for p in pending]
+        self._adopt(owned, created_pods)
+        return created_pods
+
+    def _adopt(self, owned: list[dict[str, Any]], pods: list[dict[str, Any]]) -> None:
+        """Points the owner references of claims made for a pod (a generic ephemeral volume's
+        PVC, a ResourceClaim from a template) at the pod's uid as the API server gave it: the
+        scheduler refuses a claim its pod does not own ("pod is not owner")."""
+        uids = {(p["metadata"]["namespace"], p["metadata"]["name"]): p["metadata"]["uid"] for p in pods}
+        for obj in owned:
+            meta = obj["metadata"]
+            refs = [dict(r, uid=uids.get((meta["namespace"], r.get("name")), r.get("uid")))
+                    if r.get("kind") == "Pod" else r for r in meta["ownerReferences"]]
+            if refs != meta["ownerReferences"]:
+                prefix, plural, _ = KINDS[obj["kind"]]
+                self.admin.request("PATCH", f"{prefix}/namespaces/{meta['namespace']}/{plural}/{meta['name']}",  # type: ignore[union-attr]
+                                   {"metadata": {"ownerReferences": refs}},
+                                   content_type="application/merge-patch+json")
 
     def create(self, obj: dict[str, Any]) -> dict[str, Any]:
         api = self.admin
@@ -719,11 +742,9 @@ def batch(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str, 
         if "error" in taken:
             raise ControlPlaneError(f"kschedctl snapshot: {taken['error']}")
         snapshot.write_text(json.dumps(taken))
-    log = cp.workdir / "kube-scheduler.log"
-    offset = log.stat().st_size if log.exists() else 0
     cp.start_scheduler(config, verbosity=3)
     decisions = wait_batch(cp, pending, timeout=timeout)
-    attempts, bindings, preempted = read_attempts(scheduler_log(cp, offset))
+    attempts, bindings, preempted = read_attempts(scheduler_log(cp, cp.log_offset))
     placements = {}
     last_bound = {pod: node for pod, node, _ in bindings}
     for key, d in decisions.items():
@@ -1032,7 +1053,19 @@ def explain(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str
         d = dict(decisions.get(key) or {"outcome": "Timeout", "selectedNode": None, "message": ""})
         nominated = d.pop("nominatedNode", None)
         gone = victims(cp, bound)
-        d["preemption"] = {"nominatedNode": nominated, "victims": gone} if nominated else None
+        before = ((pod.get("status") or {}).get("nominatedNodeName"))
+        # A failure without a preemption leaves the nomination the pod came with (upstream's
+        # nominating mode is Noop then): no preemption unless it nominated anew or evicted.
+        preempted = nominated and (nominated != before or gone)
+        d["preemption"] = {"nominatedNode": nominated, "victims": gone} if preempted else None
+        if d.get("outcome") == "Unschedulable":
+            # The first attempt's message, as the log has it: a retry may rewrite the condition
+            # before it is read (DynamicResources' PostFilter deallocates a claim, the claim's
+            # update requeues the pod, and the next attempt finds nothing to deallocate).
+            first = next((f.get("err") for m, f in scheduler_log(cp, cp.log_offset)
+                          if m == "Unable to schedule pod; no fit; waiting" and f.get("pod") == key), None)
+            if first:
+                d["message"] = first
         item = {"kind": "ExplainResult", "pod": key, "profile": _profile(config), **d}
         before = {k: v["selectedNode"] for k, v in decisions.items() if k != key and v and v.get("selectedNode")}
         if before:
