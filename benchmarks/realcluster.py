@@ -687,7 +687,7 @@ def read_attempts(log: list[tuple[str, dict[str, str]]]) -> tuple[list[dict[str,
         if msg == "Attempting to schedule pod":
             windows = [w for w in windows if len(w["victims"]) < w["count"] or not w["victims"] <= gone]
             latest[pod] = {"pod": pod, "outcome": "", "node": "", "message": "", "nominatedNode": "", "victims": [],
-                           "inFlight": bool(windows)}
+                           "inFlight": bool(windows), "goneBefore": sorted(gone)}
             attempts.append(latest[pod])
         elif msg == "Unable to schedule pod; no fit; waiting" and pod in latest:
             latest[pod].update(outcome="Unschedulable", message=f.get("err", ""))
@@ -1025,7 +1025,8 @@ def read_documents(paths: Iterable[str]) -> list[dict[str, Any]]:
 
 
 def run_scheduler(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str, Any]],
-                  config: dict[str, Any] | None, timeout: float = 60) -> tuple[dict[str, dict[str, Any]], list[dict]]:
+                  config: dict[str, Any] | None, timeout: float = 60,
+                  verbosity: int = 2) -> tuple[dict[str, dict[str, Any]], list[dict]]:
     """One case on a cleared control plane: the cluster's objects, then ``pods`` (pending), then
     a freshly started scheduler; returns each pending pod's decision (cluster's pending pods
     included) and the bound pods created."""
@@ -1034,7 +1035,7 @@ def run_scheduler(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[di
     created = cp.load(cluster + [dict(p, kind="Pod") for p in pods])
     bound = [p for p in created if p["spec"].get("nodeName")]
     pending = [p for p in created if not p["spec"].get("nodeName")]
-    cp.start_scheduler(config)
+    cp.start_scheduler(config, verbosity=verbosity)
     return wait_decisions(cp, pending, timeout=timeout), bound
 
 
@@ -1045,32 +1046,54 @@ def _profile(config: dict[str, Any] | None) -> str:
 
 def explain(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str, Any]],
             config: dict[str, Any] | None) -> dict[str, Any]:
-    """Each pod alone against the cluster, as ``kschedctl explain`` answers."""
+    """Each pod alone against the cluster, as ``kschedctl explain`` answers: the pod's first
+    attempt, as the scheduler's log tells it (a retry may follow cluster events, such as a
+    claim DynamicResources' PostFilter deallocated, and rewrite the pod's condition before it is
+    read). The cluster's own pending pods may go first: what they did before that attempt is
+    reported (``placedBefore``: where they were bound; ``removedBefore``: the victims of their
+    preemptions already gone from the scheduler's cache; ``nominatedBefore``: the nodes those
+    nominated), and ``inFlight`` says the attempt started while some victims were still in the
+    scheduler's cache (async preemption deletes them after the preemptor's cycle)."""
     items = []
     for pod in pods:
-        decisions, bound = run_scheduler(cp, cluster, [pod], config)
+        decisions, bound = run_scheduler(cp, cluster, [pod], config, verbosity=3)
         key = f"{pod['metadata'].get('namespace') or 'default'}/{pod['metadata']['name']}"
-        d = dict(decisions.get(key) or {"outcome": "Timeout", "selectedNode": None, "message": ""})
-        nominated = d.pop("nominatedNode", None)
-        gone = victims(cp, bound)
-        before = ((pod.get("status") or {}).get("nominatedNodeName"))
-        # A failure without a preemption leaves the nomination the pod came with (upstream's
-        # nominating mode is Noop then): no preemption unless it nominated anew or evicted.
-        preempted = nominated and (nominated != before or gone)
-        d["preemption"] = {"nominatedNode": nominated, "victims": gone} if preempted else None
-        if d.get("outcome") == "Unschedulable":
-            # The first attempt's message, as the log has it: a retry may rewrite the condition
-            # before it is read (DynamicResources' PostFilter deallocates a claim, the claim's
-            # update requeues the pod, and the next attempt finds nothing to deallocate).
-            first = next((f.get("err") for m, f in scheduler_log(cp, cp.log_offset)
-                          if m == "Unable to schedule pod; no fit; waiting" and f.get("pod") == key), None)
-            if first:
-                d["message"] = first
+        attempts, _, _ = read_attempts(scheduler_log(cp, cp.log_offset))
+        index = next((i for i, a in enumerate(attempts) if a["pod"] == key), None)
+        first = attempts[index] if index is not None else None
+        if first is not None and first["outcome"]:
+            d: dict[str, Any] = {"outcome": first["outcome"], "selectedNode": first["node"] or None,
+                                 "message": first["message"]}
+            d["preemption"] = ({"nominatedNode": first["nominatedNode"], "victims": first["victims"]}
+                               if first["nominatedNode"] else None)
+            earlier = attempts[:index]
+            placed = {a["pod"]: a["node"] for a in earlier if a["outcome"] == "Scheduled"}
+            # Victims the scheduler's cache had dropped when the attempt began: async preemption
+            # deletes them after the preemptor's cycle, and the next cycles may still see some.
+            removed = sorted({v for a in earlier for v in a["victims"]} & set(first["goneBefore"]))
+            nominated = {a["pod"]: a["nominatedNode"] for a in earlier if a["nominatedNode"]}
+        else:
+            # No attempt logged, or one whose binding waits (a volume to provision): the object
+            # tells.
+            d = dict(decisions.get(key) or {"outcome": "Timeout", "selectedNode": None, "message": ""})
+            nominated_node = d.pop("nominatedNode", None)
+            gone = victims(cp, bound)
+            came_with = (pod.get("status") or {}).get("nominatedNodeName")
+            # A failure without a preemption leaves the nomination the pod came with.
+            preempted = nominated_node and (nominated_node != came_with or gone)
+            d["preemption"] = {"nominatedNode": nominated_node, "victims": gone} if preempted else None
+            placed = {k: v["selectedNode"] for k, v in decisions.items() if k != key and v and v.get("selectedNode")}
+            removed, nominated = [], {}
         item = {"kind": "ExplainResult", "pod": key, "profile": _profile(config), **d}
-        before = {k: v["selectedNode"] for k, v in decisions.items() if k != key and v and v.get("selectedNode")}
-        if before:
+        if placed:
             # The cluster's own pending pods went first; where a score tie sent them is random.
-            item["placedBefore"] = before
+            item["placedBefore"] = placed
+        if removed:
+            item["removedBefore"] = removed
+        if nominated:
+            item["nominatedBefore"] = nominated
+        if first is not None and first["inFlight"]:
+            item["inFlight"] = True
         items.append(item)
     return items[0] if len(items) == 1 else {"kind": "ExplainResultList", "items": items}
 
@@ -1154,6 +1177,23 @@ def compare(ours: dict[str, Any], real: dict[str, Any]) -> list[str]:
     return diffs
 
 
+def _as_before(objects: list[dict[str, Any]], placed: dict[str, str], removed: list[str],
+               nominated: dict[str, str]) -> list[dict[str, Any]]:
+    """``objects`` as the scheduler had them before a pod's attempt: the pods it placed bound,
+    its preemptions' victims gone, their preemptors nominated."""
+    out = []
+    for obj in _bind(objects, placed):
+        meta = obj.get("metadata") or {}
+        key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        if obj.get("kind") == "Pod" and key in removed:
+            continue
+        if obj.get("kind") == "Pod" and key in nominated and key not in placed:
+            obj = json.loads(json.dumps(obj))
+            obj["status"] = dict(obj.get("status") or {}, nominatedNodeName=nominated[key])
+        out.append(obj)
+    return out
+
+
 def _bind(objects: list[dict[str, Any]], placed: dict[str, str]) -> list[dict[str, Any]]:
     """``objects`` with the pending pods named in ``placed`` bound to their node."""
     out = []
@@ -1175,8 +1215,9 @@ def _kschedctl_args(command: str, paths: dict[str, Any]) -> list[str]:
     return args
 
 
-def explain_case(cp: ControlPlane, case: Any, case_dir: Path) -> list[str]:
-    """One explain case through the real scheduler and kschedctl explain: the differences."""
+def explain_case(cp: ControlPlane, case: Any, case_dir: Path, notes_out: list[str] | None = None) -> list[str]:
+    """One explain case through the real scheduler and kschedctl explain: the differences (and,
+    in ``notes_out``, what upstream's timing left uncompared)."""
     from benchmarks.differential import run_kschedctl
 
     paths = case.write(case_dir)
@@ -1184,10 +1225,15 @@ def explain_case(cp: ControlPlane, case: Any, case_dir: Path) -> list[str]:
         real = explain(cp, case.cluster, case.pods, case.config)
     except ControlPlaneError as exc:
         real = {"outcome": "Error", "message": str(exc)[:300]}
-    if real.get("placedBefore"):
+    if real.get("inFlight") and notes_out is not None:
+        # The cluster's own pending pod preempted first and some victims were still in the
+        # scheduler's cache: kschedctl explains from that state, as the log tells it.
+        notes_out.append("explained from a state with a preemption in flight")
+    if real.get("placedBefore") or real.get("removedBefore") or real.get("nominatedBefore"):
         # Explain the pod from the state the real scheduler left just before it.
-        Path(paths["cluster"]).write_text(yaml.safe_dump_all(_bind(case.cluster, real["placedBefore"]),
-                                                             sort_keys=False))
+        state = _as_before(case.cluster, real.get("placedBefore") or {}, real.get("removedBefore") or [],
+                           real.get("nominatedBefore") or {})
+        Path(paths["cluster"]).write_text(yaml.safe_dump_all(state, sort_keys=False))
     ours = run_kschedctl(_kschedctl_args("explain", paths))
     return ["kschedctl: " + ours["error"]] if "error" in ours else compare(ours, real)
 
@@ -1238,7 +1284,7 @@ def differential(cp: ControlPlane, seed: int, cases: int, workdir: Path, show: i
 
     mismatches = 0
     found: list[str] = []
-    timing = 0
+    timing = in_flight = 0
     started = time.perf_counter()
     plan = ([("explain", i, False) for i in range(first, first + cases)]
             + [("simulate", i, False) for i in range(first_simulate, first_simulate + simulate_cases)]
@@ -1252,10 +1298,11 @@ def differential(cp: ControlPlane, seed: int, cases: int, workdir: Path, show: i
                 case = dataclasses.replace(case, config=with_extender(case.config, extender.config()))
             case_dir = workdir / f"{command}-{i}{'-extender' if extended else ''}"
             notes: list[str] = []
-            diffs = (explain_case(cp, case, case_dir) if command == "explain"
-                     else simulate_case(cp, case, case_dir, notes))
+            diffs = (explain_case if command == "explain" else simulate_case)(cp, case, case_dir, notes)
             if any("compared up to there" in n for n in notes):
                 timing += 1
+            if any("preemption in flight" in n for n in notes):
+                in_flight += 1
             if diffs:
                 mismatches += 1
                 found.append(f"{name}: " + "; ".join(diffs))
@@ -1271,8 +1318,11 @@ def differential(cp: ControlPlane, seed: int, cases: int, workdir: Path, show: i
         calls = dict(extender.calls)
     print(f"wall {time.perf_counter() - started:.1f} s")
     if timing:
-        print(f"{timing} batch(es) compared up to an attempt that started while a preemption's victims were "
+        print(f"{timing} case(s) compared up to an attempt that started while a preemption's victims were "
               f"still in the scheduler's cache (async preemption; kschedctl removes them at once)")
+    if in_flight:
+        print(f"{in_flight} explain case(s) explained from the state the log shows: a preemption of the cluster's "
+              f"own pending pod still in flight")
     if calls:
         print(f"extender calls: {', '.join(f'{verb} {n}' for verb, n in sorted(calls.items()))}")
     print(f"{len(plan)} cases, {mismatches} mismatches")
