@@ -533,26 +533,36 @@ def _provisioning_on(cp: ControlPlane, pod: dict[str, Any]) -> dict[str, Any] | 
 
 
 def wait_decisions(cp: ControlPlane, pods: list[dict[str, Any]], timeout: float = 60,
-                   settle: float = 1.5) -> dict[str, dict[str, Any]]:
+                   settle: float = 1.5, batch: bool = False) -> dict[str, dict[str, Any]]:
     """Waits until every pod has a decision and none changed for ``settle`` seconds (a pod that
-    preempts is nominated after its first failure; a later binding supersedes a failure)."""
+    preempts is nominated after its first failure; a later binding supersedes a failure).
+    A failed pod keeps its first message; in a ``batch`` its last (that of its last attempt,
+    which kschedctl simulate reports too), and a pod deleted after it was bound is
+    ``Preempted`` (a later pod of the batch evicted it)."""
     keys = [(p["metadata"]["namespace"], p["metadata"]["name"]) for p in pods]
     gated = {k for k, p in zip(keys, pods) if p["spec"].get("schedulingGates")}
     deadline = time.monotonic() + timeout
     last: dict[str, Any] = {}
     first_message: dict[str, str] = {}
+    bound_on: dict[str, str] = {}
     stable_since = time.monotonic()
     while True:
         now: dict[str, Any] = {}
         for ns, name in keys:
+            key = f"{ns}/{name}"
             pod = cp.pod(ns, name)
+            if batch and (pod is None or pod["metadata"].get("deletionTimestamp")):
+                now[key] = ({"outcome": "Preempted", "selectedNode": bound_on[key], "message": ""} if key in bound_on
+                            else {"outcome": "Deleted", "selectedNode": None, "message": ""})
+                continue
             d = decision(pod)
             if (ns, name) in gated and pod is not None and pod["spec"].get("schedulingGates"):
                 d = {"outcome": "Gated", "selectedNode": None, "message": ""}
             if d is None and pod is not None:
                 d = _provisioning_on(cp, pod)
-            key = f"{ns}/{name}"
-            if d and d["outcome"] == "Unschedulable":
+            if d and d["outcome"] == "Scheduled":
+                bound_on[key] = d["selectedNode"]
+            if d and d["outcome"] == "Unschedulable" and not batch:
                 # A retry after the victims' deletion rewrites the message ("not eligible due
                 # to a terminating pod..."); the first attempt's is the one explain answers.
                 d["message"] = first_message.setdefault(key, d["message"])
@@ -625,46 +635,6 @@ def _graceless(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
             obj = dict(obj, spec=dict(obj.get("spec") or {}, terminationGracePeriodSeconds=0))
         out.append(obj)
     return out
-
-
-def wait_batch(cp: ControlPlane, pods: list[dict[str, Any]], timeout: float = 120,
-               settle: float = 3.0) -> dict[str, dict[str, Any]]:
-    """Every pod's final state once nothing changed for ``settle`` seconds: bound, failed (the
-    condition's message, that of its last attempt, and its nominated node), gated, or deleted
-    after it was bound (preempted by a later pod of the batch)."""
-    keys = [(p["metadata"]["namespace"], p["metadata"]["name"]) for p in pods]
-    gated = {k for k, p in zip(keys, pods) if p["spec"].get("schedulingGates")}
-    deadline = time.monotonic() + timeout
-    last: dict[str, Any] = {}
-    bound_on: dict[str, str] = {}
-    stable_since = time.monotonic()
-    while True:
-        now: dict[str, Any] = {}
-        for ns, name in keys:
-            key = f"{ns}/{name}"
-            pod = cp.pod(ns, name)
-            if pod is None or pod["metadata"].get("deletionTimestamp"):
-                d = ({"outcome": "Preempted", "selectedNode": bound_on[key], "message": ""} if key in bound_on
-                     else {"outcome": "Deleted", "selectedNode": None, "message": ""})
-            else:
-                d = decision(pod)
-                if (ns, name) in gated and pod["spec"].get("schedulingGates"):
-                    d = {"outcome": "Gated", "selectedNode": None, "message": ""}
-                if d is None:
-                    d = _provisioning_on(cp, pod)
-                if d and d["outcome"] == "Scheduled":
-                    bound_on[key] = d["selectedNode"]
-            now[key] = d
-        if any(v is None for v in now.values()):
-            cp.check_scheduler()
-            complete_volume_bindings(cp)
-        if now != last:
-            last, stable_since = now, time.monotonic()
-        elif all(v is not None for v in now.values()) and time.monotonic() - stable_since >= settle:
-            return now
-        if time.monotonic() > deadline:
-            return {k: v or {"outcome": "Timeout", "selectedNode": None, "message": ""} for k, v in now.items()}
-        time.sleep(0.1)
 
 
 def read_attempts(log: list[tuple[str, dict[str, str]]]) -> tuple[list[dict[str, Any]], list[tuple[str, str, int]],
@@ -743,7 +713,7 @@ def batch(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str, 
             raise ControlPlaneError(f"kschedctl snapshot: {taken['error']}")
         snapshot.write_text(json.dumps(taken))
     cp.start_scheduler(config, verbosity=3)
-    decisions = wait_batch(cp, pending, timeout=timeout)
+    decisions = wait_decisions(cp, pending, timeout=timeout, settle=3.0, batch=True)
     attempts, bindings, preempted = read_attempts(scheduler_log(cp, cp.log_offset))
     placements = {}
     last_bound = {pod: node for pod, node, _ in bindings}
