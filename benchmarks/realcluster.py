@@ -77,6 +77,8 @@ KINDS: dict[str, tuple[str, str, bool]] = {
     "Pod": ("api/v1", "pods", True),
 }
 WITH_STATUS = {"Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "ResourceClaim", "PodDisruptionBudget"}
+#: Holds a pod the cluster file shows terminating (deletionTimestamp set) while it is deleted.
+TERMINATING_FINALIZER = "kschedctl.test/terminating"
 PROTECTED_NAMESPACES = {"default", "kube-system", "kube-public", "kube-node-lease"}
 
 AUDIT_POLICY = """apiVersion: audit.k8s.io/v1
@@ -367,6 +369,14 @@ class ControlPlane:
         ns = obj["metadata"].get("namespace") or "default"
         base = f"{prefix}/namespaces/{ns}/{plural}" if namespaced else f"{prefix}/{plural}"
         status = obj.get("status")
+        terminating = kind == "Pod" and bool(obj["metadata"].get("deletionTimestamp"))
+        if terminating:
+            # A terminating pod: created, then deleted while a finalizer holds it (no kubelet
+            # would finish it either); it keeps its node and gets a deletionTimestamp of now.
+            obj = json.loads(json.dumps(obj))
+            for key in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+                obj["metadata"].pop(key, None)
+            obj["metadata"]["finalizers"] = [*(obj["metadata"].get("finalizers") or []), TERMINATING_FINALIZER]
         created = api.request("POST", base, obj)
         name = created["metadata"]["name"]
         if kind == "Node":
@@ -378,6 +388,9 @@ class ControlPlane:
         if status and kind in WITH_STATUS:
             created["status"] = status
             created = api.request("PUT", f"{base}/{name}/status", created)
+        if terminating:
+            api.request("DELETE", f"{base}/{name}", {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 30})
+            created = api.get(f"{base}/{name}")
         return created
 
     def clear(self) -> None:
