@@ -1,7 +1,7 @@
 """kube-scheduler as it runs: a real control plane (etcd, kube-apiserver, kube-scheduler v1.34.4).
 
     python -m benchmarks.realcluster explain|simulate PODS... --cluster PATH [--config C] -o json
-    python -m benchmarks.realcluster --seed S --cases N [--simulate-cases M]
+    python -m benchmarks.realcluster --seed S --cases N [--simulate-cases M] [--extender-cases E]
 
 The binaries come from ``make -C oracle controlplane`` (oracle/bin/{etcd,kube-apiserver,
 kube-scheduler}, built from the Go module proxy at v1.34.4). The objects of a case are created
@@ -14,7 +14,10 @@ pods it deleted).
 Without arguments but ``--seed``/``--cases`` it runs the in-process differential's cases
 (``benchmarks.diffgen``) through the real scheduler and through kschedctl and compares them:
 the real node is in kschedctl's top-scoring set, the messages agree word for word, preemption
-names the same node and victims. It ends with ``N cases, M mismatches``.
+names the same node and victims. Simulate cases run as batches (``batch``: every pod pending
+before the scheduler starts) beside ``kschedctl simulate`` on a snapshot of the API server,
+attempt by attempt as the scheduler's log tells them (``read_attempts``, ``compare_batch``);
+``TestExtender`` is an HTTP extender both engines call. It ends with ``N cases, M mismatches``.
 
 What a real API server does to the objects on the way in, and this module undoes or works around
 (no kubelet nor controller-manager runs):
