@@ -302,3 +302,34 @@ def test_the_differential_runs_batches_and_the_extender(control_plane: realclust
     out = capsys.readouterr().out.splitlines()
     assert out[-1] == "4 cases, 0 mismatches"
     assert any(line.startswith("extender calls: filter ") for line in out)
+
+
+def _millicores(value: str) -> int:
+    return int(value[:-1]) if value.endswith("m") else int(float(value) * 1000)
+
+
+@pytest.mark.parametrize("index", [18, 24, 37, 101, 124, 143, 145])
+def test_generated_pod_level_requests_cover_an_init_container(index: int) -> None:
+    """Seed 1's explain cases the API server refused ("must be greater than or equal to aggregate
+    container requests"): a pod's own requests now cover its init container's and its containers'
+    sum, sidecars included. No control plane needed."""
+    from benchmarks import diffgen
+
+    case = diffgen.generate(1, index, "explain")
+    checked = 0
+    for pod in [o for o in case.cluster if o.get("kind") == "Pod"] + case.pods:
+        level = ((pod["spec"].get("resources") or {}).get("requests") or {}).get("cpu")
+        if level is None:
+            continue
+
+        def cpu(c: dict) -> int:
+            resources = c.get("resources") or {}
+            value = (resources.get("requests") or {}).get("cpu") or (resources.get("limits") or {}).get("cpu")
+            return _millicores(value) if value else 0
+
+        inits = pod["spec"].get("initContainers") or []
+        sidecars = sum(cpu(c) for c in inits if c.get("restartPolicy") == "Always")
+        regular = max([cpu(c) for c in inits if c.get("restartPolicy") != "Always"] or [0])
+        assert _millicores(level) >= max(sum(cpu(c) for c in pod["spec"]["containers"]) + sidecars, regular), pod
+        checked += 1
+    assert checked
