@@ -1141,8 +1141,10 @@ def command(argv: list[str]) -> int:
 
 # -- the differential -----------------------------------------------------------------------
 
-def compare(ours: dict[str, Any], real: dict[str, Any]) -> list[str]:
-    """kschedctl's explain beside the real scheduler's decision: differences, described."""
+def compare(ours: dict[str, Any], real: dict[str, Any], random_offset: bool = False) -> list[str]:
+    """kschedctl's explain beside the real scheduler's decision: differences, described. With
+    ``random_offset`` (preemption dry-runs only some nodes, from an offset upstream draws at
+    random: ``differential.candidates_limited``) both must preempt or not, wherever."""
     diffs = []
     if ours.get("outcome") != real.get("outcome"):
         diffs.append(f"outcome: kschedctl {ours.get('outcome')!r} != real {real.get('outcome')!r}"
@@ -1154,7 +1156,9 @@ def compare(ours: dict[str, Any], real: dict[str, Any]) -> list[str]:
     elif real.get("outcome") == "Unschedulable" and ours.get("message") != real.get("message"):
         diffs.append(f"message: kschedctl {ours.get('message')!r} != real {real.get('message')!r}")
     rp, op = real.get("preemption"), ours.get("preemption")
-    if rp or op:
+    if random_offset and bool(rp) != bool(op):
+        diffs.append(f"preemption: kschedctl {op and op.get('nominatedNode')!r} != real {rp and rp.get('nominatedNode')!r}")
+    elif (rp or op) and not random_offset:
         if (rp or {}).get("nominatedNode") != (op or {}).get("nominatedNode"):
             diffs.append(f"nominatedNode: kschedctl {(op or {}).get('nominatedNode')!r} "
                          f"!= real {(rp or {}).get('nominatedNode')!r}")
@@ -1221,7 +1225,9 @@ def explain_case(cp: ControlPlane, case: Any, case_dir: Path, notes_out: list[st
                            real.get("nominatedBefore") or {})
         Path(paths["cluster"]).write_text(yaml.safe_dump_all(state, sort_keys=False))
     ours = run_kschedctl(_kschedctl_args("explain", paths))
-    return ["kschedctl: " + ours["error"]] if "error" in ours else compare(ours, real)
+    from benchmarks.differential import candidates_limited
+
+    return ["kschedctl: " + ours["error"]] if "error" in ours else compare(ours, real, candidates_limited(case))
 
 
 def simulate_case(cp: ControlPlane, case: Any, case_dir: Path, notes_out: list[str] | None = None) -> list[str]:
