@@ -620,9 +620,10 @@ class _Generator:
                 cpu_sum += cpu
         spec: dict[str, Any] = {"containers": containers}
         inits = []
+        init_cpu = 0
         if self.chance("init-containers", 0.12):
-            inits.append({"name": "init", "image": "busybox:1.36",
-                          "resources": {"requests": {"cpu": _millis(rng.choice((100, 3000)))}}})
+            init_cpu = rng.choice((100, 3000))
+            inits.append({"name": "init", "image": "busybox:1.36", "resources": {"requests": {"cpu": _millis(init_cpu)}}})
         if self.chance("sidecar-containers", 0.10):
             sidecar_cpu = rng.choice((100, 500))
             inits.append({"name": "sidecar", "image": "busybox:1.36", "restartPolicy": "Always",
@@ -634,8 +635,10 @@ class _Generator:
             spec["runtimeClassName"] = "kata"
             spec["overhead"] = {"cpu": "250m", "memory": "120Mi"}
         if self.chance("pod-level-resources", 0.08):
-            # Pod-level requests cover at least the containers' sum (API validation).
-            level = max(cpu_sum, rng.choice((500, 2000, 3000, 12000)))
+            # Pod-level requests cover at least the containers' aggregate, an init container's
+            # included (API validation; the API server refused the pod without it). The sidecar
+            # starts after the init container, so the init container runs alone.
+            level = max(cpu_sum, init_cpu, rng.choice((500, 2000, 3000, 12000)))
             spec["resources"] = {"requests": {"cpu": _millis(level), "memory": rng.choice(("1Gi", "3Gi"))}}
             for c in containers + inits:
                 # Containers then need no memory above the pod's: keep them to CPU.

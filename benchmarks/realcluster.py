@@ -1,7 +1,7 @@
 """kube-scheduler as it runs: a real control plane (etcd, kube-apiserver, kube-scheduler v1.34.4).
 
     python -m benchmarks.realcluster explain|simulate PODS... --cluster PATH [--config C] -o json
-    python -m benchmarks.realcluster --seed S --cases N [--simulate-cases M]
+    python -m benchmarks.realcluster --seed S --cases N [--simulate-cases M] [--extender-cases E]
     python -m benchmarks.realcluster up|down --workdir DIR
 
 The binaries come from ``make -C oracle controlplane`` (oracle/bin/{etcd,kube-apiserver,
@@ -15,7 +15,10 @@ pods it deleted).
 Without arguments but ``--seed``/``--cases`` it runs the in-process differential's cases
 (``benchmarks.diffgen``) through the real scheduler and through kschedctl and compares them:
 the real node is in kschedctl's top-scoring set, the messages agree word for word, preemption
-names the same node and victims. It ends with ``N cases, M mismatches``.
+names the same node and victims. Simulate cases run as batches (``batch``: every pod pending
+before the scheduler starts) beside ``kschedctl simulate`` on a snapshot of the API server,
+attempt by attempt as the scheduler's log tells them (``read_attempts``, ``compare_batch``);
+``TestExtender`` is an HTTP extender both engines call. It ends with ``N cases, M mismatches``.
 
 What a real API server does to the objects on the way in, and this module undoes or works around
 (no kubelet nor controller-manager runs):
@@ -34,6 +37,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -81,6 +85,8 @@ KINDS: dict[str, tuple[str, str, bool]] = {
     "Pod": ("api/v1", "pods", True),
 }
 WITH_STATUS = {"Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "ResourceClaim", "PodDisruptionBudget"}
+#: Holds a pod the cluster file shows terminating (deletionTimestamp set) while it is deleted.
+TERMINATING_FINALIZER = "kschedctl.test/terminating"
 PROTECTED_NAMESPACES = {"default", "kube-system", "kube-public", "kube-node-lease"}
 
 AUDIT_POLICY = """apiVersion: audit.k8s.io/v1
@@ -319,8 +325,9 @@ class ControlPlane:
             "contexts": [{"name": "real", "context": {"cluster": "real", "user": name}}]}))
         return path
 
-    def start_scheduler(self, config: dict[str, Any] | None = None) -> None:
-        """(Re)starts kube-scheduler with ``config`` (None: the defaults), as system:kube-scheduler."""
+    def start_scheduler(self, config: dict[str, Any] | None = None, verbosity: int = 2) -> None:
+        """(Re)starts kube-scheduler with ``config`` (None: the defaults), as system:kube-scheduler;
+        ``verbosity`` 3 logs each attempt ("Attempting to schedule pod"), which a batch reads."""
         self.stop_scheduler()
         cfg = dict(config or {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"})
         cfg["clientConnection"] = {"kubeconfig": str(self.kubeconfig(SCHEDULER_TOKEN, "scheduler")),
@@ -329,7 +336,10 @@ class ControlPlane:
         path = self.workdir / "scheduler-config.yaml"
         path.write_text(yaml.safe_dump(cfg, sort_keys=False))
         self.scheduler_config = cfg
-        self._spawn("kube-scheduler", [f"--config={path}", "--secure-port=0", "-v=2"],
+        log = self.workdir / "kube-scheduler.log"
+        #: Where this scheduler's lines start in its log (the file is appended to).
+        self.log_offset = log.stat().st_size if log.exists() else 0
+        self._spawn("kube-scheduler", [f"--config={path}", "--secure-port=0", f"-v={verbosity}"],
                     binary=self.scheduler_binary(cfg))
 
     def scheduler_binary(self, config: dict[str, Any]) -> str:
@@ -394,6 +404,7 @@ class ControlPlane:
                             {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}})
         claim_uids: dict[tuple[str, str], str] = {}
         pods: list[dict[str, Any]] = []
+        owned: list[dict[str, Any]] = []
         for obj in objs:
             kind = obj["kind"]
             if kind == "Namespace":
@@ -406,13 +417,32 @@ class ControlPlane:
                 if ref and (ref.get("namespace"), ref.get("name")) in claim_uids:
                     ref["uid"] = claim_uids[(ref["namespace"], ref["name"])]
             created = self.create(obj)
+            if any(r.get("kind") == "Pod" for r in created["metadata"].get("ownerReferences") or []):
+                owned.append(created)
             if kind == "PersistentVolumeClaim":
                 claim_uids[(created["metadata"]["namespace"], created["metadata"]["name"])] = created["metadata"]["uid"]
             if kind == "Pod":
                 pods.append(created)
         pending = sorted((p for p in pods if not p["spec"].get("nodeName")),
                          key=lambda p: (p["metadata"].get("namespace") or "default", p["metadata"]["name"]))
-        return [p for p in pods if p["spec"].get("nodeName")] + [self.create(p) for p in pending]
+        created_pods = [p for p in pods if p["spec"].get("nodeName")] + [self.create(p) for p in pending]
+        self._adopt(owned, created_pods)
+        return created_pods
+
+    def _adopt(self, owned: list[dict[str, Any]], pods: list[dict[str, Any]]) -> None:
+        """Points the owner references of claims made for a pod (a generic ephemeral volume's
+        PVC, a ResourceClaim from a template) at the pod's uid as the API server gave it: the
+        scheduler refuses a claim its pod does not own ("pod is not owner")."""
+        uids = {(p["metadata"]["namespace"], p["metadata"]["name"]): p["metadata"]["uid"] for p in pods}
+        for obj in owned:
+            meta = obj["metadata"]
+            refs = [dict(r, uid=uids.get((meta["namespace"], r.get("name")), r.get("uid")))
+                    if r.get("kind") == "Pod" else r for r in meta["ownerReferences"]]
+            if refs != meta["ownerReferences"]:
+                prefix, plural, _ = KINDS[obj["kind"]]
+                self.admin.request("PATCH", f"{prefix}/namespaces/{meta['namespace']}/{plural}/{meta['name']}",  # type: ignore[union-attr]
+                                   {"metadata": {"ownerReferences": refs}},
+                                   content_type="application/merge-patch+json")
 
     def create(self, obj: dict[str, Any]) -> dict[str, Any]:
         api = self.admin
@@ -422,6 +452,14 @@ class ControlPlane:
         ns = obj["metadata"].get("namespace") or "default"
         base = f"{prefix}/namespaces/{ns}/{plural}" if namespaced else f"{prefix}/{plural}"
         status = obj.get("status")
+        terminating = kind == "Pod" and bool(obj["metadata"].get("deletionTimestamp"))
+        if terminating:
+            # A terminating pod: created, then deleted while a finalizer holds it (no kubelet
+            # would finish it either); it keeps its node and gets a deletionTimestamp of now.
+            obj = json.loads(json.dumps(obj))
+            for key in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+                obj["metadata"].pop(key, None)
+            obj["metadata"]["finalizers"] = [*(obj["metadata"].get("finalizers") or []), TERMINATING_FINALIZER]
         created = api.request("POST", base, obj)
         name = created["metadata"]["name"]
         if kind == "Node":
@@ -433,6 +471,9 @@ class ControlPlane:
         if status and kind in WITH_STATUS:
             created["status"] = status
             created = api.request("PUT", f"{base}/{name}/status", created)
+        if terminating:
+            api.request("DELETE", f"{base}/{name}", {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 30})
+            created = api.get(f"{base}/{name}")
         return created
 
     def clear(self) -> None:
@@ -588,26 +629,36 @@ def _provisioning_on(cp: ControlPlane, pod: dict[str, Any]) -> dict[str, Any] | 
 
 
 def wait_decisions(cp: ControlPlane, pods: list[dict[str, Any]], timeout: float = 60,
-                   settle: float = 1.5) -> dict[str, dict[str, Any]]:
+                   settle: float = 1.5, batch: bool = False) -> dict[str, dict[str, Any]]:
     """Waits until every pod has a decision and none changed for ``settle`` seconds (a pod that
-    preempts is nominated after its first failure; a later binding supersedes a failure)."""
+    preempts is nominated after its first failure; a later binding supersedes a failure).
+    A failed pod keeps its first message; in a ``batch`` its last (that of its last attempt,
+    which kschedctl simulate reports too), and a pod deleted after it was bound is
+    ``Preempted`` (a later pod of the batch evicted it)."""
     keys = [(p["metadata"]["namespace"], p["metadata"]["name"]) for p in pods]
     gated = {k for k, p in zip(keys, pods) if p["spec"].get("schedulingGates")}
     deadline = time.monotonic() + timeout
     last: dict[str, Any] = {}
     first_message: dict[str, str] = {}
+    bound_on: dict[str, str] = {}
     stable_since = time.monotonic()
     while True:
         now: dict[str, Any] = {}
         for ns, name in keys:
+            key = f"{ns}/{name}"
             pod = cp.pod(ns, name)
+            if batch and (pod is None or pod["metadata"].get("deletionTimestamp")):
+                now[key] = ({"outcome": "Preempted", "selectedNode": bound_on[key], "message": ""} if key in bound_on
+                            else {"outcome": "Deleted", "selectedNode": None, "message": ""})
+                continue
             d = decision(pod)
             if (ns, name) in gated and pod is not None and pod["spec"].get("schedulingGates"):
                 d = {"outcome": "Gated", "selectedNode": None, "message": ""}
             if d is None and pod is not None:
                 d = _provisioning_on(cp, pod)
-            key = f"{ns}/{name}"
-            if d and d["outcome"] == "Unschedulable":
+            if d and d["outcome"] == "Scheduled":
+                bound_on[key] = d["selectedNode"]
+            if d and d["outcome"] == "Unschedulable" and not batch:
                 # A retry after the victims' deletion rewrites the message ("not eligible due
                 # to a terminating pod..."); the first attempt's is the one explain answers.
                 d["message"] = first_message.setdefault(key, d["message"])
@@ -635,6 +686,392 @@ def victims(cp: ControlPlane, before: list[dict[str, Any]]) -> list[str]:
     return sorted(out)
 
 
+# -- batches --------------------------------------------------------------------------------
+
+_LOG_LINE = re.compile(r'^[IWE]\d{4} [\d:.]+\s+\d+ [^\]]+\] "(?P<msg>(?:[^"\\]|\\.)*)"(?P<rest>.*)$')
+_LOG_FIELD = re.compile(r'(\w+)=(?:"((?:[^"\\]|\\.)*)"|(\S+))')
+
+
+def _go_unquote(text: str) -> str:
+    """A Go %q string's body (klog quotes values so): JSON's escapes plus \\xNN."""
+    try:
+        return json.loads(f'"{text}"')
+    except json.JSONDecodeError:
+        return text.encode("latin-1", "backslashreplace").decode("unicode_escape", "replace")
+
+
+def scheduler_log(cp: ControlPlane, offset: int = 0) -> list[tuple[str, dict[str, str]]]:
+    """kube-scheduler's log from byte ``offset``: (message, fields) per structured line, in the
+    order the scheduler wrote them (its scheduling cycles run one at a time, so attempts are
+    in the order it popped the pods)."""
+    path = cp.workdir / "kube-scheduler.log"
+    with open(path, "rb") as f:
+        f.seek(offset)
+        text = f.read().decode(errors="replace")
+    out = []
+    for line in text.splitlines():
+        m = _LOG_LINE.match(line)
+        if not m:
+            continue
+        fields = {}
+        for fm in _LOG_FIELD.finditer(m["rest"]):
+            fields[fm[1]] = _go_unquote(fm[2]) if fm[2] is not None else fm[3]
+        out.append((_go_unquote(m["msg"]), fields))
+    return out
+
+
+def _graceless(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Pods that die at once when deleted: preemption deletes its victims with their own grace
+    period and, with no kubelet to finish them, a victim with one would stay Terminating on its
+    node for ever (the preemptor then waits for it: "not eligible due to a terminating pod");
+    kubelets end such pods within their grace period, which is what kschedctl simulate assumes."""
+    out = []
+    for obj in objects:
+        if obj.get("kind") == "Pod" and "terminationGracePeriodSeconds" not in (obj.get("spec") or {}):
+            obj = dict(obj, spec=dict(obj.get("spec") or {}, terminationGracePeriodSeconds=0))
+        out.append(obj)
+    return out
+
+
+def read_attempts(log: list[tuple[str, dict[str, str]]]) -> tuple[list[dict[str, Any]], list[tuple[str, str, int]],
+                                                                 dict[tuple[str, str], list[str]]]:
+    """The scheduler's attempts from its log (-v=3), in order: pod, outcome (Scheduled,
+    Unschedulable), node, message, the node a preemption nominated and its victims, the nodes
+    the scan evaluated, and ``inFlight``: whether the attempt started while a preemption's
+    victims were deleted through the API but not yet gone from the scheduler's cache (async
+    preemption deletes them after the preemptor's cycle; the next cycles run meanwhile and still
+    see them). Also the bindings (pod, node, evaluated nodes) and the victims per preemption."""
+    attempts: list[dict[str, Any]] = []
+    latest: dict[str, dict[str, Any]] = {}
+    bindings: list[tuple[str, str, int]] = []
+    preempted: dict[tuple[str, str], list[str]] = {}
+    started: list[dict[str, Any]] = []  # every preemption: preemptor, node, its attempt, victims
+    windows: list[dict[str, Any]] = []  # those whose victims may still be in the scheduler's cache
+    gone: set[str] = set()
+    for msg, f in log:
+        pod = f.get("pod", "")
+        if msg == "Attempting to schedule pod":
+            windows = [w for w in windows if len(w["victims"]) < w["count"] or not w["victims"] <= gone]
+            latest[pod] = {"pod": pod, "outcome": "", "node": "", "message": "", "nominatedNode": "", "victims": [],
+                           "inFlight": bool(windows), "goneBefore": sorted(gone)}
+            attempts.append(latest[pod])
+        elif msg == "Unable to schedule pod; no fit; waiting" and pod in latest:
+            latest[pod].update(outcome="Unschedulable", message=f.get("err", ""))
+        elif msg == "the target node for the preemption is determined" and pod in latest:
+            latest[pod]["nominatedNode"] = f.get("node", "")
+        elif msg == "Start the preemption asynchronously":
+            preemptor = f.get("preemptor", "")
+            started.append({"preemptor": preemptor, "node": f.get("node", ""), "attempt": latest.get(preemptor),
+                            "count": int(f.get("numVictims", "0") or 0), "victims": set()})
+            windows.append(started[-1])
+        elif msg in ("Preemptor Pod preempted victim Pod", "Victim Pod is already deleted"):
+            preemptor, node, victim = f.get("preemptor", ""), f.get("node", ""), f.get("victim", "")
+            preempted.setdefault((preemptor, node), []).append(victim)
+            for w in started:
+                # the attempt that chose the victims: a retry may have begun since
+                if (w["preemptor"], w["node"]) == (preemptor, node) and len(w["victims"]) < w["count"]:
+                    w["victims"].add(victim)
+                    if w["attempt"] is not None:
+                        w["attempt"]["victims"] = sorted(w["victims"])
+                    break
+        elif msg == "Delete event for scheduled pod":
+            gone.add(pod)
+        elif msg == "Attempting to bind pod to node" and pod in latest:
+            latest[pod].update(outcome="Scheduled", node=f.get("node", ""))
+        elif msg == "Successfully bound pod to node":
+            evaluated = int(f.get("evaluatedNodes", "0") or 0)
+            bindings.append((pod, f.get("node", ""), evaluated))
+            if pod in latest:
+                latest[pod]["evaluated"] = evaluated
+    return attempts, bindings, preempted
+
+
+def batch(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str, Any]],
+          config: dict[str, Any] | None, timeout: float = 120, snapshot: Path | None = None) -> dict[str, Any]:
+    """Pods created together, pending, before a freshly started scheduler: it queues them all
+    (priority, then the API server's list order) and places them one after another. Returns
+    ``placements`` (pod -> outcome, node, message, nominatedNode), ``attempts`` (the pods in
+    the order the scheduler tried them, retries included), ``bindings`` (pod, node, in the
+    order it decided them) and ``preemptions`` (preemptor, node, victims), read from the
+    objects and from the scheduler's log. With ``snapshot``, ``kschedctl snapshot`` of the API
+    server, taken once the objects exist and before the scheduler starts, is written there: the
+    objects as the API server stores them (admission and create-time defaults applied, such as
+    podAffinity's ``matchLabelKeys`` merged into the selectors of the running pods too)."""
+    cp.stop_scheduler()
+    cp.clear()
+    created = cp.load(_graceless(cluster + [dict(p, kind="Pod") for p in pods]))
+    pending = [p for p in created if not p["spec"].get("nodeName")]
+    if snapshot is not None:
+        from benchmarks.differential import run_kschedctl
+
+        taken = run_kschedctl(["snapshot", "--kubeconfig", str(cp.kubeconfig()), "-o", "json", "-q"])
+        if "error" in taken:
+            raise ControlPlaneError(f"kschedctl snapshot: {taken['error']}")
+        snapshot.write_text(json.dumps(taken))
+    cp.start_scheduler(config, verbosity=3)
+    decisions = wait_decisions(cp, pending, timeout=timeout, settle=3.0, batch=True)
+    attempts, bindings, preempted = read_attempts(scheduler_log(cp, cp.log_offset))
+    placements = {}
+    last_bound = {pod: node for pod, node, _ in bindings}
+    for key, d in decisions.items():
+        if d["outcome"] == "Deleted" and key in last_bound:
+            d = {"outcome": "Preempted", "selectedNode": last_bound[key], "message": ""}  # bound and gone between polls
+        placements[key] = {"outcome": d["outcome"], "node": d.get("selectedNode") or "",
+                           "message": d.get("message", ""), "nominatedNode": d.get("nominatedNode") or ""}
+    return {"placements": placements, "attempts": attempts, "bindings": bindings,
+            "preemptions": [{"pod": p, "node": n, "victims": sorted(v)} for (p, n), v in preempted.items()]}
+
+
+def simulate_following(args: list[str], real: dict[str, Any]) -> tuple[dict[str, Any], list[tuple], list[str]]:
+    """``kschedctl simulate`` (its own command line, in this process) made to follow the real
+    scheduler where upstream is random, and nowhere else:
+
+    - score ties: among the nodes sharing the top score it takes the one the real scheduler
+      bound the pod to (upstream's selectHost picks one at random);
+    - the scan window: where the real cycle that bound a pod examined another number of nodes
+      than kschedctl's in-order scan (upstream's Filter runs on 16 goroutines and stops once
+      it has enough feasible nodes: the nodes checked before the stop reached every goroutine,
+      and so the next cycle's start index, depend on timing), the next start index is the
+      real one, and the real node is taken if kschedctl found it feasible.
+
+    Everything else is kschedctl's own: queue order, retries, preemption. Returns the result,
+    its cycles (pod, outcome, node, tied nodes, evaluated) in order, and notes on where the
+    scan windows differed."""
+    from benchmarks.differential import run_kschedctl
+    from kschedctl.scheduler import simulate as simulate_module
+    from kschedctl.scheduler.schedule_one import Scheduler
+
+    real_nodes = {k: v["node"] for k, v in real["placements"].items() if v["node"]}
+    real_evaluated = {pod: evaluated for pod, _node, evaluated in real["bindings"]}
+    cycles: list[tuple] = []
+    notes: list[str] = []
+    current: dict[str, Any] = {}
+    run_cycle, select_host = Scheduler.run_cycle, Scheduler.select_host
+
+    def following_run_cycle(self: Any, fwk: Any, pod_info: Any) -> Any:
+        current.update(pod=pod_info.key, forced=None)
+        start = self.next_start_node_index
+        out = run_cycle(self, fwk, pod_info)
+        want = real_evaluated.get(pod_info.key)
+        if str(out.outcome) == "Scheduled" and want is not None and out.evaluated_nodes != want:
+            self.next_start_node_index = (start + want) % max(1, self.snapshot.num_nodes())
+            notes.append(f"{pod_info.key}: the real scan examined {want} nodes, kschedctl's {out.evaluated_nodes}")
+        if current["forced"]:
+            node, tied, cut = current["forced"]
+            notes.append(("" if cut else f"UNEXPLAINED {len(cycles)} ") + f"{pod_info.key}: real node {node!r} not in kschedctl's "
+                         f"top {tied}" + (" (the real scan stopped early: which nodes it kept is timing)" if cut else ""))
+        return out
+
+    def following_select_host(self: Any, node_scores: Any) -> tuple[str, list[str]]:
+        host, tied = select_host(self, node_scores)
+        pod = current.get("pod", "")
+        want = real_nodes.get(pod)
+        if not want or want in tied:
+            return (want or host), tied
+        # Upstream's parallel scan, stopped before the last node, keeps whichever feasible nodes
+        # its goroutines reached first: the real node may be one kschedctl's in-order scan ranked
+        # lower or never reached.
+        cut = real_evaluated.get(pod, self.snapshot.num_nodes()) < self.snapshot.num_nodes()
+        if cut or any(ns.name == want for ns in node_scores):
+            current["forced"] = (want, tied, cut)
+            return want, tied
+        return host, tied
+
+    def observe(pod_info: Any, out: Any) -> None:
+        pre = out.preemption
+        cycles.append({"pod": pod_info.key, "outcome": str(out.outcome), "node": out.selected_node or "",
+                       "tied": list(out.tied_nodes or ()), "evaluated": out.evaluated_nodes, "message": out.message,
+                       "nominatedNode": pre.nominated_node_name if pre is not None else "",
+                       "victims": sorted(pre.victims) if pre is not None else []})
+
+    token = simulate_module.CYCLE_OBSERVER.set(observe)
+    Scheduler.run_cycle, Scheduler.select_host = following_run_cycle, following_select_host  # type: ignore[method-assign]
+    try:
+        return run_kschedctl([*args, "--tie-break", "first"]), cycles, notes
+    finally:
+        Scheduler.run_cycle, Scheduler.select_host = run_cycle, select_host  # type: ignore[method-assign]
+        simulate_module.CYCLE_OBSERVER.reset(token)
+
+
+def _first_attempts(attempts: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for pod in attempts:
+        seen.setdefault(pod, None)
+    return list(seen)
+
+
+def compare_batch(ours: dict[str, Any], cycles: list[dict[str, Any]], real: dict[str, Any],
+                  random_offset: bool = False) -> tuple[list[str], list[str], int | None]:
+    """kschedctl simulate (following the real scheduler's random choices) beside the real batch.
+    Returns the differences, notes on what upstream's timing or randomness left uncompared, and
+    the attempt the comparison stopped at for that reason (None: compared to the end).
+
+    - the queue: the pods in the order of their first attempts;
+    - attempt by attempt, up to the first retry: the same pod, outcome, node, message, and the
+      preemption's nominated node and victims;
+    - at the end: each pod's outcome and node, a failed pod's message and nominated node, every
+      preemption (node, victims).
+
+    Upstream's timing decides two things kschedctl's model fixes: an attempt that starts while
+    a preemption's victims are still in the scheduler's cache (async preemption deletes them
+    after the preemptor's cycle; kschedctl removes them at once) sees another cluster, and so
+    may every later one: the comparison stops there. With ``random_offset`` (preemption dry-runs
+    some nodes from a random offset, ``differential.candidates_limited``), a preemption that
+    chose another node or other victims stops it too."""
+    diffs: list[str] = []
+    notes: list[str] = []
+    real_attempts = real["attempts"]
+    our_order = _first_attempts(c["pod"] for c in cycles)
+    real_order = _first_attempts(a["pod"] for a in real_attempts)
+    if our_order != real_order:
+        diffs.append(f"queue order: kschedctl {our_order} != real {real_order}")
+        return diffs, notes, None
+    tried: set[str] = set()
+    stopped: int | None = None
+    for i, (o, r) in enumerate(zip(cycles, real_attempts)):
+        if r["inFlight"]:
+            notes.append(f"attempt {i} ({r['pod']}) started while a preemption's victims were still in the "
+                         f"scheduler's cache: compared up to there")
+            stopped = i
+            break
+        if o["pod"] in tried or r["pod"] in tried:
+            break  # retries follow cluster events whose timing is upstream's own
+        tried.add(r["pod"])
+        where = f"attempt {i} ({r['pod']})"
+        if o["pod"] != r["pod"]:
+            diffs.append(f"{where}: kschedctl tried {o['pod']}")
+            break
+        if (o["outcome"], o["node"]) != (r["outcome"], r["node"]):
+            diffs.append(f"{where}: kschedctl {o['outcome']} {o['node']!r} != real {r['outcome']} {r['node']!r}"
+                         + (f" (kschedctl's top: {o['tied']})" if len(o["tied"]) > 1 else ""))
+            break
+        if r["outcome"] == "Unschedulable" and o["message"] != r["message"]:
+            diffs.append(f"{where} message: kschedctl {o['message']!r} != real {r['message']!r}")
+        if (o["nominatedNode"], o["victims"]) != (r["nominatedNode"], r["victims"]):
+            if random_offset:
+                notes.append(f"{where}: preemption chose {r['nominatedNode']!r} {r['victims']} (kschedctl "
+                             f"{o['nominatedNode']!r} {o['victims']}) among candidates drawn from a random offset")
+                stopped = i
+                break
+            diffs.append(f"{where} preemption: kschedctl {o['nominatedNode']!r} {o['victims']} != "
+                         f"real {r['nominatedNode']!r} {r['victims']}")
+    if stopped is not None or diffs:
+        return diffs, notes, stopped
+    op = {p["pod"]: p for p in ours.get("placements") or []}
+    for pod, r in real["placements"].items():
+        o = op.get(pod)
+        if o is None:
+            diffs.append(f"{pod}: missing from kschedctl")
+            continue
+        if (o.get("outcome"), o.get("node") or "") != (r["outcome"], r["node"]):
+            diffs.append(f"{pod}: kschedctl {o.get('outcome')} {o.get('node')!r} != real {r['outcome']} {r['node']!r}")
+            continue
+        if r["outcome"] == "Unschedulable":
+            if o.get("message") != r["message"]:
+                diffs.append(f"{pod} message: kschedctl {o.get('message')!r} != real {r['message']!r}")
+            if (o.get("nominatedNode") or "") != r["nominatedNode"]:
+                diffs.append(f"{pod} nominatedNode: kschedctl {o.get('nominatedNode')!r} != real {r['nominatedNode']!r}")
+    for pod in op.keys() - real["placements"].keys():
+        diffs.append(f"{pod}: missing from the real run")
+    ours_pre = sorted((p["pod"], p["node"], sorted(p.get("victims") or [])) for p in ours.get("preemptions") or [])
+    real_pre = sorted((p["pod"], p["node"], p["victims"]) for p in real["preemptions"])
+    if ours_pre != real_pre:
+        diffs.append(f"preemptions: kschedctl {ours_pre} != real {real_pre}")
+    return diffs, notes, None
+
+# -- a scheduler extender -------------------------------------------------------------------
+
+EXTENDER_REASON = "rejected by the test extender"
+
+
+class TestExtender:
+    """A scheduler extender on a loopback port, speaking extender/v1 JSON over HTTP
+    (``ExtenderArgs`` in; ``ExtenderFilterResult`` and ``HostPriorityList`` out), that the real
+    kube-scheduler and kschedctl both call: its answers are a function of the pod and the node
+    names alone, so both engines get the same ones. ``filter`` rejects a node when a hash of
+    (pod, node) is 0 mod 3, with ``EXTENDER_REASON``; ``prioritize`` scores each node with the
+    same hash mod 11 (0..MaxExtenderPriority). ``calls`` counts the requests per verb."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        extender = self
+        self.calls: dict[str, int] = {}
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+                length = int(self.headers.get("Content-Length") or 0)
+                try:
+                    args = json.loads(self.rfile.read(length) or b"{}")
+                    verb = self.path.rstrip("/").rsplit("/", 1)[-1]
+                    body = json.dumps(extender.answer(verb, args)).encode()
+                    code = 200
+                except (ValueError, KeyError, TypeError) as exc:
+                    body, code = str(exc).encode(), 400
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/scheduler"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @staticmethod
+    def draw(pod: str, node: str) -> int:
+        import zlib
+
+        return zlib.crc32(f"{pod}@{node}".encode())
+
+    def answer(self, verb: str, args: dict[str, Any]) -> Any:
+        self.calls[verb] = self.calls.get(verb, 0) + 1
+        meta = (args.get("Pod") or {}).get("metadata") or {}
+        pod = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        if args.get("NodeNames") is not None:
+            names = list(args["NodeNames"])
+            items = None
+        else:
+            items = list(((args.get("Nodes") or {}).get("items")) or [])
+            names = [i["metadata"]["name"] for i in items]
+        if verb == "prioritize":
+            return [{"Host": n, "Score": self.draw(pod, n) % 11} for n in names]
+        if verb != "filter":
+            raise KeyError(f"no verb {verb}")
+        failed = {n: EXTENDER_REASON for n in names if self.draw(pod, n) % 3 == 0}
+        result: dict[str, Any] = {"FailedNodes": failed, "Error": ""}
+        if items is None:
+            result["NodeNames"] = [n for n in names if n not in failed]
+        else:
+            result["Nodes"] = {"metadata": {}, "items": [i for i in items if i["metadata"]["name"] not in failed]}
+        return result
+
+    def config(self, node_cache_capable: bool = False, weight: int = 3) -> dict[str, Any]:
+        """The ``extenders`` entry of a KubeSchedulerConfiguration naming this server."""
+        return {"urlPrefix": self.url, "filterVerb": "filter", "prioritizeVerb": "prioritize", "weight": weight,
+                "nodeCacheCapable": node_cache_capable, "enableHTTPS": False, "httpTimeout": "10s"}
+
+    def __enter__(self) -> "TestExtender":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def with_extender(config: dict[str, Any] | None, extender: dict[str, Any]) -> dict[str, Any]:
+    """``config`` (None: the defaults) calling ``extender`` too."""
+    out = json.loads(json.dumps(config)) if config else {
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+    out["extenders"] = [*(out.get("extenders") or []), extender]
+    return out
+
+
 # -- the command ----------------------------------------------------------------------------
 
 def read_documents(paths: Iterable[str]) -> list[dict[str, Any]]:
@@ -654,7 +1091,8 @@ def read_documents(paths: Iterable[str]) -> list[dict[str, Any]]:
 
 
 def run_scheduler(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str, Any]],
-                  config: dict[str, Any] | None, timeout: float = 60) -> tuple[dict[str, dict[str, Any]], list[dict]]:
+                  config: dict[str, Any] | None, timeout: float = 60,
+                  verbosity: int = 2) -> tuple[dict[str, dict[str, Any]], list[dict]]:
     """One case on a cleared control plane: the cluster's objects, then ``pods`` (pending), then
     a freshly started scheduler; returns each pending pod's decision (cluster's pending pods
     included) and the bound pods created."""
@@ -663,7 +1101,7 @@ def run_scheduler(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[di
     created = cp.load(cluster + [dict(p, kind="Pod") for p in pods])
     bound = [p for p in created if p["spec"].get("nodeName")]
     pending = [p for p in created if not p["spec"].get("nodeName")]
-    cp.start_scheduler(config)
+    cp.start_scheduler(config, verbosity=verbosity)
     return wait_decisions(cp, pending, timeout=timeout), bound
 
 
@@ -674,20 +1112,54 @@ def _profile(config: dict[str, Any] | None) -> str:
 
 def explain(cp: ControlPlane, cluster: list[dict[str, Any]], pods: list[dict[str, Any]],
             config: dict[str, Any] | None) -> dict[str, Any]:
-    """Each pod alone against the cluster, as ``kschedctl explain`` answers."""
+    """Each pod alone against the cluster, as ``kschedctl explain`` answers: the pod's first
+    attempt, as the scheduler's log tells it (a retry may follow cluster events, such as a
+    claim DynamicResources' PostFilter deallocated, and rewrite the pod's condition before it is
+    read). The cluster's own pending pods may go first: what they did before that attempt is
+    reported (``placedBefore``: where they were bound; ``removedBefore``: the victims of their
+    preemptions already gone from the scheduler's cache; ``nominatedBefore``: the nodes those
+    nominated), and ``inFlight`` says the attempt started while some victims were still in the
+    scheduler's cache (async preemption deletes them after the preemptor's cycle)."""
     items = []
     for pod in pods:
-        decisions, bound = run_scheduler(cp, cluster, [pod], config)
+        decisions, bound = run_scheduler(cp, cluster, [pod], config, verbosity=3)
         key = f"{pod['metadata'].get('namespace') or 'default'}/{pod['metadata']['name']}"
-        d = dict(decisions.get(key) or {"outcome": "Timeout", "selectedNode": None, "message": ""})
-        nominated = d.pop("nominatedNode", None)
-        gone = victims(cp, bound)
-        d["preemption"] = {"nominatedNode": nominated, "victims": gone} if nominated else None
+        attempts, _, _ = read_attempts(scheduler_log(cp, cp.log_offset))
+        index = next((i for i, a in enumerate(attempts) if a["pod"] == key), None)
+        first = attempts[index] if index is not None else None
+        if first is not None and first["outcome"]:
+            d: dict[str, Any] = {"outcome": first["outcome"], "selectedNode": first["node"] or None,
+                                 "message": first["message"]}
+            d["preemption"] = ({"nominatedNode": first["nominatedNode"], "victims": first["victims"]}
+                               if first["nominatedNode"] else None)
+            earlier = attempts[:index]
+            placed = {a["pod"]: a["node"] for a in earlier if a["outcome"] == "Scheduled"}
+            # Victims the scheduler's cache had dropped when the attempt began: async preemption
+            # deletes them after the preemptor's cycle, and the next cycles may still see some.
+            removed = sorted({v for a in earlier for v in a["victims"]} & set(first["goneBefore"]))
+            nominated = {a["pod"]: a["nominatedNode"] for a in earlier if a["nominatedNode"]}
+        else:
+            # No attempt logged, or one whose binding waits (a volume to provision): the object
+            # tells.
+            d = dict(decisions.get(key) or {"outcome": "Timeout", "selectedNode": None, "message": ""})
+            nominated_node = d.pop("nominatedNode", None)
+            gone = victims(cp, bound)
+            came_with = (pod.get("status") or {}).get("nominatedNodeName")
+            # A failure without a preemption leaves the nomination the pod came with.
+            preempted = nominated_node and (nominated_node != came_with or gone)
+            d["preemption"] = {"nominatedNode": nominated_node, "victims": gone} if preempted else None
+            placed = {k: v["selectedNode"] for k, v in decisions.items() if k != key and v and v.get("selectedNode")}
+            removed, nominated = [], {}
         item = {"kind": "ExplainResult", "pod": key, "profile": _profile(config), **d}
-        before = {k: v["selectedNode"] for k, v in decisions.items() if k != key and v and v.get("selectedNode")}
-        if before:
+        if placed:
             # The cluster's own pending pods went first; where a score tie sent them is random.
-            item["placedBefore"] = before
+            item["placedBefore"] = placed
+        if removed:
+            item["removedBefore"] = removed
+        if nominated:
+            item["nominatedBefore"] = nominated
+        if first is not None and first["inFlight"]:
+            item["inFlight"] = True
         items.append(item)
     return items[0] if len(items) == 1 else {"kind": "ExplainResultList", "items": items}
 
@@ -830,8 +1302,10 @@ def command(argv: list[str]) -> int:
 
 # -- the differential -----------------------------------------------------------------------
 
-def compare(ours: dict[str, Any], real: dict[str, Any]) -> list[str]:
-    """kschedctl's explain beside the real scheduler's decision: differences, described."""
+def compare(ours: dict[str, Any], real: dict[str, Any], random_offset: bool = False) -> list[str]:
+    """kschedctl's explain beside the real scheduler's decision: differences, described. With
+    ``random_offset`` (preemption dry-runs only some nodes, from an offset upstream draws at
+    random: ``differential.candidates_limited``) both must preempt or not, wherever."""
     diffs = []
     if ours.get("outcome") != real.get("outcome"):
         diffs.append(f"outcome: kschedctl {ours.get('outcome')!r} != real {real.get('outcome')!r}"
@@ -843,13 +1317,32 @@ def compare(ours: dict[str, Any], real: dict[str, Any]) -> list[str]:
     elif real.get("outcome") == "Unschedulable" and ours.get("message") != real.get("message"):
         diffs.append(f"message: kschedctl {ours.get('message')!r} != real {real.get('message')!r}")
     rp, op = real.get("preemption"), ours.get("preemption")
-    if rp or op:
+    if random_offset and bool(rp) != bool(op):
+        diffs.append(f"preemption: kschedctl {op and op.get('nominatedNode')!r} != real {rp and rp.get('nominatedNode')!r}")
+    elif (rp or op) and not random_offset:
         if (rp or {}).get("nominatedNode") != (op or {}).get("nominatedNode"):
             diffs.append(f"nominatedNode: kschedctl {(op or {}).get('nominatedNode')!r} "
                          f"!= real {(rp or {}).get('nominatedNode')!r}")
         elif sorted((rp or {}).get("victims") or []) != sorted((op or {}).get("victims") or []):
             diffs.append(f"victims: kschedctl {(op or {}).get('victims')} != real {(rp or {}).get('victims')}")
     return diffs
+
+
+def _as_before(objects: list[dict[str, Any]], placed: dict[str, str], removed: list[str],
+               nominated: dict[str, str]) -> list[dict[str, Any]]:
+    """``objects`` as the scheduler had them before a pod's attempt: the pods it placed bound,
+    its preemptions' victims gone, their preemptors nominated."""
+    out = []
+    for obj in _bind(objects, placed):
+        meta = obj.get("metadata") or {}
+        key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        if obj.get("kind") == "Pod" and key in removed:
+            continue
+        if obj.get("kind") == "Pod" and key in nominated and key not in placed:
+            obj = json.loads(json.dumps(obj))
+            obj["status"] = dict(obj.get("status") or {}, nominatedNodeName=nominated[key])
+        out.append(obj)
+    return out
 
 
 def _bind(objects: list[dict[str, Any]], placed: dict[str, str]) -> list[dict[str, Any]]:
@@ -866,46 +1359,126 @@ def _bind(objects: list[dict[str, Any]], placed: dict[str, str]) -> list[dict[st
     return out
 
 
-def differential(cp: ControlPlane, seed: int, cases: int, workdir: Path, show: int = 20,
-                 keep: Path | None = None, first: int = 0) -> tuple[int, list[str]]:
-    """Runs explain cases ``first..first+cases-1`` of ``seed``; returns the mismatch count and
-    their descriptions."""
-    from benchmarks import diffgen
+def _kschedctl_args(command: str, paths: dict[str, Any]) -> list[str]:
+    args = [command, *paths["pods"], "--cluster", paths["cluster"], "-o", "json"]
+    if paths.get("config"):
+        args += ["--config", paths["config"]]
+    return args
+
+
+def explain_case(cp: ControlPlane, case: Any, case_dir: Path, notes_out: list[str] | None = None) -> list[str]:
+    """One explain case through the real scheduler and kschedctl explain: the differences (and,
+    in ``notes_out``, what upstream's timing left uncompared)."""
     from benchmarks.differential import run_kschedctl
+
+    paths = case.write(case_dir)
+    try:
+        real = explain(cp, case.cluster, case.pods, case.config)
+    except ControlPlaneError as exc:
+        real = {"outcome": "Error", "message": str(exc)[:300]}
+    if real.get("inFlight") and notes_out is not None:
+        # The cluster's own pending pod preempted first and some victims were still in the
+        # scheduler's cache: kschedctl explains from that state, as the log tells it.
+        notes_out.append("explained from a state with a preemption in flight")
+    if real.get("placedBefore") or real.get("removedBefore") or real.get("nominatedBefore"):
+        # Explain the pod from the state the real scheduler left just before it.
+        state = _as_before(case.cluster, real.get("placedBefore") or {}, real.get("removedBefore") or [],
+                           real.get("nominatedBefore") or {})
+        Path(paths["cluster"]).write_text(yaml.safe_dump_all(state, sort_keys=False))
+    ours = run_kschedctl(_kschedctl_args("explain", paths))
+    from benchmarks.differential import candidates_limited
+
+    return ["kschedctl: " + ours["error"]] if "error" in ours else compare(ours, real, candidates_limited(case))
+
+
+def simulate_case(cp: ControlPlane, case: Any, case_dir: Path, notes_out: list[str] | None = None) -> list[str]:
+    """One batch through the real scheduler and kschedctl simulate: the differences (and, in
+    ``notes_out``, what upstream's randomness or timing left uncompared)."""
+    paths = case.write(case_dir)
+    snapshot = case_dir / "snapshot.json"
+    try:
+        real = batch(cp, case.cluster, case.pods, case.config, snapshot=snapshot)
+    except ControlPlaneError as exc:
+        return [f"real: {exc}"[:300]]
+    # The batch's pods are the snapshot's pending pods: kschedctl reads what the API server stored.
+    args = ["simulate", "--cluster", str(snapshot), "-o", "json"] + (["--config", paths["config"]] if paths.get("config") else [])
+    ours, cycles, notes = simulate_following(args, real)
+    if "error" in ours:
+        return ["kschedctl: " + ours["error"]]
+    from benchmarks.differential import candidates_limited
+
+    diffs, compared, stop = compare_batch(ours, cycles, real, random_offset=candidates_limited(case))
+    for note in notes:
+        if note.startswith("UNEXPLAINED "):
+            # a real node outside kschedctl's top set, before the comparison stopped at timing
+            index, text = note.split(" ", 2)[1:]
+            if stop is None or int(index) < stop:
+                diffs.append(text)
+    notes += compared
+    if notes_out is not None:
+        notes_out += notes
+    if diffs:
+        (case_dir / "real.json").write_text(json.dumps(real, indent=1))
+        (case_dir / "kschedctl.json").write_text(json.dumps({"result": ours, "cycles": cycles, "notes": notes},
+                                                            indent=1))
+    return diffs
+
+
+def differential(cp: ControlPlane, seed: int, cases: int, workdir: Path, show: int = 20,
+                 keep: Path | None = None, first: int = 0, simulate_cases: int = 0,
+                 first_simulate: int = 0, extender_cases: int = 0) -> tuple[int, list[str]]:
+    """Runs explain cases ``first..first+cases-1`` and simulate cases (batches)
+    ``first_simulate..`` of ``seed``, then the first ``extender_cases`` of each again with
+    ``TestExtender`` in their configuration (both engines call it over HTTP); returns the
+    mismatch count and their descriptions."""
+    import dataclasses
+
+    from benchmarks import diffgen
 
     mismatches = 0
     found: list[str] = []
+    timing = in_flight = 0
     started = time.perf_counter()
-    for i in range(first, first + cases):
-        case = diffgen.generate(seed, i, "explain")
-        case_dir = workdir / f"case-{i}"
-        paths = case.write(case_dir)
-        args = ["explain", *paths["pods"], "--cluster", paths["cluster"], "-o", "json"]
-        if paths.get("config"):
-            args += ["--config", paths["config"]]
-        try:
-            real = explain(cp, case.cluster, case.pods, case.config)
-        except ControlPlaneError as exc:
-            real = {"outcome": "Error", "message": str(exc)[:300]}
-        if real.get("placedBefore"):
-            # Explain the pod from the state the real scheduler left just before it.
-            Path(paths["cluster"]).write_text(yaml.safe_dump_all(_bind(case.cluster, real["placedBefore"]),
-                                                                 sort_keys=False))
-        ours = run_kschedctl(args)
-        diffs = ["kschedctl: " + ours["error"]] if "error" in ours else compare(ours, real)
-        if diffs:
-            mismatches += 1
-            found.append(f"case {i}: " + "; ".join(diffs))
-            if keep:
-                shutil.copytree(case_dir, keep / f"case-{seed}-{i:05d}", dirs_exist_ok=True)
-                (keep / f"case-{seed}-{i:05d}" / "mismatch.txt").write_text("\n".join(diffs) + "\n")
-            if mismatches <= show:
-                print(f"--- explain case {i} (seed {seed}):")
-                for d in diffs:
-                    print(f"  {d}"[:700])
-        shutil.rmtree(case_dir, ignore_errors=True)
+    plan = ([("explain", i, False) for i in range(first, first + cases)]
+            + [("simulate", i, False) for i in range(first_simulate, first_simulate + simulate_cases)]
+            + [("explain", i, True) for i in range(first, first + min(cases, extender_cases))]
+            + [("simulate", i, True) for i in range(first_simulate, first_simulate + min(simulate_cases, extender_cases))])
+    with TestExtender() as extender:
+        for command, i, extended in plan:
+            case = diffgen.generate(seed, i, command)
+            name = f"{command}{'+extender' if extended else ''} case {i}"
+            if extended:
+                case = dataclasses.replace(case, config=with_extender(case.config, extender.config()))
+            case_dir = workdir / f"{command}-{i}{'-extender' if extended else ''}"
+            notes: list[str] = []
+            diffs = (explain_case if command == "explain" else simulate_case)(cp, case, case_dir, notes)
+            if any("compared up to there" in n for n in notes):
+                timing += 1
+            if any("preemption in flight" in n for n in notes):
+                in_flight += 1
+            if diffs:
+                mismatches += 1
+                found.append(f"{name}: " + "; ".join(diffs))
+                if keep:
+                    kept = keep / f"case-{seed}-{command}-{i:05d}{'-extender' if extended else ''}"
+                    shutil.copytree(case_dir, kept, dirs_exist_ok=True)
+                    (kept / "mismatch.txt").write_text("\n".join(diffs + notes) + "\n")
+                if mismatches <= show:
+                    print(f"--- {name} (seed {seed}):")
+                    for d in diffs:
+                        print(f"  {d}"[:700])
+            shutil.rmtree(case_dir, ignore_errors=True)
+        calls = dict(extender.calls)
     print(f"wall {time.perf_counter() - started:.1f} s")
-    print(f"{cases} cases, {mismatches} mismatches")
+    if timing:
+        print(f"{timing} case(s) compared up to an attempt that started while a preemption's victims were "
+              f"still in the scheduler's cache (async preemption; kschedctl removes them at once)")
+    if in_flight:
+        print(f"{in_flight} explain case(s) explained from the state the log shows: a preemption of the cluster's "
+              f"own pending pod still in flight")
+    if calls:
+        print(f"extender calls: {', '.join(f'{verb} {n}' for verb, n in sorted(calls.items()))}")
+    print(f"{len(plan)} cases, {mismatches} mismatches")
     return mismatches, found
 
 
@@ -918,7 +1491,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.realcluster", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cases", type=int, default=20)
-    parser.add_argument("--first", type=int, default=0, help="index of the first case")
+    parser.add_argument("--first", type=int, default=0, help="index of the first explain case")
+    parser.add_argument("--simulate-cases", type=int, default=0,
+                        help="simulate cases: batches of pods created together, against kschedctl simulate")
+    parser.add_argument("--first-simulate", type=int, default=0, help="index of the first simulate case")
+    parser.add_argument("--extender-cases", type=int, default=1,
+                        help="run this many of the first explain and simulate cases again with a real HTTP "
+                             "extender (started here) in the configuration")
     parser.add_argument("--bin-dir", default=str(BIN_DIR))
     parser.add_argument("--workdir", help="keep the control plane's files here")
     parser.add_argument("--keep", help="copy mismatching cases here")
@@ -933,7 +1512,9 @@ def main(argv: list[str] | None = None) -> int:
         keep.mkdir(parents=True, exist_ok=True)
     try:
         with _control_plane(workdir, Path(ns.bin_dir)) as cp:
-            mismatches, _ = differential(cp, ns.seed, ns.cases, workdir, keep=keep, first=ns.first)
+            mismatches, _ = differential(cp, ns.seed, ns.cases, workdir, keep=keep, first=ns.first,
+                                         simulate_cases=ns.simulate_cases, first_simulate=ns.first_simulate,
+                                         extender_cases=ns.extender_cases)
         return 1 if mismatches else 0
     finally:
         if not ns.workdir:
