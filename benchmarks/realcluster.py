@@ -774,6 +774,12 @@ def read_attempts(log: list[tuple[str, dict[str, str]]]) -> tuple[list[dict[str,
                     if w["attempt"] is not None:
                         w["attempt"]["victims"] = sorted(w["victims"])
                     break
+            else:
+                # A preemption that deletes its victims within the attempt (no "asynchronously"
+                # line: scheduler-plugins' PreemptionToleration runs its evaluator synchronously).
+                attempt = latest.get(preemptor)
+                if attempt is not None and attempt["nominatedNode"] == node and victim not in attempt["victims"]:
+                    attempt["victims"] = sorted([*attempt["victims"], victim])
         elif msg == "Delete event for scheduled pod":
             gone.add(pod)
         elif msg == "Attempting to bind pod to node" and pod in latest:

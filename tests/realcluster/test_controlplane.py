@@ -238,6 +238,22 @@ def test_the_attempts_are_read_from_the_schedulers_log(attempt: int, expected: d
     assert preempted == {("default/p", "n-1"): ["default/v1", "default/v2"]}
 
 
+def test_a_preemption_that_deletes_its_victims_within_the_attempt_is_read_too() -> None:
+    """scheduler-plugins' PreemptionToleration runs its evaluator synchronously: no
+    "asynchronously" line, the victims deleted before the attempt ends; they are that attempt's."""
+    log = [
+        ("Attempting to schedule pod", {"pod": "default/p"}),
+        ("the target node for the preemption is determined", {"node": "n2", "pod": "default/p"}),
+        ("Preemptor Pod preempted victim Pod", {"preemptor": "default/p", "victim": "default/v2", "node": "n2"}),
+        ("Preemptor Pod preempted victim Pod", {"preemptor": "default/p", "victim": "default/v1", "node": "n2"}),
+        ("Unable to schedule pod; no fit; waiting", {"pod": "default/p", "err": "0/2 nodes are available: ..."}),
+    ]
+    attempts, _, preempted = realcluster.read_attempts(log)
+    assert [(a["pod"], a["outcome"], a["nominatedNode"], a["victims"]) for a in attempts] == [
+        ("default/p", "Unschedulable", "n2", ["default/v1", "default/v2"])]
+    assert preempted == {("default/p", "n2"): ["default/v2", "default/v1"]}
+
+
 def test_klog_values_are_unquoted_as_go_quoted_them(tmp_path: Path) -> None:
     log = tmp_path / "kube-scheduler.log"
     log.write_text('I1128 08:57:03.760573   16045 node_tree.go:65] "Added node to NodeTree" node="n-000" '
