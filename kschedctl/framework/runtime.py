@@ -219,6 +219,15 @@ def _err(message: str, plugin: str = "", cause: BaseException | None = None) -> 
     return Status(Code.Error, message, error=cause, plugin=plugin)
 
 
+def _filter_failure(name: str, status: Status) -> Status:
+    """A filter's non-success as RunFilterPlugins reports it: a rejection stamped with the
+    plugin, anything else (filters may only say Success or Unschedulable*) wrapped as an error."""
+    if status.code in _REJECTED:
+        status.plugin = name
+        return status
+    return _err(f'running "{name}" filter plugin: {status.message()}', name, status.as_error())
+
+
 class _ScoreFailure(NamedTuple):
     """Why a plugin's Score or NormalizeScore failed: the message and its cause."""
 
@@ -528,11 +537,7 @@ class Framework:
             except Exception as exc:
                 status = _raised(name, "Filter", exc)
             if status is not None and status.code != _SUCCESS:
-                if status.code in _REJECTED:
-                    status.plugin = name
-                else:
-                    # Filters may only say Success or Unschedulable*: anything else is an error.
-                    status = _err(f'running "{name}" filter plugin: {status.message()}', name, status.as_error())
+                status = _filter_failure(name, status)
                 if record is not None:
                     record.append((name, status))
                 if not all_filters:
@@ -577,9 +582,38 @@ class Framework:
         status = self.run_filter_plugins(state_out, pod_info, node_out, first_pass)
         if status is not None and status.code != _SUCCESS:
             if record is not None:
+                if self.all_filters:
+                    first_pass = self._passed_alone(first_pass, state, pod_info, node_info)  # type: ignore[arg-type]
                 record.extend(first_pass)  # type: ignore[arg-type]
             return status
         return self.run_filter_plugins(state, pod_info, node_info, record)
+
+    def _passed_alone(self, entries: list, state: CycleState, pod_info: "PodInfo",
+                      node_info: "NodeInfo") -> list:
+        """--all-filters, where the chain failed with the nominated pods added: each filter that
+        passed with them is asked again without them, as the chain's second pass would have asked
+        it, so that every filter's verdict follows upstream's rule (both passes must pass) on its
+        own. A filter that passes only because a nominated pod is counted on the node (pod
+        affinity to that pod) is shown failing, as it would fail the node once the chain got there.
+        These calls are for the report only (``display_only``): the verdict is the first pass's."""
+        filters = dict(self._active_filters(state))
+        out = []
+        was = state.display_only
+        state.display_only = True
+        try:
+            for name, status in entries:
+                fn = filters.get(name)
+                if fn is not None and (status is None or status.code == _SUCCESS):
+                    try:
+                        again = fn(state, pod_info, node_info)
+                    except Exception as exc:
+                        again = _raised(name, "Filter", exc)
+                    if again is not None and again.code != _SUCCESS:
+                        status = _filter_failure(name, again)
+                out.append((name, status))
+        finally:
+            state.display_only = was
+        return out
 
     # -- PostFilter ---------------------------------------------------------------------------
     def run_post_filter_plugins(

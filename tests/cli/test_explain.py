@@ -189,3 +189,33 @@ def test_a_resource_shortfall_writes_its_cpu_amounts_in_one_unit() -> None:
     assert result.exit_code == 1, result.stderr
     assert "64 requested, 0.7 of 3.92 in use (cpu)" in result.stdout
     assert "700m" not in result.stdout
+
+
+def test_all_filters_asks_a_filter_that_passed_only_with_the_nominated_pods_again_without_them(tmp_path: Path) -> None:
+    """Upstream runs the chain with the nominated pods of equal or higher priority added, then,
+    if it passed, again without them. On node-a the chain fails at NodeResourcesFit (the nominated
+    pod takes the cpu), so upstream stops; the pod affinity to app=db passes there only because
+    the nominated db pod is counted on node-a. --all-filters shows each filter under upstream's
+    rule on its own, so InterPodAffinity fails node-a as the second pass would (found by a fresh
+    seed of the differential: 427761294 explain case 282)."""
+    high = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+            "value": 1000}
+    db = running("db", "node-b", "1")
+    db["metadata"]["labels"] = {"app": "db"}
+    nominated = pod("1500m", name="early", priorityClassName="high")
+    nominated["metadata"].update(namespace="default", labels={"app": "db"})
+    nominated["status"] = {"nominatedNodeName": "node-a"}
+    cluster = write(tmp_path / "cluster.yaml", high, node("node-a", cpu="1"), node("node-b"), db, nominated)
+    affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    pods = write(tmp_path / "pod.yaml", pod("500m", name="near-db", affinity=affinity))
+    for flags in ((), ("--all-filters",)):
+        result = run_cli("explain", pods, "--cluster", cluster, *flags, "-o", "json")
+        assert result.exit_code == 0, result.stderr
+        answer = json.loads(result.stdout)
+        assert (answer["outcome"], answer["selectedNode"]) == ("Scheduled", "node-b")
+    filters = {f["plugin"]: f for n in answer["nodes"] if n["name"] == "node-a" for f in n["filters"]}
+    assert filters["NodeResourcesFit"]["reasons"] == ["Insufficient cpu"]
+    assert (filters["InterPodAffinity"]["code"], filters["InterPodAffinity"]["reasons"]) == (
+        "UnschedulableAndUnresolvable", ["node(s) didn't match pod affinity rules"])
+    assert all(filters[name]["code"] == "Success" for name in ("NodeUnschedulable", "TaintToleration"))
