@@ -65,6 +65,9 @@ FOUND = [
     (4141, "simulate", 181, "PodTopologySpread's queueing hint matched a placed pod against the raw selectors of "
                             "every constraint: a pod upstream leaves unschedulable (its matchLabelKeys exclude "
                             "the placed pod) was retried and its last message saw later placements"),
+    (427761294, "explain", 282, "--all-filters on a node whose chain failed with a nominated pod added: "
+                                "InterPodAffinity passed there only because the nominated pod was counted, "
+                                "where upstream's rule (both passes) fails it"),
 ]
 
 
