@@ -990,7 +990,57 @@ def compare_batch(ours: dict[str, Any], cycles: list[dict[str, Any]], real: dict
 EXTENDER_REASON = "rejected by the test extender"
 
 
-class TestExtender:
+class LoopbackServer:
+    """A JSON HTTP server on a loopback port, in a thread of this process, for the control plane's
+    processes to call (an extender, a load watcher); ``respond`` answers each request. Used as a
+    context manager: serving inside the ``with``."""
+
+    #: Appended to the server's address in ``url``.
+    prefix = ""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _reply(self, method: str) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                code, body = owner.respond(method, self.path, self.rfile.read(length) if length else b"")
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+                self._reply("GET")
+
+            def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+                self._reply("POST")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}{self.prefix}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def respond(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
+        """The status code and the body for one request."""
+        raise NotImplementedError
+
+    def __enter__(self) -> "LoopbackServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class TestExtender(LoopbackServer):
     """A scheduler extender on a loopback port, speaking extender/v1 JSON over HTTP
     (``ExtenderArgs`` in; ``ExtenderFilterResult`` and ``HostPriorityList`` out), that the real
     kube-scheduler and kschedctl both call: its answers are a function of the pod and the node
@@ -998,35 +1048,19 @@ class TestExtender:
     (pod, node) is 0 mod 3, with ``EXTENDER_REASON``; ``prioritize`` scores each node with the
     same hash mod 11 (0..MaxExtenderPriority). ``calls`` counts the requests per verb."""
 
+    prefix = "/scheduler"
+
     def __init__(self) -> None:
-        import http.server
-        import threading
-
-        extender = self
         self.calls: dict[str, int] = {}
+        super().__init__()
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
-                length = int(self.headers.get("Content-Length") or 0)
-                try:
-                    args = json.loads(self.rfile.read(length) or b"{}")
-                    verb = self.path.rstrip("/").rsplit("/", 1)[-1]
-                    body = json.dumps(extender.answer(verb, args)).encode()
-                    code = 200
-                except (ValueError, KeyError, TypeError) as exc:
-                    body, code = str(exc).encode(), 400
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/scheduler"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+    def respond(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
+        try:
+            args = json.loads(body or b"{}")
+            verb = path.rstrip("/").rsplit("/", 1)[-1]
+            return 200, json.dumps(self.answer(verb, args)).encode()
+        except (ValueError, KeyError, TypeError) as exc:
+            return 400, str(exc).encode()
 
     @staticmethod
     def draw(pod: str, node: str) -> int:
@@ -1061,13 +1095,6 @@ class TestExtender:
         return {"urlPrefix": self.url, "filterVerb": "filter", "prioritizeVerb": "prioritize", "weight": weight,
                 "nodeCacheCapable": node_cache_capable, "enableHTTPS": False, "httpTimeout": "10s"}
 
-    def __enter__(self) -> "TestExtender":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def with_extender(config: dict[str, Any] | None, extender: dict[str, Any]) -> dict[str, Any]:

@@ -39,7 +39,6 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -249,38 +248,18 @@ class SigsControlPlane(ControlPlane):
         super().clear()
 
 
-class LoadWatcher:
+class LoadWatcher(realcluster.LoopbackServer):
     """A static load watcher: ``GET /watcher`` answers ``metrics`` (paypal/load-watcher's
     WatcherMetrics JSON, what the Trimaran plugins read), on a loopback port."""
 
     def __init__(self, metrics: dict[str, Any]) -> None:
-        body = json.dumps(metrics).encode()
+        self.body = json.dumps(metrics).encode()
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                if self.path.split("?")[0] != "/watcher":
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> "LoadWatcher":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def respond(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
+        if method != "GET" or path.split("?")[0] != "/watcher":
+            return 404, b"not found"
+        return 200, self.body
 
 
 def with_watcher(config: dict[str, Any], url: str) -> dict[str, Any]:
