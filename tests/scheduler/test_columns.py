@@ -415,6 +415,26 @@ def _compare_batches(seed: int, config, monkeypatch, node_count: int, pod_count:
     assert checked["filters"]
 
 
+def _count_twin_filter_calls(monkeypatch, module) -> list[int]:
+    """How many nodes each call of ``module``'s column filter verdicts was asked about."""
+    twin_filter = module.column_filter
+    asked: list[int] = []
+
+    def counting(cycle):
+        answer = twin_filter(cycle)
+        verdicts = answer.verdicts
+
+        def counted(at):
+            asked.append(len(at))
+            return verdicts(at)
+
+        answer.verdicts = counted
+        return answer
+
+    monkeypatch.setattr(module, "column_filter", counting)
+    return asked
+
+
 def _check_every_cycle(monkeypatch) -> dict[str, set]:
     """Makes every cycle of a batch compare what the columns answer (scores raw and normalized,
     filter verdicts) with what each plugin answers node by node."""
@@ -497,21 +517,7 @@ def test_spread_filter_verdicts_from_the_columns_are_the_plugins(seed: int, cons
                       containers=[{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
                       topologySpreadConstraints=copy.deepcopy(spread)) for i in range(40)]
     checked = _check_every_cycle(monkeypatch)
-    twin_filter = spread_columns.column_filter
-    asked: list[int] = []
-
-    def counting(cycle):
-        answer = twin_filter(cycle)
-        verdicts = answer.verdicts
-
-        def counted(at):
-            asked.append(len(at))
-            return verdicts(at)
-
-        answer.verdicts = counted
-        return answer
-
-    monkeypatch.setattr(spread_columns, "column_filter", counting)
+    asked = _count_twin_filter_calls(monkeypatch, spread_columns)
     results = []
     for memoize in (True, False):
         sim = Simulator(cluster(copy.deepcopy(nodes), copy.deepcopy(running_pods)), load_default_config(),
@@ -576,21 +582,7 @@ def test_pod_affinity_filter_verdicts_from_the_columns_are_the_plugins(seed: int
                       containers=[{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
                       **({"affinity": copy.deepcopy(affinity)} if affinity else {})) for i in range(30)]
     checked = _check_every_cycle(monkeypatch)
-    twin_filter = affinity_columns.column_filter
-    asked: list[int] = []
-
-    def counting(cycle):
-        answer = twin_filter(cycle)
-        verdicts = answer.verdicts
-
-        def counted(at):
-            asked.append(len(at))
-            return verdicts(at)
-
-        answer.verdicts = counted
-        return answer
-
-    monkeypatch.setattr(affinity_columns, "column_filter", counting)
+    asked = _count_twin_filter_calls(monkeypatch, affinity_columns)
     results = []
     for memoize in (True, False):
         sim = Simulator(cluster(copy.deepcopy(nodes), copy.deepcopy(running_pods)), load_default_config(),
