@@ -28,6 +28,10 @@ class FastPaths:
     #: Pod requests computed once per pod template (``kschedctl.k8s.resources.pod_resources``) and
     #: pod (anti-)affinity terms compiled once per template (``kschedctl.framework.types.PodInfo``).
     template_memos: bool = True
+    #: The objects of a large JSON file checked at C speed against types made from the field
+    #: schema and the shapes (``kschedctl.inputs.json_gate``); those it accepts skip the Python
+    #: walks of the same checks. Read when a file is loaded.
+    typed_gate: bool = True
     #: The garbage collector off and no interpreter teardown for one-shot commands
     #: (``kschedctl.cli.oneshot``); the collector off during a simulate or capacity run.
     process_shortcuts: bool = True

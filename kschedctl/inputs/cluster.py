@@ -259,7 +259,8 @@ class ClusterState:
         name = meta.get("name")
         if not name or not isinstance(name, str):
             raise _err(doc, f"{kind} has no metadata.name")
-        _check_labels(meta, kind, doc)
+        if doc is None or not doc.gated:  # json_gate checks label values as this does
+            _check_labels(meta, kind, doc)
         if namespaced:
             ns = meta.get("namespace")
             if not ns:
@@ -451,9 +452,12 @@ def _in_pod(pod: dict, exc: InputError) -> InputError:
     return exc
 
 
-def default_pod(pod: dict) -> dict:
+def default_pod(pod: dict, *, shapes_checked: bool = False) -> dict:
     """API defaulting that matters to scheduling, in place: namespace, uid, schedulerName,
-    requests from limits (containers and pod level), host ports under hostNetwork."""
+    requests from limits (containers and pod level), host ports under hostNetwork.
+
+    ``shapes_checked``: the pod's field types were checked already (``json_gate``).
+    """
     meta = pod.get("metadata")
     if meta is None:
         meta = pod["metadata"] = {}
@@ -467,7 +471,8 @@ def default_pod(pod: dict) -> dict:
         spec = pod["spec"] = {}
     elif not isinstance(spec, dict):
         raise InputError("spec must be a mapping")
-    check_pod(pod)
+    if not shapes_checked:
+        check_pod(pod)
     if not spec.get("schedulerName"):
         spec["schedulerName"] = DEFAULT_SCHEDULER_NAME
     host_network = spec.get("hostNetwork") is True
@@ -588,7 +593,7 @@ def _check_resources(res: Any, path: str) -> None:
 
 def _pod_defaults(pod: dict, doc: Document | None) -> None:
     try:
-        default_pod(pod)
+        default_pod(pod, shapes_checked=doc is not None and doc.gated)
         spec = pod["spec"]
         node_name = spec.get("nodeName")
         if node_name is not None and not isinstance(node_name, str):
@@ -641,7 +646,8 @@ def _node_defaults(node: dict, doc: Document | None) -> None:
             spec = node["spec"] = {}
         elif not isinstance(spec, dict):
             raise InputError("spec must be a mapping")
-        check_node(node)
+        if doc is None or not doc.gated:
+            check_node(node)
         unschedulable = spec.get("unschedulable")
         if unschedulable is not None and not isinstance(unschedulable, bool):
             raise InputError(f"spec.unschedulable must be true or false, not {unschedulable!r}")

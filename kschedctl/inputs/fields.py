@@ -49,6 +49,7 @@ __all__ = [
     "unknown_fields",
     "check_documents",
     "schema_source",
+    "schema_types",
 ]
 
 _SCHEMA_PATH = Path(__file__).with_name("schema") / "fields.json"
@@ -156,6 +157,7 @@ class _Schema:
             kind.fast = {key: _fast_code(shape) for key, shape in kind.nested.items()}
         self.kinds: dict[str, _Type] = {key: self.types[ref] for key, ref in data["kinds"].items()}
         self.source: dict[str, str] = data.get("source", {})
+        self.data = data
 
     def _shape(self, ref: str) -> _Shape | None:
         """The shape of ``ref`` when objects are inside it, else None (nothing to check)."""
@@ -183,6 +185,13 @@ def _fast_code(shape: _Shape) -> tuple[int, Any]:
 def _schema() -> _Schema:
     with open(_SCHEMA_PATH, encoding="utf-8") as f:
         return _Schema(json.load(f))
+
+
+def schema_types() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """fields.json as read: "apiVersion/kind" -> type name, and type name -> field -> reference (a
+    type name, ``[]``/``{}`` before a reference for a list/map of it, or a scalar's name)."""
+    data = _schema().data
+    return data["kinds"], data["types"]
 
 
 def schema_source() -> dict[str, str]:
@@ -423,6 +432,8 @@ def check_documents(docs: _Docs, text: Callable[[], str | None] | None = None,
                 if setting.mode is Validation.strict and problem.refused:
                     raise InputError(message, doc.file, line)
                 setting.warn(f"{doc.file if line is None else f'{doc.file}:{line}'}: {message}")
+        if getattr(doc, "gated", False):  # json_gate found no unknown field
+            continue
         unknown = unknown_fields(obj, seen_clean)
         if not unknown:
             continue

@@ -38,7 +38,7 @@ from contextlib import closing, contextmanager
 from functools import partial
 from typing import IO, Any, Callable, Iterable, Iterator
 
-from kschedctl import limits
+from kschedctl import fastpaths, limits
 from kschedctl.errors import InputError
 from kschedctl.inputs import access, yaml_reader
 from kschedctl.inputs.fields import check_documents
@@ -67,6 +67,9 @@ MAX_OBJECTS = limits.INPUT_MAX_OBJECTS
 STDIN_NAME = "<stdin>"
 #: File name endings read from a directory (as kubectl's -R).
 EXTENSIONS = (".yaml", ".yml", ".json")
+#: A JSON file of at least this many objects goes through the typed gate (json_gate): below it,
+#: building the gate's types (a tenth of a second) costs more than the Python checks it spares.
+GATE_MIN_OBJECTS = 5000
 
 _CHUNK = 1 << 20
 
@@ -78,7 +81,7 @@ class Document:
     means scanning the file again, which is only worth it for an error message).
     """
 
-    __slots__ = ("obj", "file", "_line", "_locate")
+    __slots__ = ("obj", "file", "_line", "_locate", "gated")
 
     def __init__(self, obj: dict, file: str, line: int | None = None,
                  locate: Callable[[], int | None] | None = None) -> None:
@@ -86,6 +89,9 @@ class Document:
         self.file = file
         self._line = line
         self._locate = locate
+        #: The object's JSON text passed :mod:`kschedctl.inputs.json_gate`: the checks it stands
+        #: for (field names, the shapes of pods and nodes, label values) need not walk it again.
+        self.gated = False
 
     @property
     def line(self) -> int | None:
@@ -255,6 +261,13 @@ def _parse_text(text: str | bytes, name: str) -> list[Document]:
         docs: list[Document] = []
         for value, line, item_locator in values:
             docs.extend(_documents_of(value, name, line, item_locator))
+        if utf8 is not None and len(docs) >= GATE_MIN_OBJECTS and fastpaths.settings().typed_gate:
+            from kschedctl.inputs.json_gate import mark_documents
+
+            if getattr(values[0][2], "element", False):  # the elements of a top-level array
+                mark_documents(utf8, [value for value, _, _ in values], docs)
+            elif len(values) == 1:
+                mark_documents(utf8, values[0][0], docs)
         return docs
     return _parse_yaml(text, name)
 
