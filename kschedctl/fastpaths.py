@@ -32,6 +32,9 @@ class FastPaths:
     #: schema and the shapes (``kschedctl.inputs.json_gate``); those it accepts skip the Python
     #: walks of the same checks. Read when a file is loaded.
     typed_gate: bool = True
+    #: A large JSON file holding one value decoded by msgspec rather than ``json``
+    #: (``kschedctl.inputs.loader._whole_value``): the same values, a third less time.
+    msgspec_decode: bool = True
     #: The garbage collector off and no interpreter teardown for one-shot commands
     #: (``kschedctl.cli.oneshot``); the collector off during a simulate or capacity run.
     process_shortcuts: bool = True

@@ -302,9 +302,10 @@ class ClusterState:
 
     def _finish(self, pods: list[tuple[dict, Document | None]]) -> None:
         """Admission for new pods (all PriorityClasses known by now), implied namespaces, warnings."""
+        resolved: dict[str, tuple[str, int, str]] = {}  # class name -> its priority, for every pod
         for pod, doc in pods:
             try:
-                _admit_priority(pod, self, existing=True)
+                _admit_priority(pod, self, existing=True, resolved=resolved)
             except InputError as exc:
                 raise exc.at(doc.file if doc else None, doc.line if doc else None) from None
         used = {DEFAULT_NAMESPACE}
@@ -433,12 +434,13 @@ def waits_for_scheduler(pod: dict) -> bool:
             and (pod.get("status") or {}).get("phase") not in TERMINAL_PHASES)
 
 
-def _admit_priority(pod: dict, cluster: Any, *, existing: bool) -> None:
+def _admit_priority(pod: dict, cluster: Any, *, existing: bool,
+                    resolved: dict[str, tuple[str, int, str]] | None = None) -> None:
     if existing and pod["spec"].get("priority") is not None:
         return
     from kschedctl.k8s.priority import admit_priority
 
-    admit_priority(pod, getattr(cluster, "priority_classes", None) or {})
+    admit_priority(pod, getattr(cluster, "priority_classes", None) or {}, resolved)
 
 
 def _in_pod(pod: dict, exc: InputError) -> InputError:

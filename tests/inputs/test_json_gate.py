@@ -271,3 +271,37 @@ def test_nan_is_no_number_the_gate_lets_by() -> None:
     assert math.isnan(json.loads('{"a": NaN}')["a"])  # what json reads; the gate refuses it
     assert not gate_accepts('{"apiVersion":"v1","kind":"Node","metadata":{"name":"n","labels":{"a":NaN}}}',
                             {"apiVersion": "v1", "kind": "Node"})
+
+
+# --------------------------------------------------------------------------- msgspec as the reader
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2], ids=lambda s: s["kind"])
+def test_msgspec_reads_what_json_reads_or_nothing(seed: dict) -> None:
+    """loader._whole_value decodes big files with msgspec: where it reads a text at all, the value
+    is json's to the last detail (1 vs 1.0 vs true, key order, repeated keys, big integers)."""
+    read = 0
+    for change, text in mutants(seed):
+        value = loader._whole_value(text.encode("utf-8"))
+        if value is loader._NOT_ONE_VALUE:
+            continue
+        read += 1
+        assert repr(value) == repr(json.loads(text)), change
+    assert read > 1000
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}', '{"a": 1e400}', '["\\ud800"]', '{"a": "x\\udc00"}',
+    "1" * 4301, '{"a": 1} {"b": 2}', '[1] [2]', '{"a": 1',
+])
+def test_what_msgspec_does_not_read_goes_to_json(text: str) -> None:
+    assert loader._whole_value(text.encode("utf-8")) is loader._NOT_ONE_VALUE
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_big_file_gives_the_same_documents_either_way(fast: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = to_json({"apiVersion": "v1", "kind": "List", "items": [POD, NODE, BAD_POD] * 3})
+    monkeypatch.setattr(loader, "MSGSPEC_MIN_CHARS", 0)
+    with using(FastPaths() if fast else FastPaths.off()):
+        docs = parse_text(text.encode("utf-8"), "cluster.json")
+    assert [(d.obj, d.line) for d in docs] == [(d.obj, d.line) for d in parse_text(text, "cluster.json")]
