@@ -524,6 +524,9 @@ def _parse_json_stream(text: str, name: str, utf8: bytes | None = None,
     last = 0
     end_all = len(text)
     whole = _whole_value(utf8) if utf8 is not None and end_all >= MSGSPEC_MIN_CHARS else _NOT_ONE_VALUE
+    # Only json reads a lone surrogate (msgspec refuses one): escaped, or in a text given as str.
+    lone = whole is _NOT_ONE_VALUE and ("\\ud" in text or "\\uD" in text
+                                        or (utf8 is None and _LONE_SURROGATE.search(text) is not None))
     while idx < end_all:
         line += text.count("\n", last, idx)
         last = idx
@@ -538,6 +541,8 @@ def _parse_json_stream(text: str, name: str, utf8: bytes | None = None,
             raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name, line) from None
         except ValueError as exc:  # an integer literal beyond Python's digit limit
             raise InputError(f"invalid JSON: {number_reason(exc)}", name, line) from None
+        if lone:
+            value = _go_strings(value)
         if isinstance(value, list):
             # A top-level array of objects: each element is a document.
             array_lines = _lazy_lines(text, lambda start=idx: _json_array_offsets(text, start))
@@ -550,6 +555,23 @@ def _parse_json_stream(text: str, name: str, utf8: bytes | None = None,
             out.append((value, line, locator))
         idx = _WS.match(text, end).end()  # type: ignore[union-attr]
     return out
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _go_strings(value: Any) -> Any:
+    """``value`` with each lone surrogate in its strings (keys too) as U+FFFD, as Go's JSON decoder
+    reads ``"\\ud800"`` (json keeps it, and no output could then print it). A valid pair is one
+    character by now, so a surrogate left is a lone one."""
+    cls = value.__class__
+    if cls is str:
+        return _LONE_SURROGATE.sub("\ufffd", value) if _LONE_SURROGATE.search(value) else value
+    if cls is dict:
+        return {_go_strings(k): _go_strings(v) for k, v in value.items()}
+    if cls is list:
+        return [_go_strings(v) for v in value]
+    return value
 
 
 _NOT_ONE_VALUE = object()
