@@ -33,6 +33,7 @@ import gc
 import json
 import os
 import re
+import stat
 import sys
 from contextlib import closing, contextmanager
 from functools import partial
@@ -195,9 +196,20 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
 
 def load_file(path: str) -> list[Document]:
     """The documents of one file (``[]`` when it holds none)."""
-    data = _read_file(path)
     with gc_paused():
-        return _parse_text(data, path)
+        # The bytes are handed over, not kept here: the parser drops them (and, for a file, the
+        # decoded text too) as soon as it can, since a cluster dump is hundreds of megabytes.
+        return _parse_text(_read_file(path), path, reread=_rereader(path))
+
+
+def _rereader(path: str) -> Callable[[], str] | None:
+    """What reads a regular file's text again, for line numbers asked for after parsing; None
+    for anything else (a pipe cannot be read twice)."""
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return None
+    return (lambda: _decode(_read_file(path), path)) if regular else None
 
 
 def load_values(path: str) -> list[tuple[Any, int | None]]:
@@ -224,16 +236,20 @@ def parse_text(text: str | bytes, name: str) -> list[Document]:
         return _parse_text(text, name)
 
 
-def _parse_text(text: str | bytes, name: str) -> list[Document]:
+def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None = None) -> list[Document]:
+    """The documents of ``text``; ``reread`` gives the same text again (a file read anew), so that
+    line locators need not keep the whole text alive for an error message that may never come."""
     utf8: bytes | None = None
     if isinstance(text, (bytes, bytearray, memoryview)):
         raw = bytes(text)
+        del text
         if len(raw) > MAX_FILE_BYTES:
             raise _too_big(name)
         text = _decode(raw, name)
         # The JSON depth check works on UTF-8 bytes: reuse the file's when they are exactly that.
         if not raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x00\x00")):
             utf8 = raw
+        del raw
     elif len(text) > MAX_FILE_BYTES:
         raise _too_big(name)
     if "\x00" in text:
@@ -242,8 +258,11 @@ def _parse_text(text: str | bytes, name: str) -> list[Document]:
     if not stripped:
         return []
     if stripped[0] in "{[":
+        del stripped
         try:
-            values = _parse_json_stream(text, name, utf8)
+            check_json_depth(text, name, utf8)
+            del utf8  # the file's bytes are not needed while the objects are built
+            values = _parse_json_stream(text, name, depth_checked=True, reread=reread)
         except InputError as json_error:
             # A flow-style YAML document also starts with a brace; a .json file gets the JSON error.
             if name.lower().endswith(".json"):
@@ -499,11 +518,17 @@ _JSON_SAME_BRACKETS = bytes.maketrans(b"{}", b"[]")
 _RUNS = re.compile(rb"\[+|\]+")
 
 
-def _parse_json_stream(text: str, name: str, utf8: bytes | None = None,
+def _parse_json_stream(text: str, name: str, utf8: bytes | None = None, *, depth_checked: bool = False,
+                       reread: Callable[[], str] | None = None,
                        ) -> list[tuple[Any, int | None, Callable[[int], int | None] | None]]:
-    """Every JSON value in ``text`` (one, or several one after another) with its start line."""
+    """Every JSON value in ``text`` (one, or several one after another) with its start line.
+
+    The lazy line locators of a List's items read ``reread()`` when one is first asked for, and
+    keep ``text`` itself only when there is no ``reread``."""
     out: list[tuple[Any, int, Callable[[int], int | None] | None]] = []
-    check_json_depth(text, name, utf8)
+    if not depth_checked:
+        check_json_depth(text, name, utf8)
+    source: str | Callable[[], str] = reread if reread is not None else text
     idx = _WS.match(text, 0).end()  # type: ignore[union-attr]
     if text.startswith("\ufeff", idx):
         idx = _WS.match(text, idx + 1).end()  # type: ignore[union-attr]
@@ -523,13 +548,13 @@ def _parse_json_stream(text: str, name: str, utf8: bytes | None = None,
             raise InputError(f"invalid JSON: {number_reason(exc)}", name, line) from None
         if isinstance(value, list):
             # A top-level array of objects: each element is a document.
-            array_lines = _lazy_lines(text, lambda start=idx: _json_array_offsets(text, start))
+            array_lines = _lazy_lines(source, partial(_json_array_offsets, start=idx))
             for i, element in enumerate(value):
                 out.append((element, None, _element_locator(array_lines, i)))
         else:
             locator = None
             if isinstance(value, dict) and _is_list_kind(value):
-                locator = _lazy_lines(text, lambda start=idx: _json_items_offsets(text, start))
+                locator = _lazy_lines(source, partial(_json_items_offsets, start=idx))
             out.append((value, line, locator))
         idx = _WS.match(text, end).end()  # type: ignore[union-attr]
     return out
@@ -664,8 +689,10 @@ def _json_items_offsets(text: str, start: int) -> list[int] | None:
     return None
 
 
-def _lazy_lines(text: str, find_offsets: Callable[[], list[int] | None]) -> Callable[[int], int | None]:
-    """``line_of(i)``: the line of the i-th offset ``find_offsets`` gives, all computed on first use.
+def _lazy_lines(source: str | Callable[[], str], find_offsets: Callable[[str], list[int] | None],
+                ) -> Callable[[int], int | None]:
+    """``line_of(i)``: the line of the i-th offset ``find_offsets(text)`` gives, all computed on
+    first use; ``source`` is the text or what reads it again.
 
     Scanning the text again is only worth it when a line is asked for (for a message).
     """
@@ -674,7 +701,11 @@ def _lazy_lines(text: str, find_offsets: Callable[[], list[int] | None]) -> Call
     def line_of(i: int) -> int | None:
         if not cache:
             lines: list[int] = []
-            offsets = find_offsets() or []
+            try:
+                text = source if isinstance(source, str) else source()
+            except (InputError, OSError):
+                return None  # the file is gone or changed: the message goes without its line
+            offsets = find_offsets(text) or []
             line, last = 1, 0
             for off in offsets:
                 line += text.count("\n", last, off)
