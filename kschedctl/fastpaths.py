@@ -28,6 +28,9 @@ class FastPaths:
     #: Pod requests computed once per pod template (``kschedctl.k8s.resources.pod_resources``) and
     #: pod (anti-)affinity terms compiled once per template (``kschedctl.framework.types.PodInfo``).
     template_memos: bool = True
+    #: Pods read from a cluster hold one copy of the spec parts, labels and owner references
+    #: they share with other pods (``kschedctl.inputs.sharing``).
+    shared_parts: bool = True
     #: The garbage collector off and no interpreter teardown for one-shot commands
     #: (``kschedctl.cli.oneshot``); the collector off during a simulate or capacity run.
     process_shortcuts: bool = True

@@ -79,14 +79,17 @@ class Document:
     means scanning the file again, which is only worth it for an error message).
     """
 
-    __slots__ = ("obj", "file", "_line", "_locate")
+    __slots__ = ("obj", "file", "_line", "_locate", "_index")
 
     def __init__(self, obj: dict, file: str, line: int | None = None,
-                 locate: Callable[[], int | None] | None = None) -> None:
+                 locate: Callable[..., int | None] | None = None, index: int | None = None) -> None:
+        """``locate()`` finds the line when first asked for; with ``index``, ``locate(index)`` (one
+        locator shared by a List's items, rather than one object per item of 650,000)."""
         self.obj = obj
         self.file = file
         self._line = line
         self._locate = locate
+        self._index = index
 
     @property
     def line(self) -> int | None:
@@ -94,7 +97,7 @@ class Document:
         if self._line is None and self._locate is not None:
             locate, self._locate = self._locate, None
             try:
-                self._line = locate()
+                self._line = locate() if self._index is None else locate(self._index)
             except Exception:  # a locator is best effort, never a reason to fail
                 self._line = None
         return self._line
@@ -271,6 +274,7 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
                 return _parse_yaml(text, name)
             except InputError:
                 raise json_error from None
+        del text  # before the documents are made: at the peak, the objects alone
         docs: list[Document] = []
         for value, line, item_locator in values:
             docs.extend(_documents_of(value, name, line, item_locator))
@@ -480,14 +484,14 @@ def _documents_of(obj: Any, name: str, line: int | None,
             item.setdefault("apiVersion", api_version)
             item["kind"] = item_kind
         if lazy:
-            locate = partial(item_line, i)  # type: ignore[arg-type]
             if item.__class__ is dict:
                 # The common item, inline: what _check_object accepts, not itself a List (50,000 pods).
                 kind, version = item.get("kind"), item.get("apiVersion")
                 if (kind.__class__ is str and kind and version.__class__ is str and version
                         and not (kind.endswith("List") and "items" in item)):
-                    out.append(Document(item, name, None, locate))
+                    out.append(Document(item, name, None, item_line, i))
                     continue
+            locate = partial(item_line, i)  # type: ignore[arg-type]
         elif item_line is not None:
             ln = item_line(i)
         if locate is not None:
