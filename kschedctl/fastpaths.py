@@ -28,6 +28,9 @@ class FastPaths:
     #: Pod requests computed once per pod template (``kschedctl.k8s.resources.pod_resources``) and
     #: pod (anti-)affinity terms compiled once per template (``kschedctl.framework.types.PodInfo``).
     template_memos: bool = True
+    #: Pods read from a cluster hold one copy of the spec parts, labels and owner references
+    #: they share with other pods (``kschedctl.inputs.sharing``).
+    shared_parts: bool = True
     #: The objects of a large JSON file checked at C speed against types made from the field
     #: schema and the shapes (``kschedctl.inputs.json_gate``); those it accepts skip the Python
     #: walks of the same checks. Read when a file is loaded.

@@ -11,8 +11,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-from hypothesis import settings
+# Every part pods share after loading (kschedctl.inputs.sharing) is checked after each test: a
+# change in place would have changed every pod sharing it. Set before kschedctl is imported.
+os.environ.setdefault("KSCHEDCTL_CHECK_SHARED", "1")
+
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
 
 # Property tests run the same examples on every run: a pull request's CI fails for what it changed,
 # not for an input the random search happened to reach that day. Explore more with
@@ -59,3 +63,15 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     skipped = config.stash.get(_GO_SKIPPED, 0)
     if skipped:
         terminalreporter.write_line(f"{skipped} check(s) that build Go skipped: pytest --go or CI=true runs them")
+
+
+@pytest.fixture(autouse=True)
+def _shared_parts_unchanged() -> object:
+    """No test may leave a part shared between loaded pods changed in place."""
+    from kschedctl.inputs.sharing import changed_shared_parts, forget_shared_parts
+
+    forget_shared_parts()
+    yield
+    changed = changed_shared_parts()
+    forget_shared_parts()
+    assert not changed, f"parts shared between pods were changed in place: {changed[:3]}"

@@ -33,9 +33,11 @@ import uuid
 from typing import Any, Iterable
 
 from kschedctl.errors import InputError, QuantityError
+from kschedctl.fastpaths import settings as fast_path_settings
 from kschedctl.inputs.kinds import KIND_BY_NAME, KINDS
 from kschedctl.inputs.shapes import check_dra, check_node, check_pod
 from kschedctl.inputs.loader import Document, field_line, gc_paused, load_documents
+from kschedctl.inputs.sharing import PartTable
 from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
 from kschedctl.k8s.quantity import nanos
 
@@ -129,12 +131,15 @@ class ClusterState:
     def from_documents(cls, docs: Iterable[Document]) -> "ClusterState":
         """The cluster state of ``docs``: sorted by kind, defaulted, admitted, validated."""
         state = cls()
+        parts = PartTable() if fast_path_settings().shared_parts else None
         with gc_paused():
             pods: list[tuple[dict, Document | None]] = []
             for doc in docs:
                 obj = state._add(doc.obj, doc)
                 if obj is not None and doc.obj.get("kind") == "Pod":
                     pods.append((obj, doc))
+                    if parts is not None:
+                        parts.share_pod(obj)  # defaulted by now: nothing changes its parts after this
             state._finish(pods)
         return state
 

@@ -39,7 +39,7 @@ import msgspec
 from kschedctl.inputs import shapes
 from kschedctl.inputs.fields import schema_types
 
-__all__ = ["decoder_for", "mark_documents", "GATED_KINDS"]
+__all__ = ["decoder_for", "accepts", "verdicts", "mark", "mark_documents", "GATED_KINDS"]
 
 #: The shape each gated kind is held to beyond field names (metadata's labels and annotations:
 #: strings, as ``cluster._check_labels`` wants them, for every kind).
@@ -206,49 +206,79 @@ _ITEMS = msgspec.json.Decoder(_Items)
 _ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
 
 
-def mark_documents(data: bytes, value: Any, docs: Iterable[Any]) -> int:
-    """Mark ``gated`` the documents of ``docs`` whose object the gate accepts; how many.
+def verdicts(data: bytes, value: Any, min_objects: int = 0) -> tuple[list, list[bool]] | None:
+    """(the objects of ``value``, whether the gate accepts each one's text), or None when the
+    gate has nothing to say (fewer than ``min_objects`` objects, or text msgspec does not read).
 
-    ``value`` is what ``json`` decoded from ``data``, all of it (one object, a List of objects,
-    or an array of objects), and ``docs`` the documents made of it, in order. When they do not
-    line up one document per item (nested Lists, empty items), nothing is marked.
+    ``value`` is what ``data`` decodes to, all of it: one object, a List of objects, or an array
+    of objects. Asked before the documents are made, so that the bytes can go before they are.
     """
-    docs = list(docs)
+    # A typed List's items without a kind get the List's (loader._documents_of, later).
+    item_kind = list_version = None
     if value.__class__ is dict:
         items = value.get("items")
-        if items.__class__ is list and len(docs) == len(items):
-            try:
-                raws = _ITEMS.decode(data).items
-            except (msgspec.DecodeError, ValueError, RecursionError):
-                return 0
-            objects = items
-        elif len(docs) == 1:
-            raws, objects = [data], [value]
+        if items.__class__ is list and _is_list(value):
+            objects, decoder = items, _ITEMS
+            item_kind, list_version = value["kind"][:-4], value.get("apiVersion")
         else:
-            return 0
-    elif value.__class__ is list and len(docs) == len(value):
-        try:
-            raws = _ELEMENTS.decode(data)
-        except (msgspec.DecodeError, ValueError, RecursionError):
-            return 0
-        objects = value
+            objects, decoder = [value], None
+    elif value.__class__ is list:
+        objects, decoder = value, _ELEMENTS
     else:
-        return 0
-    # json and msgspec both keep the last of repeated keys, so raw i is the text of item i.
+        return None
+    if len(objects) < min_objects:
+        return None
+    try:
+        raws = [data] if decoder is None else decoder.decode(data)
+    except (msgspec.DecodeError, ValueError, RecursionError):
+        return None
+    if decoder is _ITEMS:
+        raws = raws.items
+    # json and msgspec both keep the last of repeated keys, so raw i is the text of object i.
     if raws is None or len(raws) != len(objects):
-        return 0
+        return None
     decoders = _decoders()
-    marked = 0
-    for doc, obj, raw in zip(docs, objects, raws):
-        if doc.obj is not obj:
-            return marked
-        decoder = decoders.get((obj.get("apiVersion"), obj.get("kind")))
-        if decoder is None:
+    flags = []
+    for obj, raw in zip(objects, raws):
+        decode = None
+        if obj.__class__ is dict:
+            if item_kind and not obj.get("kind"):
+                key = (obj["apiVersion"] if "apiVersion" in obj else list_version, item_kind)
+            else:
+                key = (obj.get("apiVersion"), obj.get("kind"))
+            if key[0].__class__ is str and key[1].__class__ is str:  # else the loader refuses it
+                decode = decoders.get(key)  # type: ignore[arg-type]
+        if decode is None:
+            flags.append(False)
             continue
         try:
-            decoder.decode(raw)
+            decode.decode(raw)
         except (msgspec.DecodeError, ValueError, RecursionError):
-            continue
-        doc.gated = True
-        marked += 1
+            flags.append(False)
+        else:
+            flags.append(True)
+    return objects, flags
+
+
+def _is_list(obj: dict) -> bool:
+    kind = obj.get("kind")
+    return kind.__class__ is str and kind.endswith("List")
+
+
+def mark(docs: Iterable[Any], objects: list, flags: list[bool]) -> int:
+    """Mark ``gated`` the documents holding the objects the gate accepted, in order, while each
+    document holds the next object (a List inside the List breaks the line-up); how many."""
+    marked = 0
+    for doc, obj, ok in zip(docs, objects, flags):
+        if doc.obj is not obj:
+            break
+        if ok:
+            doc.gated = True
+            marked += 1
     return marked
+
+
+def mark_documents(data: bytes, value: Any, docs: Iterable[Any]) -> int:
+    """``verdicts`` then ``mark``: how many of ``docs`` (made of ``value``) the gate accepted."""
+    found = verdicts(data, value)
+    return 0 if found is None else mark(docs, *found)

@@ -33,6 +33,7 @@ import gc
 import json
 import os
 import re
+import stat
 import sys
 from contextlib import closing, contextmanager
 from functools import partial
@@ -81,14 +82,17 @@ class Document:
     means scanning the file again, which is only worth it for an error message).
     """
 
-    __slots__ = ("obj", "file", "_line", "_locate", "gated")
+    __slots__ = ("obj", "file", "_line", "_locate", "_index", "gated")
 
     def __init__(self, obj: dict, file: str, line: int | None = None,
-                 locate: Callable[[], int | None] | None = None) -> None:
+                 locate: Callable[..., int | None] | None = None, index: int | None = None) -> None:
+        """``locate()`` finds the line when first asked for; with ``index``, ``locate(index)`` (one
+        locator shared by a List's items, rather than one object per item of 650,000)."""
         self.obj = obj
         self.file = file
         self._line = line
         self._locate = locate
+        self._index = index
         #: The object's JSON text passed :mod:`kschedctl.inputs.json_gate`: the checks it stands
         #: for (field names, the shapes of pods and nodes, label values) need not walk it again.
         self.gated = False
@@ -99,7 +103,7 @@ class Document:
         if self._line is None and self._locate is not None:
             locate, self._locate = self._locate, None
             try:
-                self._line = locate()
+                self._line = locate() if self._index is None else locate(self._index)
             except Exception:  # a locator is best effort, never a reason to fail
                 self._line = None
         return self._line
@@ -201,9 +205,20 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
 
 def load_file(path: str) -> list[Document]:
     """The documents of one file (``[]`` when it holds none)."""
-    data = _read_file(path)
     with gc_paused():
-        return _parse_text(data, path)
+        # The bytes are handed over, not kept here: the parser drops them (and, for a file, the
+        # decoded text too) as soon as it can, since a cluster dump is hundreds of megabytes.
+        return _parse_text(_read_file(path), path, reread=_rereader(path))
+
+
+def _rereader(path: str) -> Callable[[], str] | None:
+    """What reads a regular file's text again, for line numbers asked for after parsing; None
+    for anything else (a pipe cannot be read twice)."""
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return None
+    return (lambda: _decode(_read_file(path), path)) if regular else None
 
 
 def load_values(path: str) -> list[tuple[Any, int | None]]:
@@ -219,7 +234,7 @@ def load_values(path: str) -> list[tuple[Any, int | None]]:
         return []
     with gc_paused():
         if text.lstrip(" \t\r\n\ufeff")[0] in "{[" and path.lower().endswith(".json"):
-            return [(value, line) for value, line, _ in _parse_json_stream(text, path)]
+            return [(value, line) for value, line, _ in _parse_json_stream(text, path, decoded=True)]
         with closing(yaml_reader.documents(text, path)) as found:
             return [(obj, line) for obj, line, _ in found]
 
@@ -230,16 +245,21 @@ def parse_text(text: str | bytes, name: str) -> list[Document]:
         return _parse_text(text, name)
 
 
-def _parse_text(text: str | bytes, name: str) -> list[Document]:
+def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None = None) -> list[Document]:
+    """The documents of ``text``; ``reread`` gives the same text again (a file read anew), so that
+    line locators need not keep the whole text alive for an error message that may never come."""
     utf8: bytes | None = None
-    if isinstance(text, (bytes, bytearray, memoryview)):
+    decoded = isinstance(text, (bytes, bytearray, memoryview))  # so no lone surrogate but escaped ones
+    if decoded:
         raw = bytes(text)
+        del text
         if len(raw) > MAX_FILE_BYTES:
             raise _too_big(name)
         text = _decode(raw, name)
         # The JSON depth check works on UTF-8 bytes: reuse the file's when they are exactly that.
         if not raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x00\x00")):
             utf8 = raw
+        del raw
     elif len(text) > MAX_FILE_BYTES:
         raise _too_big(name)
     if "\x00" in text:
@@ -248,8 +268,16 @@ def _parse_text(text: str | bytes, name: str) -> list[Document]:
     if not stripped:
         return []
     if stripped[0] in "{[":
+        del stripped
+        gate: tuple[list, list[bool]] | None = None
         try:
-            values = _parse_json_stream(text, name, utf8)
+            check_json_depth(text, name, utf8)
+            values = None
+            if utf8 is not None and len(utf8) >= MSGSPEC_MIN_CHARS and fastpaths.settings().msgspec_decode:
+                values, gate, text = _read_with_msgspec(text, utf8, name, reread)
+            del utf8  # the file's bytes are not needed while the objects are built
+            if values is None:
+                values = _parse_json_stream(text, name, depth_checked=True, reread=reread, decoded=decoded)
         except InputError as json_error:
             # A flow-style YAML document also starts with a brace; a .json file gets the JSON error.
             if name.lower().endswith(".json"):
@@ -258,16 +286,14 @@ def _parse_text(text: str | bytes, name: str) -> list[Document]:
                 return _parse_yaml(text, name)
             except InputError:
                 raise json_error from None
+        text = None  # before the documents are made: at the peak, the objects alone
         docs: list[Document] = []
         for value, line, item_locator in values:
             docs.extend(_documents_of(value, name, line, item_locator))
-        if utf8 is not None and len(docs) >= GATE_MIN_OBJECTS and fastpaths.settings().typed_gate:
-            from kschedctl.inputs.json_gate import mark_documents
+        if gate is not None:
+            from kschedctl.inputs.json_gate import mark
 
-            if getattr(values[0][2], "element", False):  # the elements of a top-level array
-                mark_documents(utf8, [value for value, _, _ in values], docs)
-            elif len(values) == 1:
-                mark_documents(utf8, values[0][0], docs)
+            mark(docs, *gate)
         return docs
     return _parse_yaml(text, name)
 
@@ -474,14 +500,14 @@ def _documents_of(obj: Any, name: str, line: int | None,
             item.setdefault("apiVersion", api_version)
             item["kind"] = item_kind
         if lazy:
-            locate = partial(item_line, i)  # type: ignore[arg-type]
             if item.__class__ is dict:
                 # The common item, inline: what _check_object accepts, not itself a List (50,000 pods).
                 kind, version = item.get("kind"), item.get("apiVersion")
                 if (kind.__class__ is str and kind and version.__class__ is str and version
                         and not (kind.endswith("List") and "items" in item)):
-                    out.append(Document(item, name, None, locate))
+                    out.append(Document(item, name, None, item_line, i))
                     continue
+            locate = partial(item_line, i)  # type: ignore[arg-type]
         elif item_line is not None:
             ln = item_line(i)
         if locate is not None:
@@ -512,49 +538,82 @@ _JSON_SAME_BRACKETS = bytes.maketrans(b"{}", b"[]")
 _RUNS = re.compile(rb"\[+|\]+")
 
 
-def _parse_json_stream(text: str, name: str, utf8: bytes | None = None,
+def _parse_json_stream(text: str, name: str, utf8: bytes | None = None, *, depth_checked: bool = False,
+                       reread: Callable[[], str] | None = None, decoded: bool = False,
                        ) -> list[tuple[Any, int | None, Callable[[int], int | None] | None]]:
-    """Every JSON value in ``text`` (one, or several one after another) with its start line."""
-    out: list[tuple[Any, int, Callable[[int], int | None] | None]] = []
-    check_json_depth(text, name, utf8)
-    idx = _WS.match(text, 0).end()  # type: ignore[union-attr]
-    if text.startswith("\ufeff", idx):
-        idx = _WS.match(text, idx + 1).end()  # type: ignore[union-attr]
-    line = 1 + text.count("\n", 0, idx)
+    """Every JSON value in ``text`` (one, or several one after another) with its start line.
+
+    The lazy line locators of a List's items read ``reread()`` when one is first asked for, and
+    keep ``text`` itself only when there is no ``reread``. ``decoded``: ``text`` was decoded
+    from bytes, so a lone surrogate can only come from an escape."""
+    out: list[tuple[Any, int | None, Callable[[int], int | None] | None]] = []
+    if not depth_checked:
+        check_json_depth(text, name, utf8)
+    source: str | Callable[[], str] = reread if reread is not None else text
+    idx, line = _first_value(text)
     last = 0
     end_all = len(text)
-    whole = _whole_value(utf8) if utf8 is not None and end_all >= MSGSPEC_MIN_CHARS else _NOT_ONE_VALUE
-    # Only json reads a lone surrogate (msgspec refuses one): escaped, or in a text given as str.
-    lone = whole is _NOT_ONE_VALUE and ("\\ud" in text or "\\uD" in text
-                                        or (utf8 is None and _LONE_SURROGATE.search(text) is not None))
+    lone = "\\ud" in text or "\\uD" in text or (not decoded and _LONE_SURROGATE.search(text) is not None)
     while idx < end_all:
         line += text.count("\n", last, idx)
         last = idx
         try:
-            if whole is not _NOT_ONE_VALUE:
-                value, end, whole = whole, end_all, _NOT_ONE_VALUE
-            else:
-                value, end = _JSON_DECODER.raw_decode(text, idx)
+            value, end = _JSON_DECODER.raw_decode(text, idx)
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", name, exc.lineno) from None
         except RecursionError:
             raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name, line) from None
         except ValueError as exc:  # an integer literal beyond Python's digit limit
             raise InputError(f"invalid JSON: {number_reason(exc)}", name, line) from None
-        if lone:
-            value = _go_strings(value)
-        if isinstance(value, list):
-            # A top-level array of objects: each element is a document.
-            array_lines = _lazy_lines(text, lambda start=idx: _json_array_offsets(text, start))
-            for i, element in enumerate(value):
-                out.append((element, None, _element_locator(array_lines, i)))
-        else:
-            locator = None
-            if isinstance(value, dict) and _is_list_kind(value):
-                locator = _lazy_lines(text, lambda start=idx: _json_items_offsets(text, start))
-            out.append((value, line, locator))
+        _append_value(_go_strings(value) if lone else value, idx, line, source, out)
         idx = _WS.match(text, end).end()  # type: ignore[union-attr]
     return out
+
+
+def _first_value(text: str) -> tuple[int, int]:
+    """Where the first JSON value of ``text`` starts: its offset and line."""
+    idx = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    if text.startswith("\ufeff", idx):
+        idx = _WS.match(text, idx + 1).end()  # type: ignore[union-attr]
+    return idx, 1 + text.count("\n", 0, idx)
+
+
+def _append_value(value: Any, idx: int, line: int, source: str | Callable[[], str],
+                  out: list[tuple[Any, int | None, Callable[[int], int | None] | None]]) -> None:
+    """``value`` (starting at ``idx``, on ``line``) as what ``_documents_of`` takes."""
+    if isinstance(value, list):
+        # A top-level array of objects: each element is a document.
+        array_lines = _lazy_lines(source, partial(_json_array_offsets, start=idx))
+        for i, element in enumerate(value):
+            out.append((element, None, _element_locator(array_lines, i)))
+    else:
+        locator = None
+        if isinstance(value, dict) and _is_list_kind(value):
+            locator = _lazy_lines(source, partial(_json_items_offsets, start=idx))
+        out.append((value, line, locator))
+
+
+def _read_with_msgspec(text: str, utf8: bytes, name: str, reread: Callable[[], str] | None) -> tuple[Any, Any, Any]:
+    """(values as ``_parse_json_stream`` gives them, the gate's verdicts, the text) of a file of one
+    JSON value read by msgspec; values None when msgspec does not read it (json then does).
+
+    With ``reread``, the text is let go while msgspec builds the objects from the bytes (and
+    decoded again only if it does not read them): at the peak, the bytes and the objects.
+    """
+    idx, line = _first_value(text)
+    if reread is not None:
+        text = None  # type: ignore[assignment]
+    value = _whole_value(utf8)
+    if value is _NOT_ONE_VALUE:
+        return None, None, text if text is not None else _decode(utf8, name)
+    values: list[tuple[Any, int | None, Callable[[int], int | None] | None]] = []
+    _append_value(value, idx, line, reread if reread is not None else text, values)
+    gate = None
+    if fastpaths.settings().typed_gate:
+        from kschedctl.inputs.json_gate import verdicts
+
+        gate = verdicts(utf8, value, GATE_MIN_OBJECTS)
+    return values, gate, text
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -725,8 +784,10 @@ def _json_items_offsets(text: str, start: int) -> list[int] | None:
     return None
 
 
-def _lazy_lines(text: str, find_offsets: Callable[[], list[int] | None]) -> Callable[[int], int | None]:
-    """``line_of(i)``: the line of the i-th offset ``find_offsets`` gives, all computed on first use.
+def _lazy_lines(source: str | Callable[[], str], find_offsets: Callable[[str], list[int] | None],
+                ) -> Callable[[int], int | None]:
+    """``line_of(i)``: the line of the i-th offset ``find_offsets(text)`` gives, all computed on
+    first use; ``source`` is the text or what reads it again.
 
     Scanning the text again is only worth it when a line is asked for (for a message).
     """
@@ -735,7 +796,11 @@ def _lazy_lines(text: str, find_offsets: Callable[[], list[int] | None]) -> Call
     def line_of(i: int) -> int | None:
         if not cache:
             lines: list[int] = []
-            offsets = find_offsets() or []
+            try:
+                text = source if isinstance(source, str) else source()
+            except (InputError, OSError):
+                return None  # the file is gone or changed: the message goes without its line
+            offsets = find_offsets(text) or []
             line, last = 1, 0
             for off in offsets:
                 line += text.count("\n", last, off)

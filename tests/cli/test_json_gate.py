@@ -67,7 +67,7 @@ CASES = [
 
 
 #: Files msgspec does not read at all (json does): none of their objects is gated.
-UNREAD_BY_MSGSPEC = {"nan_priority", "infinity_label", "nan_where_not_read", "lone_surrogate_node_name",
+UNREAD_BY_MSGSPEC = {"nan_priority", "infinity_label", "huge_float_cpu", "nan_where_not_read", "lone_surrogate_node_name",
                      "lone_surrogate_label"}
 
 
@@ -96,8 +96,8 @@ def test_the_gate_and_msgspec_change_no_answer(name: str, third: dict, code: int
     monkeypatch.setattr(loader, "GATE_MIN_OBJECTS", 1)
     monkeypatch.setattr(loader, "MSGSPEC_MIN_CHARS", 0)
     marked: list[int] = []
-    real = json_gate.mark_documents
-    monkeypatch.setattr(json_gate, "mark_documents", lambda *a: marked.append(real(*a)) or marked[-1])
+    real = json_gate.mark
+    monkeypatch.setattr(json_gate, "mark", lambda *a: marked.append(real(*a)) or marked[-1])
     fast = _explain(tmp_path, cluster, FastPaths())
     slow = _explain(tmp_path, cluster, FastPaths(typed_gate=False, msgspec_decode=False))
     assert fast == slow
@@ -105,7 +105,7 @@ def test_the_gate_and_msgspec_change_no_answer(name: str, third: dict, code: int
     assert text in fast[1] + fast[2]
     # marked[0]: the cluster file (the pod's file comes after it)
     if name in UNREAD_BY_MSGSPEC:  # the whole file goes the Python way
-        assert marked[0] == 0
+        assert not marked or len(marked) == 1  # only the pod's file, if it was read
     else:  # the node and the first pod, at least, were gated
         assert marked[0] >= 2
 

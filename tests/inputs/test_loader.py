@@ -6,6 +6,7 @@ import io
 import json
 import os
 import random
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -280,6 +281,41 @@ def test_json_list_item_lines_are_found_lazily() -> None:
     lines = [d.line for d in docs]
     expected = [i + 1 for i, ln in enumerate(text.splitlines()) if ln == "  {"]
     assert lines == expected
+
+
+@pytest.mark.parametrize("shape", ["list", "array"])
+def test_a_json_files_text_is_read_again_for_a_line_not_kept(tmp_path: Path, shape: str) -> None:
+    """A 600 MB cluster dump is not kept in memory beside its objects for an error message that
+    may never come: the line of a List item (or of a top-level array's element) is found by
+    reading the file again. Shown by changing the file after loading: the line follows the file."""
+    items = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}"}} for i in range(3)]
+    value = items if shape == "array" else {"apiVersion": "v1", "kind": "List", "items": items}
+    path = tmp_path / "l.json"
+    path.write_text(json.dumps(value, indent=1))
+    docs = loader.load_file(str(path))
+    before = path.read_text()
+    # Blanks turned into line breaks: every offset stays, every line after the first moves.
+    after = before.replace("\n ", "\n\n")
+    path.write_text(after)
+    starts = [m.end() - 1 for m in re.finditer(r"(?m)^ *\{", before)][-3:]  # the items' braces
+    expected = [after.count("\n", 0, i) + 1 for i in starts]
+    assert [d.line for d in docs] == expected
+    assert expected != [before.count("\n", 0, i) + 1 for i in starts]
+
+
+def test_a_json_list_read_from_a_pipe_keeps_its_lines(tmp_path: Path) -> None:
+    """A pipe cannot be read twice: its text stays for the lines."""
+    items = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}"}} for i in range(2)]
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=1)
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    import threading
+
+    writer = threading.Thread(target=lambda: fifo.write_text(text))
+    writer.start()
+    docs = loader.load_file(str(fifo))
+    writer.join()
+    assert [d.line for d in docs] == [i + 1 for i, ln in enumerate(text.splitlines()) if ln == "  {"]
 
 
 def test_a_json_list_of_pods_loads_in_work_proportional_to_its_length(tmp_path: Path) -> None:
