@@ -274,7 +274,10 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
             check_json_depth(text, name, utf8)
             values = None
             if utf8 is not None and len(utf8) >= MSGSPEC_MIN_CHARS and fastpaths.settings().msgspec_decode:
-                values, gate, text = _read_with_msgspec(text, utf8, name, reread)
+                start = _first_value(text)
+                if reread is not None:
+                    text = None  # type: ignore[assignment]  # the bytes alone while msgspec builds the objects
+                values, gate, text = _read_with_msgspec(text, utf8, name, reread, start)
             del utf8  # the file's bytes are not needed while the objects are built
             if values is None:
                 values = _parse_json_stream(text, name, depth_checked=True, reread=reread, decoded=decoded)
@@ -593,16 +596,16 @@ def _append_value(value: Any, idx: int, line: int, source: str | Callable[[], st
         out.append((value, line, locator))
 
 
-def _read_with_msgspec(text: str, utf8: bytes, name: str, reread: Callable[[], str] | None) -> tuple[Any, Any, Any]:
+def _read_with_msgspec(text: str | None, utf8: bytes, name: str, reread: Callable[[], str] | None,
+                       start: tuple[int, int]) -> tuple[Any, Any, Any]:
     """(values as ``_parse_json_stream`` gives them, the gate's verdicts, the text) of a file of one
-    JSON value read by msgspec; values None when msgspec does not read it (json then does).
+    JSON value (at ``start``: offset and line) read by msgspec; values None when msgspec does not
+    read it (json then does, from the text, decoded again when the caller let it go).
 
-    With ``reread``, the text is let go while msgspec builds the objects from the bytes (and
-    decoded again only if it does not read them): at the peak, the bytes and the objects.
+    With ``reread`` the caller lets the text go: at the peak, the bytes and the objects, as
+    ``json`` has the text and the objects.
     """
-    idx, line = _first_value(text)
-    if reread is not None:
-        text = None  # type: ignore[assignment]
+    idx, line = start
     value = _whole_value(utf8)
     if value is _NOT_ONE_VALUE:
         return None, None, text if text is not None else _decode(utf8, name)
