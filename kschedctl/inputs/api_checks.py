@@ -271,6 +271,11 @@ def _dotted(path: tuple[str | int, ...]) -> str:
     return out
 
 
+def checks_resources() -> bool:
+    """Whether ``problems`` checks container resources (the files read are pod files)."""
+    return _POD_FILES.get()
+
+
 def problems(obj: dict) -> list[Problem]:
     """Every finding for one object read from a file, kind first (nothing else is checked then)."""
     found = kind_problem(obj)

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar, Union
 
 from kschedctl.errors import InputError
-from kschedctl.inputs.api_checks import describe, problems
+from kschedctl.inputs.api_checks import checks_resources, describe, problems
 
 __all__ = [
     "Validation",
@@ -417,9 +417,15 @@ def check_documents(docs: _Docs, text: Callable[[], str | None] | None = None,
     # (a dump of 50,000 pods from a newer cluster would otherwise print 50,000 times the same line).
     seen: dict[str, list[Any]] = {}
     seen_clean: dict[tuple[int, str], Any] = {}  # nothing changes the objects during this loop
+    # A document json_gate accepted has a kind of fields.json (served, so problems() finds nothing
+    # unless it checks resources) and no unknown field.
+    gate_suffices = not checks_resources()
     for doc in docs:
         obj = doc.obj
         if obj.__class__ is not dict:
+            continue
+        gated = getattr(doc, "gated", False)
+        if gated and gate_suffices:
             continue
         found = problems(obj)
         if found:
@@ -432,7 +438,7 @@ def check_documents(docs: _Docs, text: Callable[[], str | None] | None = None,
                 if setting.mode is Validation.strict and problem.refused:
                     raise InputError(message, doc.file, line)
                 setting.warn(f"{doc.file if line is None else f'{doc.file}:{line}'}: {message}")
-        if getattr(doc, "gated", False):  # json_gate found no unknown field
+        if gated:  # json_gate found no unknown field
             continue
         unknown = unknown_fields(obj, seen_clean)
         if not unknown:

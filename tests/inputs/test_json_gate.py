@@ -308,3 +308,16 @@ def test_a_big_file_gives_the_same_documents_either_way(fast: bool) -> None:
     with using(FastPaths() if fast else FastPaths.off()):
         docs = parse_text(text.encode("utf-8"), "cluster.json")
     assert [(d.obj, d.line) for d in docs] == [(d.obj, d.line) for d in parse_text(text, "cluster.json")]
+
+
+def test_every_gated_kind_is_served() -> None:
+    """check_documents skips problems() for a gated document of a cluster file: its kind must be
+    one that kind_problem finds nothing wrong with."""
+    from kschedctl.inputs.api_checks import kind_problem
+    from kschedctl.inputs.fields import schema_types
+
+    kinds, _ = schema_types()
+    for key in kinds:
+        api_version, kind = key.rsplit("/", 1)
+        assert json_gate.decoder_for(api_version, kind) is not None
+        assert kind_problem({"apiVersion": api_version, "kind": kind}) is None, key
