@@ -4,10 +4,12 @@ Every object read from a file goes through two Python walks: the unknown-field c
 (:mod:`kschedctl.inputs.fields`, ``--validate``) and, for pods and nodes, the value-type check
 (:mod:`kschedctl.inputs.shapes`), plus the string check of labels and annotations
 (``inputs.cluster``). On a 50,000-pod snapshot they cost more than reading the file. Here the
-same rules are compiled, once per process, into msgspec types (a Struct per object type of
+same rules are compiled, when the first large file is read, into msgspec types (a Struct per object type of
 ``schema/fields.json`` refusing unknown fields, the shapes' value types on the fields they
 describe), and each object's JSON bytes are decoded against its kind's type, the result thrown
-away. An object the gate accepts is marked (``Document.gated``) and its Python walks are skipped.
+away. An object the gate accepts is marked (``Document.gated``) and its Python walks are skipped,
+with the API checks of a cluster file (``api_checks.problems``: a gated object's kind is one
+``fields.json`` describes, so one the API server serves).
 
 The gate only ever says "no problem here". An object it refuses (or one it has no type for, or
 any input it cannot decode: ``NaN``, ``Infinity``, numbers past a float's range, lone
@@ -39,7 +41,7 @@ import msgspec
 from kschedctl.inputs import shapes
 from kschedctl.inputs.fields import schema_types
 
-__all__ = ["decoder_for", "accepts", "verdicts", "mark", "mark_documents", "GATED_KINDS"]
+__all__ = ["decoder_for", "accepts", "verdicts", "mark", "mark_documents"]
 
 #: The shape each gated kind is held to beyond field names (metadata's labels and annotations:
 #: strings, as ``cluster._check_labels`` wants them, for every kind).
@@ -56,8 +58,6 @@ _SHAPES: dict[tuple[str, str], dict] = {
     ("v1", "Pod"): _with_meta_strings(shapes.POD),
     ("v1", "Node"): _with_meta_strings(shapes.NODE),
 }
-#: The kinds whose Python shape check a gated document skips.
-GATED_KINDS = frozenset(kind for _, kind in _SHAPES)
 
 _INT32 = Annotated[int, msgspec.Meta(ge=shapes._INT32_MIN, le=shapes._INT32_MAX)]
 _SCALARS: dict[str, tuple[Any, ...]] = {

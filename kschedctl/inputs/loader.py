@@ -273,7 +273,7 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
         try:
             check_json_depth(text, name, utf8)
             values = None
-            if utf8 is not None and len(utf8) >= MSGSPEC_MIN_CHARS and fastpaths.settings().msgspec_decode:
+            if utf8 is not None and len(utf8) >= MSGSPEC_MIN_BYTES and fastpaths.settings().msgspec_decode:
                 start = _first_value(text)
                 if reread is not None:
                     text = None  # type: ignore[assignment]  # the bytes alone while msgspec builds the objects
@@ -637,9 +637,9 @@ def _go_strings(value: Any) -> Any:
 
 
 _NOT_ONE_VALUE = object()
-#: JSON text of at least this many characters is decoded by msgspec first (its import and
+#: A JSON file of at least this many bytes is decoded by msgspec first (its import and
 #: set-up cost more than they save on a small file).
-MSGSPEC_MIN_CHARS = 1 << 20
+MSGSPEC_MIN_BYTES = 1 << 20
 
 
 def _whole_value(utf8: bytes) -> Any:

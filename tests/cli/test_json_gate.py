@@ -94,7 +94,7 @@ def test_the_gate_and_msgspec_change_no_answer(name: str, third: dict, code: int
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     cluster = _write(tmp_path, third)
     monkeypatch.setattr(loader, "GATE_MIN_OBJECTS", 1)
-    monkeypatch.setattr(loader, "MSGSPEC_MIN_CHARS", 0)
+    monkeypatch.setattr(loader, "MSGSPEC_MIN_BYTES", 0)
     marked: list[int] = []
     real = json_gate.mark
     monkeypatch.setattr(json_gate, "mark", lambda *a: marked.append(real(*a)) or marked[-1])

@@ -212,7 +212,7 @@ def test_random_changes_in_two_places(seed: dict, where: int, new: Any, other: i
 def _small_files_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small files take the way of large ones: msgspec, then the gate."""
     monkeypatch.setattr(loader, "GATE_MIN_OBJECTS", 1)
-    monkeypatch.setattr(loader, "MSGSPEC_MIN_CHARS", 0)
+    monkeypatch.setattr(loader, "MSGSPEC_MIN_BYTES", 0)
 
 
 def _docs(text: str) -> list[loader.Document]:
