@@ -27,6 +27,7 @@ from kschedctl.errors import InputError
 from kschedctl.fastpaths import PROCESS as FAST_PATHS
 from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
 from kschedctl.k8s.resources import Resource, node_allocatable, pod_resources
+from kschedctl.k8s.shared_parts import is_shared
 
 #: Upstream DefaultBindAllHostIP.
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
@@ -199,7 +200,7 @@ _EMPTY: tuple = ()
 # namespace and the text of the two affinity mappings (repr of plain data is equal only for equal
 # data; a namespace-less term means the pod's own namespace).
 _MEMOIZE_TERMS = FAST_PATHS.template_memos
-_TERMS_BY_TEMPLATE: dict[tuple[str, str, str], tuple[list, list, list, list, str | None]] = {}
+_TERMS_BY_TEMPLATE: dict[tuple[Any, ...], tuple[list, list, list, list, str | None, Any]] = {}
 _TERMS_BY_TEMPLATE_MAX = 4096
 
 
@@ -285,10 +286,16 @@ class PodInfo:
             pod_anti_affinity and pod_anti_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
         )
         if self.has_affinity:
-            self._compile_affinity(pod_affinity or {}, pod_anti_affinity or {})
+            self._compile_affinity(pod_affinity or {}, pod_anti_affinity or {}, affinity)
 
-    def _compile_affinity(self, pod_affinity: Mapping[str, Any], pod_anti_affinity: Mapping[str, Any]) -> None:
-        key = (self.namespace, repr(pod_affinity), repr(pod_anti_affinity)) if _MEMOIZE_TERMS else None
+    def _compile_affinity(self, pod_affinity: Mapping[str, Any], pod_anti_affinity: Mapping[str, Any],
+                          affinity: Any = None) -> None:
+        key: Any = None
+        if _MEMOIZE_TERMS:
+            # A shared affinity never changes: its identity is key enough (the entry holds it, so
+            # no other object takes its id while the entry is kept).
+            key = ((self.namespace, id(affinity)) if is_shared(affinity)
+                   else (self.namespace, repr(pod_affinity), repr(pod_anti_affinity)))
         found = _TERMS_BY_TEMPLATE.get(key) if key is not None else None
         if found is None:
             self._parse_affinity(pod_affinity, pod_anti_affinity)
@@ -297,9 +304,9 @@ class PodInfo:
                     _TERMS_BY_TEMPLATE.clear()
                 _TERMS_BY_TEMPLATE[key] = (self.required_affinity_terms, self.required_anti_affinity_terms,
                                            self.preferred_affinity_terms, self.preferred_anti_affinity_terms,
-                                           self.parse_error)
+                                           self.parse_error, affinity)
             return
-        required, required_anti, preferred, preferred_anti, self.parse_error = found
+        required, required_anti, preferred, preferred_anti, self.parse_error, _held = found
         # The terms are never changed once built, so pods of one template share them; the lists are
         # each pod's own.
         self.required_affinity_terms = list(required)

@@ -23,6 +23,8 @@ import marshal
 import os
 from typing import Any
 
+from kschedctl.k8s.shared_parts import forget_shared, note_shared
+
 __all__ = ["PartTable", "changed_shared_parts", "forget_shared_parts"]
 
 #: Where a pod's shareable parts live: every mapping or list at the top of ``spec``, and these
@@ -43,6 +45,7 @@ class PartTable:
 
     def __init__(self) -> None:
         self._first: dict[bytes, Any] = {}
+        forget_shared()
 
     def share_pod(self, pod: dict) -> None:
         """Replace ``pod``'s shareable parts with equal ones seen before (in place)."""
@@ -67,6 +70,7 @@ class PartTable:
             seen = first.setdefault(serial, value)
             if seen is not value:
                 holder[key] = seen
+                note_shared(seen)  # what is computed from it may be remembered by its identity
             elif _CHECKING:
                 _CHECKED.append((serial, value))
 

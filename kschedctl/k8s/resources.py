@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
 from kschedctl.fastpaths import PROCESS as FAST_PATHS
+from kschedctl.k8s.shared_parts import is_shared
 from kschedctl.k8s.quantity import (
     NANO,
     format_bytes,
@@ -524,6 +525,23 @@ def pod_resources(pod: Mapping[str, Any]) -> tuple[Resource, int, int]:
     requests are set, only a resource missing from the pod's effective requests gets the default.
     Raises ``QuantityError`` on a bad quantity.
     """
+    if _MEMOIZE:
+        parts = _shared_parts(pod)
+        if parts is not None:
+            found = _BY_PARTS.get(parts[0])
+            if found is None:
+                found = pod_resources_computed(pod)
+                if len(_BY_PARTS) >= _BY_TEMPLATE_MAX:
+                    _BY_PARTS.clear()
+                _BY_PARTS[parts[0]] = (found[0].clone(), found[1], found[2], parts[1])
+                return found
+            requests, milli_cpu, memory, _held = found
+            return requests.clone(), milli_cpu, memory
+    return pod_resources_computed(pod)
+
+
+def pod_resources_computed(pod: Mapping[str, Any]) -> tuple[Resource, int, int]:
+    """``pod_resources`` without the memo keyed by shared parts (still by template text)."""
     key = _template_key(pod) if _MEMOIZE else None
     found = _BY_TEMPLATE.get(key) if key is not None else None
     if found is not None:
@@ -554,6 +572,25 @@ def _pod_resource_nanos(pod: Mapping[str, Any]) -> tuple[dict[str, int], int, in
 _MEMOIZE = FAST_PATHS.template_memos
 _BY_TEMPLATE: dict[tuple[Any, ...], tuple[Resource, int, int]] = {}
 _BY_TEMPLATE_MAX = 4096
+
+
+#: The same, keyed by the identity of the parts pod_resources reads when they are parts the
+#: cluster's pods share (``kschedctl.inputs.sharing``), which never change: no text to make.
+#: Each entry holds those parts, so no other object can take their ids while it is kept.
+_BY_PARTS: dict[tuple[int, ...], tuple[Resource, int, int, tuple[Any, ...]]] = {}
+
+
+def _shared_parts(pod: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[Any, ...]] | None:
+    """The ids and the parts pod_resources reads, when each is shared or absent and the status
+    cannot matter (no resize in flight to read); None otherwise."""
+    spec = pod.get("spec")
+    if spec.__class__ is not dict or (IN_PLACE_POD_VERTICAL_SCALING_ENABLED and _has_status(pod)):
+        return None
+    parts = (spec.get("containers"), spec.get("initContainers"), spec.get("resources"), spec.get("overhead"))
+    for part in parts:
+        if part is not None and not is_shared(part):
+            return None
+    return tuple(map(id, parts)), parts
 
 
 def _template_key(pod: Mapping[str, Any]) -> tuple[Any, ...] | None:
