@@ -31,6 +31,13 @@ class FastPaths:
     #: Pods read from a cluster hold one copy of the spec parts, labels and owner references
     #: they share with other pods (``kschedctl.inputs.sharing``).
     shared_parts: bool = True
+    #: The objects of a large JSON file checked at C speed against types made from the field
+    #: schema and the shapes (``kschedctl.inputs.json_gate``); those it accepts skip the Python
+    #: walks of the same checks. Read when a file is loaded.
+    typed_gate: bool = True
+    #: A large JSON file holding one value decoded by msgspec rather than ``json``
+    #: (``kschedctl.inputs.loader._whole_value``): the same values, a third less time.
+    msgspec_decode: bool = True
     #: The garbage collector off and no interpreter teardown for one-shot commands
     #: (``kschedctl.cli.oneshot``); the collector off during a simulate or capacity run.
     process_shortcuts: bool = True

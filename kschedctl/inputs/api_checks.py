@@ -108,10 +108,16 @@ def _group(api_version: str) -> str:
     return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
 
 
+#: (apiVersion, kind) pairs found served: a 50,000-pod file asks the same question 50,000 times.
+_SERVED_PAIRS: set[tuple[str, str]] = set()
+
+
 def kind_problem(obj: dict) -> Problem | None:
     """``no matches for kind ...`` when a known group does not serve this kind in this version."""
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
+        return None
+    if (api_version, kind) in _SERVED_PAIRS:
         return None
     served, by_kind = _served()
     group = _group(api_version)
@@ -119,6 +125,7 @@ def kind_problem(obj: dict) -> Problem | None:
         return None  # k8s.dra.to_v1 names the versions v1.34 serves for these, with its own message
     kinds = served.get(api_version)
     if kinds is not None and (kind in kinds or kind == "List" or (kind.endswith("List") and kind[:-4] in kinds)):
+        _SERVED_PAIRS.add((api_version, kind))
         return None
     known_group = any(_group(v) == group for v in served)
     if not known_group and kind not in by_kind:
@@ -262,6 +269,11 @@ def _dotted(path: tuple[str | int, ...]) -> str:
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
+
+
+def checks_resources() -> bool:
+    """Whether ``problems`` checks container resources (the files read are pod files)."""
+    return _POD_FILES.get()
 
 
 def problems(obj: dict) -> list[Problem]:

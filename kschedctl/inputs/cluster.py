@@ -264,7 +264,8 @@ class ClusterState:
         name = meta.get("name")
         if not name or not isinstance(name, str):
             raise _err(doc, f"{kind} has no metadata.name")
-        _check_labels(meta, kind, doc)
+        if doc is None or not doc.gated:  # json_gate checks label values as this does
+            _check_labels(meta, kind, doc)
         if namespaced:
             ns = meta.get("namespace")
             if not ns:
@@ -306,9 +307,10 @@ class ClusterState:
 
     def _finish(self, pods: list[tuple[dict, Document | None]]) -> None:
         """Admission for new pods (all PriorityClasses known by now), implied namespaces, warnings."""
+        resolved: dict[str, tuple[str, int, str]] = {}  # class name -> its priority, for every pod
         for pod, doc in pods:
             try:
-                _admit_priority(pod, self, existing=True)
+                _admit_priority(pod, self, existing=True, resolved=resolved)
             except InputError as exc:
                 raise exc.at(doc.file if doc else None, doc.line if doc else None) from None
         used = {DEFAULT_NAMESPACE}
@@ -437,12 +439,13 @@ def waits_for_scheduler(pod: dict) -> bool:
             and (pod.get("status") or {}).get("phase") not in TERMINAL_PHASES)
 
 
-def _admit_priority(pod: dict, cluster: Any, *, existing: bool) -> None:
+def _admit_priority(pod: dict, cluster: Any, *, existing: bool,
+                    resolved: dict[str, tuple[str, int, str]] | None = None) -> None:
     if existing and pod["spec"].get("priority") is not None:
         return
     from kschedctl.k8s.priority import admit_priority
 
-    admit_priority(pod, getattr(cluster, "priority_classes", None) or {})
+    admit_priority(pod, getattr(cluster, "priority_classes", None) or {}, resolved)
 
 
 def _in_pod(pod: dict, exc: InputError) -> InputError:
@@ -456,9 +459,12 @@ def _in_pod(pod: dict, exc: InputError) -> InputError:
     return exc
 
 
-def default_pod(pod: dict) -> dict:
+def default_pod(pod: dict, *, shapes_checked: bool = False) -> dict:
     """API defaulting that matters to scheduling, in place: namespace, uid, schedulerName,
-    requests from limits (containers and pod level), host ports under hostNetwork."""
+    requests from limits (containers and pod level), host ports under hostNetwork.
+
+    ``shapes_checked``: the pod's field types were checked already (``json_gate``).
+    """
     meta = pod.get("metadata")
     if meta is None:
         meta = pod["metadata"] = {}
@@ -472,7 +478,8 @@ def default_pod(pod: dict) -> dict:
         spec = pod["spec"] = {}
     elif not isinstance(spec, dict):
         raise InputError("spec must be a mapping")
-    check_pod(pod)
+    if not shapes_checked:
+        check_pod(pod)
     if not spec.get("schedulerName"):
         spec["schedulerName"] = DEFAULT_SCHEDULER_NAME
     host_network = spec.get("hostNetwork") is True
@@ -593,7 +600,7 @@ def _check_resources(res: Any, path: str) -> None:
 
 def _pod_defaults(pod: dict, doc: Document | None) -> None:
     try:
-        default_pod(pod)
+        default_pod(pod, shapes_checked=doc is not None and doc.gated)
         spec = pod["spec"]
         node_name = spec.get("nodeName")
         if node_name is not None and not isinstance(node_name, str):
@@ -646,7 +653,8 @@ def _node_defaults(node: dict, doc: Document | None) -> None:
             spec = node["spec"] = {}
         elif not isinstance(spec, dict):
             raise InputError("spec must be a mapping")
-        check_node(node)
+        if doc is None or not doc.gated:
+            check_node(node)
         unschedulable = spec.get("unschedulable")
         if unschedulable is not None and not isinstance(unschedulable, bool):
             raise InputError(f"spec.unschedulable must be true or false, not {unschedulable!r}")

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar, Union
 
 from kschedctl.errors import InputError
-from kschedctl.inputs.api_checks import describe, problems
+from kschedctl.inputs.api_checks import checks_resources, describe, problems
 
 __all__ = [
     "Validation",
@@ -49,6 +49,7 @@ __all__ = [
     "unknown_fields",
     "check_documents",
     "schema_source",
+    "schema_types",
 ]
 
 _SCHEMA_PATH = Path(__file__).with_name("schema") / "fields.json"
@@ -156,6 +157,7 @@ class _Schema:
             kind.fast = {key: _fast_code(shape) for key, shape in kind.nested.items()}
         self.kinds: dict[str, _Type] = {key: self.types[ref] for key, ref in data["kinds"].items()}
         self.source: dict[str, str] = data.get("source", {})
+        self.data = data
 
     def _shape(self, ref: str) -> _Shape | None:
         """The shape of ``ref`` when objects are inside it, else None (nothing to check)."""
@@ -183,6 +185,13 @@ def _fast_code(shape: _Shape) -> tuple[int, Any]:
 def _schema() -> _Schema:
     with open(_SCHEMA_PATH, encoding="utf-8") as f:
         return _Schema(json.load(f))
+
+
+def schema_types() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """fields.json as read: "apiVersion/kind" -> type name, and type name -> field -> reference (a
+    type name, ``[]``/``{}`` before a reference for a list/map of it, or a scalar's name)."""
+    data = _schema().data
+    return data["kinds"], data["types"]
 
 
 def schema_source() -> dict[str, str]:
@@ -408,9 +417,15 @@ def check_documents(docs: _Docs, text: Callable[[], str | None] | None = None,
     # (a dump of 50,000 pods from a newer cluster would otherwise print 50,000 times the same line).
     seen: dict[str, list[Any]] = {}
     seen_clean: dict[tuple[int, str], Any] = {}  # nothing changes the objects during this loop
+    # A document json_gate accepted has a kind of fields.json (served, so problems() finds nothing
+    # unless it checks resources) and no unknown field.
+    gate_suffices = not checks_resources()
     for doc in docs:
         obj = doc.obj
         if obj.__class__ is not dict:
+            continue
+        gated = getattr(doc, "gated", False)
+        if gated and gate_suffices:
             continue
         found = problems(obj)
         if found:
@@ -423,6 +438,8 @@ def check_documents(docs: _Docs, text: Callable[[], str | None] | None = None,
                 if setting.mode is Validation.strict and problem.refused:
                     raise InputError(message, doc.file, line)
                 setting.warn(f"{doc.file if line is None else f'{doc.file}:{line}'}: {message}")
+        if gated:  # json_gate found no unknown field
+            continue
         unknown = unknown_fields(obj, seen_clean)
         if not unknown:
             continue

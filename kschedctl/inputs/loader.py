@@ -39,7 +39,7 @@ from contextlib import closing, contextmanager
 from functools import partial
 from typing import IO, Any, Callable, Iterable, Iterator
 
-from kschedctl import limits
+from kschedctl import fastpaths, limits
 from kschedctl.errors import InputError
 from kschedctl.inputs import access, yaml_reader
 from kschedctl.inputs.fields import check_documents
@@ -68,6 +68,9 @@ MAX_OBJECTS = limits.INPUT_MAX_OBJECTS
 STDIN_NAME = "<stdin>"
 #: File name endings read from a directory (as kubectl's -R).
 EXTENSIONS = (".yaml", ".yml", ".json")
+#: A JSON file of at least this many objects goes through the typed gate (json_gate): below it,
+#: building the gate's types (a tenth of a second) costs more than the Python checks it spares.
+GATE_MIN_OBJECTS = 5000
 
 _CHUNK = 1 << 20
 
@@ -79,7 +82,7 @@ class Document:
     means scanning the file again, which is only worth it for an error message).
     """
 
-    __slots__ = ("obj", "file", "_line", "_locate", "_index")
+    __slots__ = ("obj", "file", "_line", "_locate", "_index", "gated")
 
     def __init__(self, obj: dict, file: str, line: int | None = None,
                  locate: Callable[..., int | None] | None = None, index: int | None = None) -> None:
@@ -90,6 +93,9 @@ class Document:
         self._line = line
         self._locate = locate
         self._index = index
+        #: The object's JSON text passed :mod:`kschedctl.inputs.json_gate`: the checks it stands
+        #: for (field names, the shapes of pods and nodes, label values) need not walk it again.
+        self.gated = False
 
     @property
     def line(self) -> int | None:
@@ -228,7 +234,7 @@ def load_values(path: str) -> list[tuple[Any, int | None]]:
         return []
     with gc_paused():
         if text.lstrip(" \t\r\n\ufeff")[0] in "{[" and path.lower().endswith(".json"):
-            return [(value, line) for value, line, _ in _parse_json_stream(text, path)]
+            return [(value, line) for value, line, _ in _parse_json_stream(text, path, decoded=True)]
         with closing(yaml_reader.documents(text, path)) as found:
             return [(obj, line) for obj, line, _ in found]
 
@@ -243,7 +249,8 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
     """The documents of ``text``; ``reread`` gives the same text again (a file read anew), so that
     line locators need not keep the whole text alive for an error message that may never come."""
     utf8: bytes | None = None
-    if isinstance(text, (bytes, bytearray, memoryview)):
+    decoded = isinstance(text, (bytes, bytearray, memoryview))  # so no lone surrogate but escaped ones
+    if decoded:
         raw = bytes(text)
         del text
         if len(raw) > MAX_FILE_BYTES:
@@ -262,10 +269,18 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
         return []
     if stripped[0] in "{[":
         del stripped
+        gate: tuple[list, list[bool]] | None = None
         try:
             check_json_depth(text, name, utf8)
+            values = None
+            if utf8 is not None and len(utf8) >= MSGSPEC_MIN_BYTES and fastpaths.settings().msgspec_decode:
+                start = _first_value(text)
+                if reread is not None:
+                    text = None  # type: ignore[assignment]  # the bytes alone while msgspec builds the objects
+                values, gate, text = _read_with_msgspec(text, utf8, name, reread, start)
             del utf8  # the file's bytes are not needed while the objects are built
-            values = _parse_json_stream(text, name, depth_checked=True, reread=reread)
+            if values is None:
+                values = _parse_json_stream(text, name, depth_checked=True, reread=reread, decoded=decoded)
         except InputError as json_error:
             # A flow-style YAML document also starts with a brace; a .json file gets the JSON error.
             if name.lower().endswith(".json"):
@@ -274,10 +289,14 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
                 return _parse_yaml(text, name)
             except InputError:
                 raise json_error from None
-        del text  # before the documents are made: at the peak, the objects alone
+        text = None  # before the documents are made: at the peak, the objects alone
         docs: list[Document] = []
         for value, line, item_locator in values:
             docs.extend(_documents_of(value, name, line, item_locator))
+        if gate is not None:
+            from kschedctl.inputs.json_gate import mark
+
+            mark(docs, *gate)
         return docs
     return _parse_yaml(text, name)
 
@@ -523,22 +542,21 @@ _RUNS = re.compile(rb"\[+|\]+")
 
 
 def _parse_json_stream(text: str, name: str, utf8: bytes | None = None, *, depth_checked: bool = False,
-                       reread: Callable[[], str] | None = None,
+                       reread: Callable[[], str] | None = None, decoded: bool = False,
                        ) -> list[tuple[Any, int | None, Callable[[int], int | None] | None]]:
     """Every JSON value in ``text`` (one, or several one after another) with its start line.
 
     The lazy line locators of a List's items read ``reread()`` when one is first asked for, and
-    keep ``text`` itself only when there is no ``reread``."""
-    out: list[tuple[Any, int, Callable[[int], int | None] | None]] = []
+    keep ``text`` itself only when there is no ``reread``. ``decoded``: ``text`` was decoded
+    from bytes, so a lone surrogate can only come from an escape."""
+    out: list[tuple[Any, int | None, Callable[[int], int | None] | None]] = []
     if not depth_checked:
         check_json_depth(text, name, utf8)
     source: str | Callable[[], str] = reread if reread is not None else text
-    idx = _WS.match(text, 0).end()  # type: ignore[union-attr]
-    if text.startswith("\ufeff", idx):
-        idx = _WS.match(text, idx + 1).end()  # type: ignore[union-attr]
-    line = 1 + text.count("\n", 0, idx)
+    idx, line = _first_value(text)
     last = 0
     end_all = len(text)
+    lone = "\\ud" in text or "\\uD" in text or (not decoded and _LONE_SURROGATE.search(text) is not None)
     while idx < end_all:
         line += text.count("\n", last, idx)
         last = idx
@@ -550,18 +568,94 @@ def _parse_json_stream(text: str, name: str, utf8: bytes | None = None, *, depth
             raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name, line) from None
         except ValueError as exc:  # an integer literal beyond Python's digit limit
             raise InputError(f"invalid JSON: {number_reason(exc)}", name, line) from None
-        if isinstance(value, list):
-            # A top-level array of objects: each element is a document.
-            array_lines = _lazy_lines(source, partial(_json_array_offsets, start=idx))
-            for i, element in enumerate(value):
-                out.append((element, None, _element_locator(array_lines, i)))
-        else:
-            locator = None
-            if isinstance(value, dict) and _is_list_kind(value):
-                locator = _lazy_lines(source, partial(_json_items_offsets, start=idx))
-            out.append((value, line, locator))
+        _append_value(_go_strings(value) if lone else value, idx, line, source, out)
         idx = _WS.match(text, end).end()  # type: ignore[union-attr]
     return out
+
+
+def _first_value(text: str) -> tuple[int, int]:
+    """Where the first JSON value of ``text`` starts: its offset and line."""
+    idx = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    if text.startswith("\ufeff", idx):
+        idx = _WS.match(text, idx + 1).end()  # type: ignore[union-attr]
+    return idx, 1 + text.count("\n", 0, idx)
+
+
+def _append_value(value: Any, idx: int, line: int, source: str | Callable[[], str],
+                  out: list[tuple[Any, int | None, Callable[[int], int | None] | None]]) -> None:
+    """``value`` (starting at ``idx``, on ``line``) as what ``_documents_of`` takes."""
+    if isinstance(value, list):
+        # A top-level array of objects: each element is a document.
+        array_lines = _lazy_lines(source, partial(_json_array_offsets, start=idx))
+        for i, element in enumerate(value):
+            out.append((element, None, _element_locator(array_lines, i)))
+    else:
+        locator = None
+        if isinstance(value, dict) and _is_list_kind(value):
+            locator = _lazy_lines(source, partial(_json_items_offsets, start=idx))
+        out.append((value, line, locator))
+
+
+def _read_with_msgspec(text: str | None, utf8: bytes, name: str, reread: Callable[[], str] | None,
+                       start: tuple[int, int]) -> tuple[Any, Any, Any]:
+    """(values as ``_parse_json_stream`` gives them, the gate's verdicts, the text) of a file of one
+    JSON value (at ``start``: offset and line) read by msgspec; values None when msgspec does not
+    read it (json then does, from the text, decoded again when the caller let it go).
+
+    With ``reread`` the caller lets the text go: at the peak, the bytes and the objects, as
+    ``json`` has the text and the objects.
+    """
+    idx, line = start
+    value = _whole_value(utf8)
+    if value is _NOT_ONE_VALUE:
+        return None, None, text if text is not None else _decode(utf8, name)
+    values: list[tuple[Any, int | None, Callable[[int], int | None] | None]] = []
+    _append_value(value, idx, line, reread if reread is not None else text, values)
+    gate = None
+    if fastpaths.settings().typed_gate:
+        from kschedctl.inputs.json_gate import verdicts
+
+        gate = verdicts(utf8, value, GATE_MIN_OBJECTS)
+    return values, gate, text
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _go_strings(value: Any) -> Any:
+    """``value`` with each lone surrogate in its strings (keys too) as U+FFFD, as Go's JSON decoder
+    reads ``"\\ud800"`` (json keeps it, and no output could then print it). A valid pair is one
+    character by now, so a surrogate left is a lone one."""
+    cls = value.__class__
+    if cls is str:
+        return _LONE_SURROGATE.sub("\ufffd", value) if _LONE_SURROGATE.search(value) else value
+    if cls is dict:
+        return {_go_strings(k): _go_strings(v) for k, v in value.items()}
+    if cls is list:
+        return [_go_strings(v) for v in value]
+    return value
+
+
+_NOT_ONE_VALUE = object()
+#: A JSON file of at least this many bytes is decoded by msgspec first (its import and
+#: set-up cost more than they save on a small file).
+MSGSPEC_MIN_BYTES = 1 << 20
+
+
+def _whole_value(utf8: bytes) -> Any:
+    """The one JSON value of ``utf8``, decoded by msgspec (a third faster than ``json``), or
+    ``_NOT_ONE_VALUE`` when msgspec does not read it: a stream of several values, or what
+    ``json`` reads and msgspec refuses (NaN, Infinity, numbers past a float's range, lone
+    surrogates, integers past Python's digit limit). ``json`` then reads it as before, with its
+    own errors. Where both read a text, they give equal values (tests/inputs/test_json_gate.py)."""
+    if not fastpaths.settings().msgspec_decode:
+        return _NOT_ONE_VALUE
+    import msgspec
+
+    try:
+        return msgspec.json.decode(utf8)
+    except (msgspec.DecodeError, ValueError, RecursionError):
+        return _NOT_ONE_VALUE
 
 
 def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:

@@ -182,10 +182,21 @@ def _check_given(pod: Mapping[str, Any], priority: int, policy: str) -> None:
         )
 
 
-def admit_priority(pod: dict, priority_classes: Mapping[str, Mapping[str, Any]] | None) -> dict:
+def admit_priority(pod: dict, priority_classes: Mapping[str, Mapping[str, Any]] | None,
+                   resolved: dict[str, tuple[str, int, str]] | None = None) -> dict:
     """Apply the Priority admission plugin to ``pod`` in place (and return it): sets
-    spec.priorityClassName (the default class when none), spec.priority, spec.preemptionPolicy."""
-    name, priority, policy = resolve_priority_class(pod, priority_classes)
+    spec.priorityClassName (the default class when none), spec.priority, spec.preemptionPolicy.
+
+    ``resolved`` (empty, then the same for many pods admitted with the same classes) keeps what
+    each class name resolved to.
+    """
+    given = (pod.get("spec") or {}).get("priorityClassName") or ""
+    found = resolved.get(given) if resolved is not None and given.__class__ is str else None
+    if found is None:
+        found = resolve_priority_class(pod, priority_classes)
+        if resolved is not None and given.__class__ is str:
+            resolved[given] = found
+    name, priority, policy = found
     _check_given(pod, priority, policy)
     spec = pod.get("spec")
     if spec is None:
