@@ -41,7 +41,7 @@ import msgspec
 from kschedctl.inputs import shapes
 from kschedctl.inputs.fields import schema_types
 
-__all__ = ["decoder_for", "accepts", "verdicts", "mark", "mark_documents"]
+__all__ = ["decoder_for", "accepts", "verdicts", "chunk_verdicts", "mark", "mark_documents"]
 
 #: The shape each gated kind is held to beyond field names (metadata's labels and annotations:
 #: strings, as ``cluster._check_labels`` wants them, for every kind).
@@ -237,6 +237,23 @@ def verdicts(data: bytes, value: Any, min_objects: int = 0) -> tuple[list, list[
     # json and msgspec both keep the last of repeated keys, so raw i is the text of object i.
     if raws is None or len(raws) != len(objects):
         return None
+    return objects, _flags(objects, raws, item_kind, list_version)
+
+
+def chunk_verdicts(objects: list, chunk: bytes, item_kind: str | None, list_version: Any) -> list[bool] | None:
+    """Whether the gate accepts each of ``objects``, the items of a List that ``chunk`` (a JSON
+    array of some of its items' texts) decodes to; None when msgspec does not read ``chunk``.
+    ``item_kind`` and ``list_version``: what a typed List gives items without a kind."""
+    try:
+        raws = _ELEMENTS.decode(chunk)
+    except (msgspec.DecodeError, ValueError, RecursionError):
+        return None
+    if len(raws) != len(objects):
+        return None
+    return _flags(objects, raws, item_kind, list_version)
+
+
+def _flags(objects: list, raws: list, item_kind: str | None, list_version: Any) -> list[bool]:
     decoders = _decoders()
     flags = []
     for obj, raw in zip(objects, raws):
@@ -257,7 +274,7 @@ def verdicts(data: bytes, value: Any, min_objects: int = 0) -> tuple[list, list[
             flags.append(False)
         else:
             flags.append(True)
-    return objects, flags
+    return flags
 
 
 def _is_list(obj: dict) -> bool:

@@ -321,3 +321,46 @@ def test_every_gated_kind_is_served() -> None:
         api_version, kind = key.rsplit("/", 1)
         assert json_gate.decoder_for(api_version, kind) is not None
         assert kind_problem({"apiVersion": api_version, "kind": kind}) is None, key
+
+
+# --------------------------------------------------------------------------- a large List, cut
+
+
+_CUT_CASES = [
+    pytest.param({"apiVersion": "v1", "kind": "List", "items": [POD, BAD_POD, NODE, POD, NODE]}, id="list"),
+    pytest.param(Pairs([("items", [NODE, POD, BAD_POD]), ("kind", "List"), ("apiVersion", "v1"),
+                        ("metadata", {"resourceVersion": "7"})]), id="items-first"),
+    pytest.param({"apiVersion": "v1", "kind": "PodList",
+                  "items": [{k: v for k, v in POD.items() if k not in ("kind", "apiVersion")}] * 3}, id="typed-list"),
+    pytest.param(Pairs([("apiVersion", "v1"), ("kind", "List"), ("items", [POD, POD]), ("items", [BAD_POD, POD,
+                                                                                                    NODE])]),
+                 id="items-twice"),
+    pytest.param({"apiVersion": "v1", "kind": "List",
+                  "items": [POD, {"apiVersion": "v1", "kind": "List", "items": [NODE, POD]}, NODE]}, id="nested-list"),
+    pytest.param({"apiVersion": "v1", "kind": "List", "items": []}, id="empty"),
+    pytest.param({"apiVersion": "v1", "kind": "List", "items": [POD, _set(POD, ("metadata", "name"), "\ud800x")]},
+                 id="lone-surrogate"),
+    pytest.param({"apiVersion": "v1", "kind": "List", "items": [POD, NODE, _set(POD, ("spec", "priority"),
+                                                                                   float("nan"))]}, id="nan"),
+    pytest.param({"apiVersion": "v1", "kind": "Pod", "items": [POD, NODE, POD]}, id="not-a-list-kind"),
+]
+
+
+@pytest.mark.parametrize("value", _CUT_CASES)
+def test_a_list_read_in_cuts_gives_the_documents_of_a_list_read_whole(value: Any, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large List's items are decoded a few thousand at a time from copies of their texts, so
+    that the file's bytes go before its objects are built; what comes out is what reading the
+    whole value gives: the same objects, the same gate verdicts, the same lines."""
+    path = tmp_path / "cluster.json"
+    path.write_text(to_json(value).replace("},{", "},\n{"))  # an item a line
+
+    def read() -> list[tuple[Any, bool, int | None]]:
+        with using(FastPaths()):
+            return [(d.obj, d.gated, d.line) for d in loader.load_file(str(path))]
+
+    monkeypatch.setattr(loader, "SPLIT_ITEMS", 2)
+    monkeypatch.setattr(loader, "SPLIT_MIN_BYTES", 0)
+    cut = read()
+    monkeypatch.setattr(loader, "_split_list", lambda utf8: None)
+    assert cut == read()
