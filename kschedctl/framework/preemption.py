@@ -114,6 +114,17 @@ class StartTimes:
         self._now = time.time_ns() if now_ns is None else now_ns
         self._parsed: dict[str, int] = {}
 
+    @property
+    def now_ns(self) -> int:
+        """The last "now" handed out (the clock reading before any)."""
+        return self._now
+
+    def tick(self, answer: int, total: int) -> int:
+        """``total`` later "now"s at once; returns the ``answer``-th of them (1 is the first)."""
+        now = self._now
+        self._now = now + total
+        return now + answer
+
     def of(self, pod_info: "PodInfo") -> int:
         """The pod's start time in nanoseconds (a fresh, later "now" when it has none)."""
         raw = pod_info.start_time
@@ -466,25 +477,31 @@ class Candidate:
     num_pdb_violations: int = 0
     #: kschedctl addition for reports: victim key -> the PDBs its eviction would break.
     pdb_violations: dict[str, list[str]] = field(default_factory=dict)
+    #: ``victims_summary(victims)`` when the dry run had it at hand (kept with a memoized answer,
+    #: so the tie-breaks of later dry runs do not recount the same victims); None: counted then.
+    summary: tuple | None = field(default=None, repr=False, compare=False)
 
 
-class _CandidateList:
-    """Upstream ``candidateList``: holds at most ``size`` candidates; later ones are dropped."""
-
-    __slots__ = ("capacity", "items", "added")
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self.items: list[Candidate] = []
-        self.added = 0
-
-    def add(self, candidate: Candidate) -> None:
-        self.added += 1
-        if len(self.items) < self.capacity:
-            self.items.append(candidate)
-
-    def size(self) -> int:
-        return len(self.items)
+def victims_summary(victims: Sequence["PodInfo"]) -> tuple[int, int, int, int | None]:
+    """The default tie-breaks' scores of a node's victims (most important first) that do not
+    depend on the preemption: -(highest priority), -(sum of priorities), -(number of victims),
+    the earliest start of the most important ones (None when some victim has no start time, its
+    "now" being taken in the order the tie-breaks ask, or one that does not parse), and when no
+    victim has one, (the clock ticks until the answer, the clock ticks in all) of that call."""
+    earliest: int | None = None
+    steps: tuple[int, int] | None = None
+    if all(v.start_time for v in victims):
+        try:
+            earliest = earliest_start_time(victims, StartTimes(0))
+        except InputError:
+            earliest = None  # reported if and when the tie-breaks get there
+    elif not any(v.start_time for v in victims):
+        # every start is a "now": the answer is the clock's value after so many of the calls
+        # ``earliest_start_time`` makes, which advance it by ``total``
+        clock = StartTimes(0)
+        steps = (earliest_start_time(victims, clock) or 0, clock.now_ns)
+    return (-victims[0].priority, -sum(v.priority + _PRIORITY_OFFSET for v in victims), -len(victims), earliest,
+            steps)
 
 
 class PreemptionInterface(Protocol):
@@ -613,8 +630,8 @@ class Evaluator:
         """Upstream ``DryRunPreemption`` with parallelism 1: nodes from ``offset`` round the list,
         each on a copy, until ``num_candidates`` candidates (one of them violation-free) are found."""
         times = times if times is not None else StartTimes()
-        non_violating = _CandidateList(num_candidates)
-        violating = _CandidateList(num_candidates)
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
         statuses = NodeToStatus()
         errors: list[str] = []
         evaluated: list[str] = []
@@ -625,32 +642,45 @@ class Evaluator:
         # (kschedctl's; see DefaultPreemption.victims_memo): same answers, no copies made.
         victims_memo = self.victims_memo
         memo = victims_memo(state, pod_info, pdbs) if victims_memo is not None else None
-        for i in range(n):
-            node = potential_nodes[(offset + i) % n]
+        known = getattr(memo, "known", None)
+        success_code, error_code = Code.Success, Code.Error
+        first = offset % n if n else 0
+        order = list(potential_nodes[first:]) + list(potential_nodes[:first]) if first else potential_nodes
+        add_evaluated = evaluated.append
+        summary = None
+        for node in order:
             name = node.name
-            evaluated.append(name)
-            if memo is not None:
+            add_evaluated(name)
+            answer = known(node) if known is not None else None
+            if answer is not None:
+                # a memoized answer as it is: copied below only if it makes a candidate
+                victims, num_violations, status, broken, summary = answer
+            elif memo is not None:
                 victims, num_violations, status, broken = memo.select(state, pod_info, node, pdbs, times)
             else:
                 victims, num_violations, status, broken = select(state.clone(), pod_info, node.clone(), pdbs, times)
-            success = status is None or status.code == Code.Success
+            success = status is None or status.code == success_code
             if success and victims:
-                candidate = Candidate(name, victims, num_violations, broken)
+                # upstream's candidateList: each holds at most num_candidates, later ones are dropped
                 target = non_violating if num_violations == 0 else violating
-                before = len(target.items)
-                target.add(candidate)
-                if len(target.items) == before:
-                    dropped.append(name)  # the list was full: upstream drops it too
-                found = len(non_violating.items)
-                if found and found + len(violating.items) >= num_candidates:
+                if len(target) < num_candidates:
+                    if answer is not None:
+                        target.append(Candidate(name, list(victims), num_violations,
+                                                {k: list(v) for k, v in broken.items()} if broken else {}, summary))
+                    else:
+                        target.append(Candidate(name, victims, num_violations, broken))
+                else:
+                    dropped.append(name)
+                found = len(non_violating)
+                if found and found + len(violating) >= num_candidates:
                     break
                 continue
             if success:
                 status = Status(Code.Error, f'expected at least one victim pod on node "{name}"')
-            if status.code == Code.Error:  # type: ignore[union-attr]
+            if status.code == error_code:  # type: ignore[union-attr]
                 errors.append(status.message())  # type: ignore[union-attr]
             statuses.set(name, status)  # type: ignore[arg-type]
-        return DryRun(non_violating.items + violating.items, statuses, errors, offset, num_candidates, n,
+        return DryRun(non_violating + violating, statuses, errors, offset, num_candidates, n,
                       evaluated, dropped)
 
     # -- SelectCandidate ----------------------------------------------------------------------
@@ -693,31 +723,36 @@ def pick_one_node_for_preemption(
             return -nodes_to_victims[node].num_pdb_violations
 
         def highest_priority(node: str) -> int:
-            return -nodes_to_victims[node].victims[0].priority
+            c = nodes_to_victims[node]
+            return c.summary[0] if c.summary is not None else -c.victims[0].priority
 
         def sum_priorities(node: str) -> int:
-            return -sum(v.priority + _PRIORITY_OFFSET for v in nodes_to_victims[node].victims)
+            c = nodes_to_victims[node]
+            if c.summary is not None:
+                return c.summary[1]
+            return -sum(v.priority + _PRIORITY_OFFSET for v in c.victims)
 
         def num_pods(node: str) -> int:
             return -len(nodes_to_victims[node].victims)
 
         def latest_start(node: str) -> int:
-            earliest = earliest_start_time(nodes_to_victims[node].victims, times)
+            c = nodes_to_victims[node]
+            summary = c.summary
+            if summary is not None:
+                if summary[3] is not None:
+                    return summary[3]
+                if summary[4] is not None:
+                    return times.tick(*summary[4])
+            earliest = earliest_start_time(c.victims, times)
             return _MIN_INT64 if earliest is None else earliest
 
         funcs = [pdb_violations, highest_priority, sum_priorities, num_pods, latest_start]
         labels = list(CRITERIA)
     decisions: dict[str, str] = {}
     for label, fn in zip(labels, funcs):
-        selected: list[str] = []
-        best = _MIN_INT64
-        for node in names:
-            score = fn(node)
-            if score > best:
-                best = score
-                selected = []
-            if score == best:
-                selected.append(node)
+        scores = list(map(fn, names))  # asked in node order: a "now" start time depends on it
+        best = max(_MIN_INT64, max(scores))
+        selected = [node for node, score in zip(names, scores) if score == best]
         kept = set(selected)
         for node in names:
             if node not in kept:
@@ -801,4 +836,5 @@ __all__ = [
     "more_important_pod",
     "parse_time_ns",
     "pick_one_node_for_preemption",
+    "victims_summary",
 ]
