@@ -782,11 +782,16 @@ def _aggregate(messages: list[str]) -> str:
 
 def _run_details(run: DryRun) -> dict:
     """What the reports show about a dry run (bounded: counts, not one entry per node)."""
-    rejections: dict[str, int] = {}
+    # counted per (code, reasons) first: most nodes say the same
+    kinds: dict[tuple, int] = {}
     for _, status in run.node_to_status.items():
-        for reason in status.reasons or [""]:
-            key = f"{status.code}: {reason}" if reason else str(status.code)
-            rejections[key] = rejections.get(key, 0) + 1
+        kind = (status.code, tuple(status.reasons))
+        kinds[kind] = kinds.get(kind, 0) + 1
+    rejections: dict[str, int] = {}
+    for (code, reasons), n in kinds.items():
+        for reason in reasons or ("",):
+            key = f"{code}: {reason}" if reason else str(code)
+            rejections[key] = rejections.get(key, 0) + n
     if not run.potential_nodes:
         return {"potentialNodes": 0}  # every node was UnschedulableAndUnresolvable: nothing to try
     out: dict[str, Any] = {

@@ -373,7 +373,11 @@ class _VictimsMemo:
         nominated = by_node.get(name)
         if nominated:
             priority, uid = self._priority, self._uid
-            key = tuple(pi for pi in nominated if pi.priority >= priority and pi.uid != uid)
+            if len(nominated) == 1:  # the common case, without a generator
+                pi = nominated[0]
+                key = (pi,) if pi.priority >= priority and pi.uid != uid else ()
+            else:
+                key = tuple(pi for pi in nominated if pi.priority >= priority and pi.uid != uid)
         else:
             key = ()
         answer = entry[2].get(key)

@@ -292,7 +292,11 @@ class _LeanFramework(Framework):
                     # for these nominated pods: a "no" there is the node's answer
                     entry = memo.get(name)
                     if entry is not None and entry[0] == node_info.generation:
-                        ge = tuple(pi for pi in nominated if pi.priority >= priority and pi.uid != uid)
+                        if len(nominated) == 1:  # the common case, without a generator
+                            pi = nominated[0]
+                            ge = (pi,) if pi.priority >= priority and pi.uid != uid else ()
+                        else:
+                            ge = tuple(pi for pi in nominated if pi.priority >= priority and pi.uid != uid)
                         status = entry[1].get(("nominated", chain, ge)) if ge else None
                         if status is not None and status.code != _SUCCESS:
                             trace = self.trace

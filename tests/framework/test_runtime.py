@@ -384,3 +384,32 @@ def test_scan_statuses_answer_as_the_map_the_scan_builds(seed: int) -> None:
     assert kept.reason_counts() == plain.reason_counts()
     assert kept.nodes_for_status_code(snapshot, Code.Unschedulable) == \
         plain.nodes_for_status_code(snapshot, Code.Unschedulable)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_nominator_removes_the_entry_a_walk_over_every_node_removes(seed: int) -> None:
+    """``PodNominator.remove`` looks only at the nodes the pod's uid was added to; what it removes
+    is what a walk over every node, in the order they were first nominated to, removes first."""
+    from kschedctl.framework.nominator import PodNominator
+    from tests.plugins.harness import pod_info
+    from tests.plugins.test_default_preemption import make_pod
+
+    rnd = random.Random(seed)
+    pods = [pod_info(make_pod({"name": f"p{i}", "uid": f"u{i % 4}"})) for i in range(8)]
+    nominator = PodNominator()
+    walk: dict[str, list] = {}
+    for _ in range(30):
+        p = rnd.choice(pods)
+        if rnd.random() < 0.6:
+            node = f"n{rnd.randrange(5)}"
+            nominator.add(p, node)
+            walk.setdefault(node, []).append(p)
+        else:
+            nominator.remove(p)
+            for node, listed in walk.items():
+                hit = next((i for i, o in enumerate(listed) if o.uid == p.uid and o.key == p.key), None)
+                if hit is not None:
+                    del listed[hit]
+                    break
+        assert {k: [o.key for o in v] for k, v in nominator.by_node.items()} == \
+            {k: [o.key for o in v] for k, v in walk.items()}
