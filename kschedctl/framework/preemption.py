@@ -714,53 +714,57 @@ def pick_one_node_for_preemption(
     if not nodes_to_victims:
         return "", {}
     times = times if times is not None else StartTimes()
-    names: list[str] = list(nodes_to_victims)
+    # Each criterion scores the nodes still in the race, in their order (a "now" start time
+    # depends on it), all at once.
+    scorers: list[Callable[[list[tuple[str, Candidate]]], list[int]]]
     if score_funcs:
-        funcs = list(score_funcs)
-        labels = [f"score function {i + 1}" for i in range(len(funcs))]
+        scorers = [lambda pairs, fn=fn: [fn(name) for name, _ in pairs] for fn in score_funcs]  # type: ignore[misc]
+        labels = [f"score function {i + 1}" for i in range(len(scorers))]
     else:
-        def pdb_violations(node: str) -> int:
-            return -nodes_to_victims[node].num_pdb_violations
+        def pdb_violations(pairs: list[tuple[str, Candidate]]) -> list[int]:
+            return [-c.num_pdb_violations for _, c in pairs]
 
-        def highest_priority(node: str) -> int:
-            c = nodes_to_victims[node]
-            return c.summary[0] if c.summary is not None else -c.victims[0].priority
+        def highest_priority(pairs: list[tuple[str, Candidate]]) -> list[int]:
+            return [c.summary[0] if c.summary is not None else -c.victims[0].priority for _, c in pairs]
 
-        def sum_priorities(node: str) -> int:
-            c = nodes_to_victims[node]
-            if c.summary is not None:
-                return c.summary[1]
-            return -sum(v.priority + _PRIORITY_OFFSET for v in c.victims)
+        def sum_priorities(pairs: list[tuple[str, Candidate]]) -> list[int]:
+            return [c.summary[1] if c.summary is not None else -sum(v.priority + _PRIORITY_OFFSET for v in c.victims)
+                    for _, c in pairs]
 
-        def num_pods(node: str) -> int:
-            return -len(nodes_to_victims[node].victims)
+        def num_pods(pairs: list[tuple[str, Candidate]]) -> list[int]:
+            return [-len(c.victims) for _, c in pairs]
 
-        def latest_start(node: str) -> int:
-            c = nodes_to_victims[node]
-            summary = c.summary
-            if summary is not None:
-                if summary[3] is not None:
-                    return summary[3]
-                if summary[4] is not None:
-                    return times.tick(*summary[4])
-            earliest = earliest_start_time(c.victims, times)
-            return _MIN_INT64 if earliest is None else earliest
+        def latest_start(pairs: list[tuple[str, Candidate]]) -> list[int]:
+            out = []
+            for _, c in pairs:
+                summary = c.summary
+                if summary is not None and summary[3] is not None:
+                    out.append(summary[3])
+                elif summary is not None and summary[4] is not None:
+                    out.append(times.tick(*summary[4]))
+                else:
+                    earliest = earliest_start_time(c.victims, times)
+                    out.append(_MIN_INT64 if earliest is None else earliest)
+            return out
 
-        funcs = [pdb_violations, highest_priority, sum_priorities, num_pods, latest_start]
+        scorers = [pdb_violations, highest_priority, sum_priorities, num_pods, latest_start]
         labels = list(CRITERIA)
     decisions: dict[str, str] = {}
-    for label, fn in zip(labels, funcs):
-        scores = list(map(fn, names))  # asked in node order: a "now" start time depends on it
+    pairs = list(nodes_to_victims.items())
+    for label, scorer in zip(labels, scorers):
+        scores = scorer(pairs)
         best = max(_MIN_INT64, max(scores))
-        selected = [node for node, score in zip(names, scores) if score == best]
-        kept = set(selected)
-        for node in names:
-            if node not in kept:
-                decisions[node] = label
+        selected = []
+        for pair, score in zip(pairs, scores):
+            if score == best:
+                selected.append(pair)
+            else:
+                decisions[pair[0]] = label
         if len(selected) == 1:
-            decisions[selected[0]] = label
-            return selected[0], decisions
-        names = selected
+            decisions[selected[0][0]] = label
+            return selected[0][0], decisions
+        pairs = selected
+    names = [name for name, _ in pairs]
     for node in names[1:]:
         decisions[node] = CRITERION_FIRST
     decisions[names[0]] = CRITERION_FIRST
