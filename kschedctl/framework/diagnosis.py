@@ -4,11 +4,10 @@ need them as much as the scheduler does."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable, Iterable
-
-import numpy as np
 
 from kschedctl.framework.status import Code, Status
 
@@ -116,17 +115,21 @@ class RejectedScan:
     """A scan every node rejected, as a batch runtime keeps it: each node's status in node
     order, and beside them the counts the event message and preemption read, kept up to date
     as statuses change instead of being recounted over every node in every failed cycle:
-    ``kinds`` (``status_kind`` -> number of nodes), ``codes`` (each node's code, node order)."""
+    ``kinds`` (``status_kind`` -> number of nodes). A runtime keeping each node's code in a
+    column answers ``positions`` from it."""
 
-    __slots__ = ("nodes", "index", "statuses", "kinds", "codes")
+    __slots__ = ("nodes", "index", "statuses", "kinds")
 
     def __init__(self, nodes: list["NodeInfo"], index: dict[str, int], statuses: list[Status],
-                 kinds: dict[tuple, int], codes: np.ndarray) -> None:
+                 kinds: dict[tuple, int]) -> None:
         self.nodes = nodes
         self.index = index
         self.statuses = statuses
         self.kinds = kinds
-        self.codes = codes
+
+    def positions(self, code: Code) -> list[int]:
+        """The positions (node order) of the nodes whose status has ``code``."""
+        return [i for i, status in enumerate(self.statuses) if status.code == code]
 
     def __len__(self) -> int:
         return len(self.statuses)
@@ -187,13 +190,13 @@ class ScanStatuses(NodeToStatus):
             self._explicit()
             return super().nodes_for_status_code(snapshot, code)
         # The explicit nodes in visit order, as the map built by the scan lists them.
-        positions = np.flatnonzero(scan.codes == int(code))
+        positions = scan.positions(code)
         start = self._start
         if start:
-            cut = int(np.searchsorted(positions, start))
-            positions = np.concatenate((positions[cut:], positions[:cut]))
+            cut = bisect_left(positions, start)
+            positions = positions[cut:] + positions[:cut]
         nodes = scan.nodes
-        return [nodes[i] for i in positions.tolist()]
+        return [nodes[i] for i in positions]
 
     def reason_counts(self) -> dict[str, int]:
         scan = self._scan

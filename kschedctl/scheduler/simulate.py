@@ -387,7 +387,7 @@ class _LeanFramework(Framework):
             codes[i] = status.code
             if i not in nominated_at:
                 entry.keep(i, status, kind)
-        return RejectedScan(nodes, index, out, kinds, codes)
+        return _ScanColumns(nodes, index, out, kinds, codes)
 
     def remember_rejections(self, state: Any, nodes: list, statuses: Any) -> None:
         """After a scan of every node of ``nodes`` (the snapshot's) that none passed: their
@@ -558,6 +558,20 @@ class _ColumnRun:
 
     def certain(self) -> bool:
         return bool(self._verdicts.certain(self._at[self._positions[:self.cut]]))
+
+
+class _ScanColumns(RejectedScan):
+    """A ``RejectedScan`` with each node's code in a column (``positions`` without a walk)."""
+
+    __slots__ = ("codes",)
+
+    def __init__(self, nodes: list, index: dict[str, int], statuses: list, kinds: dict[tuple, int],
+                 codes: np.ndarray) -> None:
+        super().__init__(nodes, index, statuses, kinds)
+        self.codes = codes
+
+    def positions(self, code: Code) -> list[int]:
+        return np.flatnonzero(self.codes == int(code)).tolist()
 
 
 class _Rejections:

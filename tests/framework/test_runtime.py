@@ -334,8 +334,6 @@ def test_handle_lists_the_pods_the_informer_would() -> None:
 # --- the statuses of a scan every node rejected, kept as columns -------------------------------
 
 def _rejected_scan(seed: int):
-    import numpy as np
-
     from kschedctl.framework.diagnosis import RejectedScan, status_kind
     from kschedctl.framework.snapshot import Snapshot
     from tests.plugins.test_default_preemption import make_node
@@ -353,8 +351,7 @@ def _rejected_scan(seed: int):
     kinds: dict = {}
     for s in statuses:
         kinds[status_kind(s)] = kinds.get(status_kind(s), 0) + 1
-    codes = np.array([int(s.code) for s in statuses], dtype=np.int8)
-    scan = RejectedScan(nodes, {n.name: i for i, n in enumerate(nodes)}, statuses, kinds, codes)
+    scan = RejectedScan(nodes, {n.name: i for i, n in enumerate(nodes)}, statuses, kinds)
     return snapshot, scan, rnd.randrange(len(nodes))
 
 
