@@ -479,6 +479,7 @@ class Candidate:
     pdb_violations: dict[str, list[str]] = field(default_factory=dict)
     #: ``victims_summary(victims)`` when the dry run had it at hand (kept with a memoized answer,
     #: so the tie-breaks of later dry runs do not recount the same victims); None: counted then.
+    #: A candidate is read, never changed: a memoized one is handed to every dry run that finds it.
     summary: tuple | None = field(default=None, repr=False, compare=False)
 
 
@@ -647,14 +648,14 @@ class Evaluator:
         first = offset % n if n else 0
         order = list(potential_nodes[first:]) + list(potential_nodes[:first]) if first else potential_nodes
         add_evaluated = evaluated.append
-        summary = None
+        kept = None
         for node in order:
             name = node.name
             add_evaluated(name)
             answer = known(node) if known is not None else None
             if answer is not None:
-                # a memoized answer as it is: copied below only if it makes a candidate
-                victims, num_violations, status, broken, summary = answer
+                # a memoized answer as it is, with the candidate it makes (read-only, as every candidate)
+                victims, num_violations, status, broken, kept = answer
             elif memo is not None:
                 victims, num_violations, status, broken = memo.select(state, pod_info, node, pdbs, times)
             else:
@@ -664,11 +665,8 @@ class Evaluator:
                 # upstream's candidateList: each holds at most num_candidates, later ones are dropped
                 target = non_violating if num_violations == 0 else violating
                 if len(target) < num_candidates:
-                    if answer is not None:
-                        target.append(Candidate(name, list(victims), num_violations,
-                                                {k: list(v) for k, v in broken.items()} if broken else {}, summary))
-                    else:
-                        target.append(Candidate(name, victims, num_violations, broken))
+                    target.append(kept if answer is not None and kept is not None
+                                  else Candidate(name, list(victims), num_violations, broken))
                 else:
                     dropped.append(name)
                 found = len(non_violating)

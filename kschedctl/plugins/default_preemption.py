@@ -39,6 +39,7 @@ from typing import Any, Callable, ClassVar, Sequence
 from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.preemption import (
+    Candidate,
     DisruptionBudget,
     Evaluator,
     StartTimes,
@@ -333,7 +334,8 @@ class _VictimsMemo:
     same nominated pods of equal or higher priority; the nodes the filters then marked as
     "nominated" in the trace are marked again, so a reused answer leaves what a fresh one would.
     ``select`` hands victim lists out as copies; ``known`` hands out the kept answer itself,
-    with the victims' tie-break scores (``victims_summary``), for the dry run to copy what it keeps.
+    with the ``Candidate`` the node makes (victims' tie-break scores included), which nobody
+    changes once made.
     """
 
     __slots__ = ("plugin", "pdbs", "_nodes", "_by_node", "_priority", "_uid", "_trace")
@@ -362,7 +364,8 @@ class _VictimsMemo:
 
     def known(self, node_info: Any) -> tuple | None:
         """The kept answer for ``node_info`` in this dry run (see ``begin``): (victims, number
-        violating, status, victim -> PDBs, summary) to be read, not changed; None if not kept."""
+        violating, status, victim -> PDBs, the candidate or None) to be read, not changed; None
+        if not kept."""
         name = node_info.name
         entry = self._nodes.get(name)
         if entry is None or entry[0] is not node_info or entry[1] != node_info.generation:
@@ -412,9 +415,10 @@ class _VictimsMemo:
                     saved |= marked
                     trace.nominated_nodes = saved
             victims, _, status, _ = result
-            summary = (victims_summary(victims) if victims and (status is None or status.code == Code.Success)
-                       else None)
-            answer = answers[nominated] = ((*result, summary), frozenset(marked))
+            candidate = None
+            if victims and (status is None or status.code == Code.Success):
+                candidate = Candidate(name, victims, result[1], result[3], victims_summary(victims))
+            answer = answers[nominated] = ((*result, candidate), frozenset(marked))
         elif trace is not None and answer[1]:
             trace.nominated_nodes |= answer[1]
         (victims, num_violating, status, broken, _), _ = answer
