@@ -4,7 +4,9 @@ need them as much as the scheduler does."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from kschedctl.framework.status import Code, Status
@@ -13,6 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.framework.types import NodeInfo
 
 _UNRESOLVABLE = Code.UnschedulableAndUnresolvable
+_NAME = attrgetter("name")
 _REJECTED = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
 
 # Upstream vocabulary shared with plugins: NodeToStatus, Diagnosis, FitError
@@ -78,8 +81,135 @@ class NodeToStatus:
         return [node_info for name, status in self._statuses.items()
                 if status.code == code and (node_info := get(name)) is not None]
 
+    def reason_counts(self) -> dict[str, int]:
+        """Reason -> number of explicitly set nodes giving it (absent nodes not counted)."""
+        counts: dict[str, int] = {}
+        # Neighbouring nodes mostly say the same: count runs of equal reasons, then add each
+        # run (a reason still enters the dict at the first node that gives it).
+        run_reasons: list[str] | None = None
+        run = 0
+        for status in self._statuses.values():
+            reasons = status.reasons
+            if reasons == run_reasons:
+                run += 1
+                continue
+            if run_reasons is not None:
+                for reason in run_reasons:
+                    counts[reason] = counts.get(reason, 0) + run
+            run_reasons, run = reasons, 1
+        if run_reasons is not None:
+            for reason in run_reasons:
+                counts[reason] = counts.get(reason, 0) + run
+        return counts
+
     def __repr__(self) -> str:
         return f"NodeToStatus({self._statuses!r}, absent={self._absent!r})"
+
+
+def status_kind(status: Status) -> tuple[Code, str, tuple[str, ...]]:
+    """What ``RejectedScan`` counts a status by: its code, plugin and reasons."""
+    return status.code, status.plugin, tuple(status.reasons)
+
+
+class RejectedScan:
+    """A scan every node rejected, as a batch runtime keeps it: each node's status in node
+    order, and beside them the counts the event message and preemption read, kept up to date
+    as statuses change instead of being recounted over every node in every failed cycle:
+    ``kinds`` (``status_kind`` -> number of nodes). A runtime keeping each node's code in a
+    column answers ``positions`` from it."""
+
+    __slots__ = ("nodes", "index", "statuses", "kinds")
+
+    def __init__(self, nodes: list["NodeInfo"], index: dict[str, int], statuses: list[Status],
+                 kinds: dict[tuple, int]) -> None:
+        self.nodes = nodes
+        self.index = index
+        self.statuses = statuses
+        self.kinds = kinds
+
+    def positions(self, code: Code) -> list[int]:
+        """The positions (node order) of the nodes whose status has ``code``."""
+        return [i for i, status in enumerate(self.statuses) if status.code == code]
+
+    def __len__(self) -> int:
+        return len(self.statuses)
+
+
+class ScanStatuses(NodeToStatus):
+    """The ``NodeToStatus`` of a scan every node rejected, visited from ``start``: answers from
+    the ``RejectedScan`` (``get`` by position, ``nodes_for_status_code`` and ``reason_counts``
+    from its counts) and builds the node -> status map, in visit order, only when something
+    iterates or changes it. It then behaves as the plain one built by the scan would."""
+
+    __slots__ = ("_scan", "_start")
+
+    def __init__(self, scan: RejectedScan, start: int, absent: Status | None = None) -> None:
+        super().__init__(None, absent)
+        self._scan: RejectedScan | None = scan
+        self._start = start
+
+    def _explicit(self) -> dict[str, Status]:
+        scan = self._scan
+        if scan is not None:
+            start, nodes, statuses = self._start, scan.nodes, scan.statuses
+            order = nodes[start:] + nodes[:start] if start else nodes
+            ordered = statuses[start:] + statuses[:start] if start else statuses
+            self._statuses = dict(zip(map(_NAME, order), ordered))
+            self._scan = None
+        return self._statuses
+
+    def get(self, node_name: str) -> Status:
+        scan = self._scan
+        if scan is None:
+            return self._statuses.get(node_name, self._absent)
+        i = scan.index.get(node_name)
+        return self._absent if i is None else scan.statuses[i]
+
+    def set(self, node_name: str, status: Status) -> None:
+        self._explicit()[node_name] = status
+
+    def update(self, pairs: Iterable[tuple[str, Status]]) -> None:
+        self._explicit().update(pairs)
+
+    def __len__(self) -> int:
+        return len(self._scan) if self._scan is not None else len(self._statuses)
+
+    def len(self) -> int:
+        return self.__len__()
+
+    def items(self) -> Iterable[tuple[str, Status]]:
+        return self._explicit().items()
+
+    def for_each_explicit_node(self, fn: Callable[[str, Status], None]) -> None:
+        for name, status in self._explicit().items():
+            fn(name, status)
+
+    def nodes_for_status_code(self, snapshot: Any, code: Code) -> list["NodeInfo"]:
+        scan = self._scan
+        if scan is None or self._absent.code == code or snapshot.node_infos() is not scan.nodes:
+            self._explicit()
+            return super().nodes_for_status_code(snapshot, code)
+        # The explicit nodes in visit order, as the map built by the scan lists them.
+        positions = scan.positions(code)
+        start = self._start
+        if start:
+            cut = bisect_left(positions, start)
+            positions = positions[cut:] + positions[:cut]
+        nodes = scan.nodes
+        return [nodes[i] for i in positions]
+
+    def reason_counts(self) -> dict[str, int]:
+        scan = self._scan
+        if scan is None:
+            return super().reason_counts()
+        counts: dict[str, int] = {}
+        for (_, _, reasons), n in scan.kinds.items():
+            for reason in reasons:
+                counts[reason] = counts.get(reason, 0) + n
+        return counts
+
+    def __repr__(self) -> str:
+        return f"NodeToStatus({self._explicit()!r}, absent={self._absent!r})"
 
 
 @dataclass
@@ -121,23 +251,7 @@ class FitError(Exception):
         d = self.diagnosis
         if d.pre_filter_msg:
             return {}
-        counts: dict[str, int] = {}
-        # Neighbouring nodes mostly say the same: count runs of equal reasons, then add each
-        # run (a reason still enters the dict at the first node that gives it).
-        run_reasons: list[str] | None = None
-        run = 0
-        for _, status in d.node_to_status.items():
-            reasons = status.reasons
-            if reasons == run_reasons:
-                run += 1
-                continue
-            if run_reasons is not None:
-                for reason in run_reasons:
-                    counts[reason] = counts.get(reason, 0) + run
-            run_reasons, run = reasons, 1
-        if run_reasons is not None:
-            for reason in run_reasons:
-                counts[reason] = counts.get(reason, 0) + run
+        counts = d.node_to_status.reason_counts()
         explicit = len(d.node_to_status)
         if explicit < self.num_all_nodes:
             for reason in d.node_to_status.absent_nodes_status().reasons:

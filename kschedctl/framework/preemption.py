@@ -114,6 +114,17 @@ class StartTimes:
         self._now = time.time_ns() if now_ns is None else now_ns
         self._parsed: dict[str, int] = {}
 
+    @property
+    def now_ns(self) -> int:
+        """The last "now" handed out (the clock reading before any)."""
+        return self._now
+
+    def tick(self, answer: int, total: int) -> int:
+        """``total`` later "now"s at once; returns the ``answer``-th of them (1 is the first)."""
+        now = self._now
+        self._now = now + total
+        return now + answer
+
     def of(self, pod_info: "PodInfo") -> int:
         """The pod's start time in nanoseconds (a fresh, later "now" when it has none)."""
         raw = pod_info.start_time
@@ -466,25 +477,32 @@ class Candidate:
     num_pdb_violations: int = 0
     #: kschedctl addition for reports: victim key -> the PDBs its eviction would break.
     pdb_violations: dict[str, list[str]] = field(default_factory=dict)
+    #: ``victims_summary(victims)`` when the dry run had it at hand (kept with a memoized answer,
+    #: so the tie-breaks of later dry runs do not recount the same victims); None: counted then.
+    #: A candidate is read, never changed: a memoized one is handed to every dry run that finds it.
+    summary: tuple | None = field(default=None, repr=False, compare=False)
 
 
-class _CandidateList:
-    """Upstream ``candidateList``: holds at most ``size`` candidates; later ones are dropped."""
-
-    __slots__ = ("capacity", "items", "added")
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self.items: list[Candidate] = []
-        self.added = 0
-
-    def add(self, candidate: Candidate) -> None:
-        self.added += 1
-        if len(self.items) < self.capacity:
-            self.items.append(candidate)
-
-    def size(self) -> int:
-        return len(self.items)
+def victims_summary(victims: Sequence["PodInfo"]) -> tuple[int, int, int, int | None]:
+    """The default tie-breaks' scores of a node's victims (most important first) that do not
+    depend on the preemption: -(highest priority), -(sum of priorities), -(number of victims),
+    the earliest start of the most important ones (None when some victim has no start time, its
+    "now" being taken in the order the tie-breaks ask, or one that does not parse), and when no
+    victim has one, (the clock ticks until the answer, the clock ticks in all) of that call."""
+    earliest: int | None = None
+    steps: tuple[int, int] | None = None
+    if all(v.start_time for v in victims):
+        try:
+            earliest = earliest_start_time(victims, StartTimes(0))
+        except InputError:
+            earliest = None  # reported if and when the tie-breaks get there
+    elif not any(v.start_time for v in victims):
+        # every start is a "now": the answer is the clock's value after so many of the calls
+        # ``earliest_start_time`` makes, which advance it by ``total``
+        clock = StartTimes(0)
+        steps = (earliest_start_time(victims, clock) or 0, clock.now_ns)
+    return (-victims[0].priority, -sum(v.priority + _PRIORITY_OFFSET for v in victims), -len(victims), earliest,
+            steps)
 
 
 class PreemptionInterface(Protocol):
@@ -613,8 +631,8 @@ class Evaluator:
         """Upstream ``DryRunPreemption`` with parallelism 1: nodes from ``offset`` round the list,
         each on a copy, until ``num_candidates`` candidates (one of them violation-free) are found."""
         times = times if times is not None else StartTimes()
-        non_violating = _CandidateList(num_candidates)
-        violating = _CandidateList(num_candidates)
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
         statuses = NodeToStatus()
         errors: list[str] = []
         evaluated: list[str] = []
@@ -625,32 +643,42 @@ class Evaluator:
         # (kschedctl's; see DefaultPreemption.victims_memo): same answers, no copies made.
         victims_memo = self.victims_memo
         memo = victims_memo(state, pod_info, pdbs) if victims_memo is not None else None
-        for i in range(n):
-            node = potential_nodes[(offset + i) % n]
+        known = getattr(memo, "known", None)
+        success_code, error_code = Code.Success, Code.Error
+        first = offset % n if n else 0
+        order = list(potential_nodes[first:]) + list(potential_nodes[:first]) if first else potential_nodes
+        add_evaluated = evaluated.append
+        kept = None
+        for node in order:
             name = node.name
-            evaluated.append(name)
-            if memo is not None:
+            add_evaluated(name)
+            answer = known(node) if known is not None else None
+            if answer is not None:
+                # a memoized answer as it is, with the candidate it makes (read-only, as every candidate)
+                victims, num_violations, status, broken, kept = answer
+            elif memo is not None:
                 victims, num_violations, status, broken = memo.select(state, pod_info, node, pdbs, times)
             else:
                 victims, num_violations, status, broken = select(state.clone(), pod_info, node.clone(), pdbs, times)
-            success = status is None or status.code == Code.Success
+            success = status is None or status.code == success_code
             if success and victims:
-                candidate = Candidate(name, victims, num_violations, broken)
+                # upstream's candidateList: each holds at most num_candidates, later ones are dropped
                 target = non_violating if num_violations == 0 else violating
-                before = len(target.items)
-                target.add(candidate)
-                if len(target.items) == before:
-                    dropped.append(name)  # the list was full: upstream drops it too
-                found = len(non_violating.items)
-                if found and found + len(violating.items) >= num_candidates:
+                if len(target) < num_candidates:
+                    target.append(kept if answer is not None and kept is not None
+                                  else Candidate(name, list(victims), num_violations, broken))
+                else:
+                    dropped.append(name)
+                found = len(non_violating)
+                if found and found + len(violating) >= num_candidates:
                     break
                 continue
             if success:
                 status = Status(Code.Error, f'expected at least one victim pod on node "{name}"')
-            if status.code == Code.Error:  # type: ignore[union-attr]
+            if status.code == error_code:  # type: ignore[union-attr]
                 errors.append(status.message())  # type: ignore[union-attr]
             statuses.set(name, status)  # type: ignore[arg-type]
-        return DryRun(non_violating.items + violating.items, statuses, errors, offset, num_candidates, n,
+        return DryRun(non_violating + violating, statuses, errors, offset, num_candidates, n,
                       evaluated, dropped)
 
     # -- SelectCandidate ----------------------------------------------------------------------
@@ -684,48 +712,57 @@ def pick_one_node_for_preemption(
     if not nodes_to_victims:
         return "", {}
     times = times if times is not None else StartTimes()
-    names: list[str] = list(nodes_to_victims)
+    # Each criterion scores the nodes still in the race, in their order (a "now" start time
+    # depends on it), all at once.
+    scorers: list[Callable[[list[tuple[str, Candidate]]], list[int]]]
     if score_funcs:
-        funcs = list(score_funcs)
-        labels = [f"score function {i + 1}" for i in range(len(funcs))]
+        scorers = [lambda pairs, fn=fn: [fn(name) for name, _ in pairs] for fn in score_funcs]  # type: ignore[misc]
+        labels = [f"score function {i + 1}" for i in range(len(scorers))]
     else:
-        def pdb_violations(node: str) -> int:
-            return -nodes_to_victims[node].num_pdb_violations
+        def pdb_violations(pairs: list[tuple[str, Candidate]]) -> list[int]:
+            return [-c.num_pdb_violations for _, c in pairs]
 
-        def highest_priority(node: str) -> int:
-            return -nodes_to_victims[node].victims[0].priority
+        def highest_priority(pairs: list[tuple[str, Candidate]]) -> list[int]:
+            return [c.summary[0] if c.summary is not None else -c.victims[0].priority for _, c in pairs]
 
-        def sum_priorities(node: str) -> int:
-            return -sum(v.priority + _PRIORITY_OFFSET for v in nodes_to_victims[node].victims)
+        def sum_priorities(pairs: list[tuple[str, Candidate]]) -> list[int]:
+            return [c.summary[1] if c.summary is not None else -sum(v.priority + _PRIORITY_OFFSET for v in c.victims)
+                    for _, c in pairs]
 
-        def num_pods(node: str) -> int:
-            return -len(nodes_to_victims[node].victims)
+        def num_pods(pairs: list[tuple[str, Candidate]]) -> list[int]:
+            return [-len(c.victims) for _, c in pairs]
 
-        def latest_start(node: str) -> int:
-            earliest = earliest_start_time(nodes_to_victims[node].victims, times)
-            return _MIN_INT64 if earliest is None else earliest
+        def latest_start(pairs: list[tuple[str, Candidate]]) -> list[int]:
+            out = []
+            for _, c in pairs:
+                summary = c.summary
+                if summary is not None and summary[3] is not None:
+                    out.append(summary[3])
+                elif summary is not None and summary[4] is not None:
+                    out.append(times.tick(*summary[4]))
+                else:
+                    earliest = earliest_start_time(c.victims, times)
+                    out.append(_MIN_INT64 if earliest is None else earliest)
+            return out
 
-        funcs = [pdb_violations, highest_priority, sum_priorities, num_pods, latest_start]
+        scorers = [pdb_violations, highest_priority, sum_priorities, num_pods, latest_start]
         labels = list(CRITERIA)
     decisions: dict[str, str] = {}
-    for label, fn in zip(labels, funcs):
-        selected: list[str] = []
-        best = _MIN_INT64
-        for node in names:
-            score = fn(node)
-            if score > best:
-                best = score
-                selected = []
+    pairs = list(nodes_to_victims.items())
+    for label, scorer in zip(labels, scorers):
+        scores = scorer(pairs)
+        best = max(_MIN_INT64, max(scores))
+        selected = []
+        for pair, score in zip(pairs, scores):
             if score == best:
-                selected.append(node)
-        kept = set(selected)
-        for node in names:
-            if node not in kept:
-                decisions[node] = label
+                selected.append(pair)
+            else:
+                decisions[pair[0]] = label
         if len(selected) == 1:
-            decisions[selected[0]] = label
-            return selected[0], decisions
-        names = selected
+            decisions[selected[0][0]] = label
+            return selected[0][0], decisions
+        pairs = selected
+    names = [name for name, _ in pairs]
     for node in names[1:]:
         decisions[node] = CRITERION_FIRST
     decisions[names[0]] = CRITERION_FIRST
@@ -747,11 +784,16 @@ def _aggregate(messages: list[str]) -> str:
 
 def _run_details(run: DryRun) -> dict:
     """What the reports show about a dry run (bounded: counts, not one entry per node)."""
-    rejections: dict[str, int] = {}
+    # counted per (code, reasons) first: most nodes say the same
+    kinds: dict[tuple, int] = {}
     for _, status in run.node_to_status.items():
-        for reason in status.reasons or [""]:
-            key = f"{status.code}: {reason}" if reason else str(status.code)
-            rejections[key] = rejections.get(key, 0) + 1
+        kind = (status.code, tuple(status.reasons))
+        kinds[kind] = kinds.get(kind, 0) + 1
+    rejections: dict[str, int] = {}
+    for (code, reasons), n in kinds.items():
+        for reason in reasons or ("",):
+            key = f"{code}: {reason}" if reason else str(code)
+            rejections[key] = rejections.get(key, 0) + n
     if not run.potential_nodes:
         return {"potentialNodes": 0}  # every node was UnschedulableAndUnresolvable: nothing to try
     out: dict[str, Any] = {
@@ -801,4 +843,5 @@ __all__ = [
     "more_important_pod",
     "parse_time_ns",
     "pick_one_node_for_preemption",
+    "victims_summary",
 ]

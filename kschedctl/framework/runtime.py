@@ -35,7 +35,7 @@ from kschedctl.framework.interfaces import (
     Plugin,
 )
 from kschedctl.framework.status import Code, PostFilterResult, PreFilterResult, Status
-from kschedctl.framework.diagnosis import Diagnosis, FitError, NodeToStatus, go_list  # noqa: F401 - re-exported
+from kschedctl.framework.diagnosis import Diagnosis, FitError, NodeToStatus, RejectedScan, go_list  # noqa: F401 - re-exported
 from kschedctl.framework.nominator import PodNominator  # noqa: F401 - re-exported
 from kschedctl.framework.trace import NodePluginScores, StageRecord, Trace  # noqa: F401 - re-exported
 from kschedctl.framework.waiting_pods import WaitingPod, WaitingPods, go_duration  # noqa: F401 - re-exported
@@ -386,9 +386,9 @@ class Framework:
         return None
 
     def known_rejections(self, state: CycleState, pod_info: "PodInfo", nodes: list["NodeInfo"],
-                         scan: Callable[["NodeInfo"], Any]) -> list[Status] | None:
-        """Every node's status (``nodes`` order) when every node is known to reject the pod from
-        an earlier scan; None when that is not known."""
+                         scan: Callable[["NodeInfo"], Any]) -> RejectedScan | None:
+        """Every node's status (``nodes`` order) and their counts when every node is known to
+        reject the pod from an earlier scan; None when that is not known."""
         return None
 
     def remember_rejections(self, state: CycleState, nodes: list["NodeInfo"], statuses: NodeToStatus) -> None:

@@ -39,6 +39,7 @@ from typing import Any, Callable, ClassVar, Sequence
 from kschedctl.errors import InputError
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.preemption import (
+    Candidate,
     DisruptionBudget,
     Evaluator,
     StartTimes,
@@ -46,6 +47,7 @@ from kschedctl.framework.preemption import (
     filter_pods_with_pdb_violation,
     go_sort_slice,
     more_important_pod,
+    victims_summary,
 )
 from kschedctl.framework.runtime import NodeToStatus
 from kschedctl.framework.status import Code, PostFilterResult, Status
@@ -226,6 +228,7 @@ class DefaultPreemption(Plugin):
                 self._victims_memos.popitem(last=False)
         else:
             self._victims_memos.move_to_end(key)
+        memo.begin(pod_info)
         return memo
 
     def ordered_score_funcs(self, nodes_to_victims: dict) -> None:
@@ -330,15 +333,62 @@ class _VictimsMemo:
     An answer is reused only for the very NodeInfo at the same generation (same pods) and the
     same nominated pods of equal or higher priority; the nodes the filters then marked as
     "nominated" in the trace are marked again, so a reused answer leaves what a fresh one would.
-    Victim lists are handed out as copies.
+    ``select`` hands victim lists out as copies; ``known`` hands out the kept answer itself,
+    with the ``Candidate`` the node makes (victims' tie-break scores included), which nobody
+    changes once made.
     """
 
-    __slots__ = ("plugin", "pdbs", "_nodes")
+    __slots__ = ("plugin", "pdbs", "_nodes", "_by_node", "_priority", "_uid", "_trace")
 
     def __init__(self, plugin: DefaultPreemption, pdbs: Sequence[DisruptionBudget]) -> None:
         self.plugin = plugin
         self.pdbs = pdbs
         self._nodes: dict[str, tuple[Any, int, dict]] = {}
+        self._by_node: dict = {}
+        self._priority = 0
+        self._uid = ""
+        self._trace: Any = None
+
+    def begin(self, pod_info: Any) -> None:
+        """A dry run for ``pod_info`` starts: what ``known`` reads for every node of it."""
+        handle = self.plugin.handle
+        nominator = getattr(handle, "nominator", None)
+        self._by_node = nominator.by_node if nominator is not None else None
+        self._priority, self._uid = pod_info.priority, pod_info.uid
+        self._trace = handle.framework.trace if handle.framework is not None else None
+
+    def _nominated(self, name: str, pod_info: Any) -> tuple:
+        priority, uid = pod_info.priority, pod_info.uid
+        return tuple(pi for pi in self.plugin.handle.nominated_pods_for_node(name)
+                     if pi.priority >= priority and pi.uid != uid)
+
+    def known(self, node_info: Any) -> tuple | None:
+        """The kept answer for ``node_info`` in this dry run (see ``begin``): (victims, number
+        violating, status, victim -> PDBs, the candidate or None) to be read, not changed; None
+        if not kept."""
+        name = node_info.name
+        entry = self._nodes.get(name)
+        if entry is None or entry[0] is not node_info or entry[1] != node_info.generation:
+            return None
+        by_node = self._by_node
+        if by_node is None:
+            return None
+        nominated = by_node.get(name)
+        if nominated:
+            priority, uid = self._priority, self._uid
+            if len(nominated) == 1:  # the common case, without a generator
+                pi = nominated[0]
+                key = (pi,) if pi.priority >= priority and pi.uid != uid else ()
+            else:
+                key = tuple(pi for pi in nominated if pi.priority >= priority and pi.uid != uid)
+        else:
+            key = ()
+        answer = entry[2].get(key)
+        if answer is None:
+            return None
+        if answer[1] and self._trace is not None:
+            self._trace.nominated_nodes |= answer[1]
+        return answer[0]
 
     def select(
         self, state: Any, pod_info: Any, node_info: Any, pdbs: Sequence[DisruptionBudget], times: StartTimes
@@ -346,9 +396,7 @@ class _VictimsMemo:
         plugin = self.plugin
         handle = plugin.handle
         name = node_info.name
-        priority, uid = pod_info.priority, pod_info.uid
-        nominated = tuple(pi for pi in handle.nominated_pods_for_node(name)
-                          if pi.priority >= priority and pi.uid != uid)
+        nominated = self._nominated(name, pod_info)
         entry = self._nodes.get(name)
         if entry is None or entry[0] is not node_info or entry[1] != node_info.generation:
             entry = self._nodes[name] = (node_info, node_info.generation, {})
@@ -366,10 +414,14 @@ class _VictimsMemo:
                 if trace is not None:
                     saved |= marked
                     trace.nominated_nodes = saved
-            answer = answers[nominated] = (result, frozenset(marked))
+            victims, _, status, _ = result
+            candidate = None
+            if victims and (status is None or status.code == Code.Success):
+                candidate = Candidate(name, victims, result[1], result[3], victims_summary(victims))
+            answer = answers[nominated] = ((*result, candidate), frozenset(marked))
         elif trace is not None and answer[1]:
             trace.nominated_nodes |= answer[1]
-        (victims, num_violating, status, broken), _ = answer
+        (victims, num_violating, status, broken, _), _ = answer
         return list(victims), num_violating, status, {k: list(v) for k, v in broken.items()}
 
 

@@ -30,6 +30,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from kschedctl.framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate, StateNotFound
+from kschedctl.framework.diagnosis import RejectedScan, ScanStatuses
 from kschedctl.framework.extender import (
     EXTENDER_NAME,
     EXTENDER_SCORE_SCALE,
@@ -368,15 +369,22 @@ class Scheduler:
             fwk.remember_rejections(state, nodes, diagnosis.node_to_status)
         return feasible
 
-    def _all_rejected(self, diagnosis: Diagnosis, nodes: list["NodeInfo"], statuses: list[Status],
+    def _all_rejected(self, diagnosis: Diagnosis, nodes: list["NodeInfo"], statuses: RejectedScan,
                       start: int) -> list["NodeInfo"]:
         """What ``_scan_nodes`` records when every node rejects the pod with ``statuses`` (in
-        ``nodes`` order): each node's status in visit order from ``start``, nothing feasible."""
+        ``nodes`` order): each node's status in visit order from ``start``, nothing feasible.
+        The node -> status map is built only if something reads it node by node; the message
+        and preemption's candidates come from the counts kept beside the statuses."""
         start %= len(nodes)
-        order = nodes[start:] + nodes[:start] if start else nodes
-        ordered = statuses[start:] + statuses[:start] if start else statuses
-        diagnosis.node_to_status.update(zip(map(_NAME, order), ordered))
-        for plugin, code in set(zip(map(_PLUGIN, ordered), map(_CODE, ordered))):
+        m = diagnosis.node_to_status
+        if len(m):
+            # the nominated node was evaluated first: it keeps its place in the map
+            order = nodes[start:] + nodes[:start] if start else nodes
+            ordered = statuses.statuses[start:] + statuses.statuses[:start] if start else statuses.statuses
+            m.update(zip(map(_NAME, order), ordered))
+        else:
+            diagnosis.node_to_status = ScanStatuses(statuses, start, m.absent_nodes_status())
+        for code, plugin, _ in statuses.kinds:
             diagnosis.add_plugin_status(Status(code, plugin=plugin))  # only the plugin and code count
         self._last_feasible = []
         return []

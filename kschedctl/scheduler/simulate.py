@@ -44,6 +44,7 @@ from kschedctl.errors import UsageError
 from kschedctl.fastpaths import FastPaths
 from kschedctl.fastpaths import settings as fast_path_settings
 from kschedctl.fastpaths import using as using_fast_paths
+from kschedctl.framework.diagnosis import RejectedScan, status_kind
 from kschedctl.framework.runtime import (
     Framework,
     FrameworkHandle,
@@ -110,6 +111,7 @@ NODE_LOCAL_SCORES = node_local_plugins("score")
 #: every pod of a batch is different).
 _MEMO_PER_NODE = 64
 _MISSING = object()
+_SUCCESS = Code.Success
 #: Whole node-local chains (pod signatures) whose failing scans ``known_rejections`` keeps.
 _REJECTION_CHAINS = 8
 
@@ -278,10 +280,29 @@ class _LeanFramework(Framework):
         by_node = nominator.by_node if nominator is not None else {}
         slow = self.run_filter_plugins_with_nominated_pods
         run_rest = self._run_filters
+        chain = self._memo_plan[5]
+        priority, uid = pod_info.priority, pod_info.uid
 
         def scan(node_info: Any) -> Any:
             name = node_info.name
-            if by_node.get(name):
+            nominated = by_node.get(name)
+            if nominated:
+                if chain is not None:
+                    # the first pass's answer, memoized by run_filter_plugins_with_nominated_pods
+                    # for these nominated pods: a "no" there is the node's answer
+                    entry = memo.get(name)
+                    if entry is not None and entry[0] == node_info.generation:
+                        if len(nominated) == 1:  # the common case, without a generator
+                            pi = nominated[0]
+                            ge = (pi,) if pi.priority >= priority and pi.uid != uid else ()
+                        else:
+                            ge = tuple(pi for pi in nominated if pi.priority >= priority and pi.uid != uid)
+                        status = entry[1].get(("nominated", chain, ge)) if ge else None
+                        if status is not None and status.code != _SUCCESS:
+                            trace = self.trace
+                            if trace is not None:
+                                trace.nominated_nodes.add(name)
+                            return status
                 return slow(state, pod_info, node_info, None)
             entry = memo.get(name)
             if entry is not None and entry[0] == node_info.generation:
@@ -318,40 +339,55 @@ class _LeanFramework(Framework):
         return _ColumnVerdicts(verdicts, at, len(nodes))
 
     def known_rejections(self, state: Any, pod_info: Any, nodes: list,
-                         scan: Callable[[Any], Any]) -> list | None:
-        """Every node's status, in ``nodes`` order (the snapshot's), when every node rejects the
-        pod and this is known from an earlier scan nobody passed for the same whole node-local
-        chain (a preemptor of a batch, before its preemption; see ``remember_rejections``): only
-        the nodes changed since, and those with nominated pods, are asked again (``scan``, the
-        cycle's scanner). None when that is not known, or when an asked node passes or errs:
-        the scan then asks every node."""
+                         scan: Callable[[Any], Any]) -> RejectedScan | None:
+        """Every node's status, in ``nodes`` order (the snapshot's), with their counts, when every
+        node rejects the pod and this is known from an earlier scan nobody passed for the same
+        whole node-local chain (a preemptor of a batch, before its preemption; see
+        ``remember_rejections``): only the nodes changed since, and those with nominated pods,
+        are asked again (``scan``, the cycle's scanner), and only their counts change. None when
+        that is not known, or when an asked node passes or errs: the scan then asks every node."""
         entry = self._rejections.get(self.node_local_chain_key(state))
         if entry is None or entry.nodes is not nodes or len(entry.statuses) != len(nodes):
             return None
         changed = NODE_CHANGES.since(entry.seen)
         if changed is None:
             return None
-        statuses = entry.statuses
         index = entry.index
         for node_info in changed:
             i = index.get(node_info.name)
             if i is not None and nodes[i] is node_info:
-                statuses[i] = None  # asked again below
+                entry.forget(i)  # asked again below
         entry.seen = NODE_CHANGES.count
         nominator = self.handle.nominator
-        nominated = {name for name, pods in nominator.by_node.items() if pods} if nominator is not None else ()
+        by_node = nominator.by_node if nominator is not None else {}
+        nominated = [index[name] for name, pods in by_node.items() if pods and name in index]
+        statuses = entry.statuses
         out = list(statuses)
-        asked = [i for i, status in enumerate(statuses) if status is None]
-        asked.extend(index[name] for name in nominated if name in index)
-        for i in dict.fromkeys(asked):
-            node_info = nodes[i]
-            status = scan(node_info)
+        kinds = dict(entry.kinds)
+        codes = entry.codes.copy()
+        asked = sorted(entry.pending)
+        pending = entry.pending
+        asked.extend(i for i in nominated if i not in pending)
+        nominated_at = set(nominated)
+        for i in asked:
+            status = scan(nodes[i])
             if status is None or status.code in (Code.Success, Code.Error):
                 return None
+            was = out[i]
+            if was is not None:  # a node nominated to since its status was kept
+                kind = status_kind(was)
+                left = kinds[kind] - 1
+                if left:
+                    kinds[kind] = left
+                else:
+                    del kinds[kind]
             out[i] = status
-            if node_info.name not in nominated:
-                statuses[i] = status
-        return out
+            kind = status_kind(status)
+            kinds[kind] = kinds.get(kind, 0) + 1
+            codes[i] = status.code
+            if i not in nominated_at:
+                entry.keep(i, status, kind)
+        return _ScanColumns(nodes, index, out, kinds, codes)
 
     def remember_rejections(self, state: Any, nodes: list, statuses: Any) -> None:
         """After a scan of every node of ``nodes`` (the snapshot's) that none passed: their
@@ -367,7 +403,7 @@ class _LeanFramework(Framework):
         nominator = self.handle.nominator
         by_node = nominator.by_node if nominator is not None else {}
         get = statuses.get
-        entry.statuses = [None if by_node.get(n.name) else get(n.name) for n in nodes]
+        entry.reset([None if by_node.get(n.name) else get(n.name) for n in nodes])
         entry.seen = NODE_CHANGES.count
 
     def run_filter_plugins_with_nominated_pods(
@@ -524,17 +560,70 @@ class _ColumnRun:
         return bool(self._verdicts.certain(self._at[self._positions[:self.cut]]))
 
 
+class _ScanColumns(RejectedScan):
+    """A ``RejectedScan`` with each node's code in a column (``positions`` without a walk)."""
+
+    __slots__ = ("codes",)
+
+    def __init__(self, nodes: list, index: dict[str, int], statuses: list, kinds: dict[tuple, int],
+                 codes: np.ndarray) -> None:
+        super().__init__(nodes, index, statuses, kinds)
+        self.codes = codes
+
+    def positions(self, code: Code) -> list[int]:
+        return np.flatnonzero(self.codes == int(code)).tolist()
+
+
 class _Rejections:
     """Every node's status in a scan nobody passed (None: to be asked again), in snapshot order,
-    and the position in the NodeInfo change log it is current at."""
+    the position in the NodeInfo change log it is current at, and the counts of the kept
+    statuses (``RejectedScan``'s: per status kind, each node's code), kept up to date."""
 
-    __slots__ = ("nodes", "index", "statuses", "seen")
+    __slots__ = ("nodes", "index", "statuses", "seen", "pending", "kinds", "codes")
 
     def __init__(self, nodes: list) -> None:
         self.nodes = nodes
         self.index = {n.name: i for i, n in enumerate(nodes)}
         self.statuses: list = []
         self.seen = 0
+        #: positions whose status is None
+        self.pending: set[int] = set()
+        self.kinds: dict[tuple, int] = {}
+        self.codes = np.zeros(len(nodes), dtype=np.int8)
+
+    def reset(self, statuses: list) -> None:
+        self.statuses = statuses
+        self.pending = {i for i, status in enumerate(statuses) if status is None}
+        kinds: dict[tuple, int] = {}
+        codes = self.codes = np.zeros(len(statuses), dtype=np.int8)
+        for i, status in enumerate(statuses):
+            if status is not None:
+                kind = status_kind(status)
+                kinds[kind] = kinds.get(kind, 0) + 1
+                codes[i] = status.code
+        self.kinds = kinds
+
+    def forget(self, i: int) -> None:
+        """The node at ``i`` changed: its status is asked again."""
+        status = self.statuses[i]
+        if status is None:
+            return
+        kind = status_kind(status)
+        left = self.kinds[kind] - 1
+        if left:
+            self.kinds[kind] = left
+        else:
+            del self.kinds[kind]
+        self.statuses[i] = None
+        self.pending.add(i)
+
+    def keep(self, i: int, status: Status, kind: tuple) -> None:
+        """The node at ``i`` (without nominated pods) answered ``status`` (of ``kind``)."""
+        self.forget(i)
+        self.statuses[i] = status
+        self.pending.discard(i)
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        self.codes[i] = status.code
 
 
 # ---------------------------------------------------------------------------------------------

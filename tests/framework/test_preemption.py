@@ -295,3 +295,57 @@ def test_pick_one_node_for_preemption(candidates: list[Candidate], winner: str, 
 
 def test_pick_one_node_of_none() -> None:
     assert pick_one_node_for_preemption({}) == ("", {})
+
+
+# --- the tie-breaks' scores kept with a memoized answer ---------------------------------------
+
+_T0, _T1 = "2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z"
+
+
+@pytest.mark.parametrize(("priorities", "starts"), [
+    ([100, 0, 0], [_T1, _T0, _T0]),        # every start time known
+    ([100, 100, 0], None),                  # none known: the "now"s the tie-break would take
+    ([5], None),
+    ([100, 100, 100, 50], None),
+    ([100, 100], [_T0, ""]),                # some known: left to the tie-break (no steps)
+    ([100], ["not a time"]),                # unparsable: left to the tie-break, which reports it
+])
+def test_victims_summary_gives_the_tie_breaks_own_scores(priorities: list[int], starts: list[str] | None) -> None:
+    """Each score of ``victims_summary`` is what the tie-break computes from the victims, and a
+    "now"-only start advances the clock as ``earliest_start_time`` does."""
+    from kschedctl.framework.preemption import victims_summary
+
+    victims = _candidate("n", priorities, starts=starts).victims
+    high, total, count, earliest, steps = victims_summary(victims)
+    assert high == -victims[0].priority and count == -len(victims)
+    assert total == -sum(v.priority + 2**31 for v in victims)
+    times = StartTimes(_NOW)
+    if earliest is not None:
+        assert earliest == earliest_start_time(victims, times)
+    elif steps is not None:
+        mine = StartTimes(_NOW)
+        assert mine.tick(*steps) == earliest_start_time(victims, times)
+        assert mine.now_ns == times.now_ns
+    else:
+        assert starts and any(starts) and (not all(starts) or "not a time" in starts)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pick_one_node_with_summaries_as_without(seed: int) -> None:
+    """Candidates carrying ``victims_summary`` (a memoized dry-run answer) are picked as those
+    without: the same node, the same criterion for each, the clock left at the same "now"."""
+    from kschedctl.framework.preemption import victims_summary
+
+    rnd = random.Random(seed)
+    plain, summed = {}, {}
+    for i in range(rnd.randint(2, 30)):
+        priorities = sorted((rnd.choice([0, 10, 100]) for _ in range(rnd.randint(1, 3))), reverse=True)
+        kind = rnd.choice(["known", "none", "mixed"])
+        starts = None if kind == "none" else [
+            rnd.choice([_T0, _T1]) if kind == "known" or j else "" for j in range(len(priorities))]
+        c = _candidate(f"n{i:02d}", priorities, rnd.choice([0, 0, 1]), starts)
+        plain[c.name] = c
+        summed[c.name] = Candidate(c.name, c.victims, c.num_pdb_violations, summary=victims_summary(c.victims))
+    t1, t2 = StartTimes(_NOW), StartTimes(_NOW)
+    assert pick_one_node_for_preemption(plain, None, t1) == pick_one_node_for_preemption(summed, None, t2)
+    assert t1.now_ns == t2.now_ns

@@ -3,6 +3,7 @@ kschedctl additions (recording, containment of plugins that raise, start-up refu
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
@@ -328,3 +329,84 @@ def test_handle_lists_the_pods_the_informer_would() -> None:
     handle = FrameworkHandle(snapshot, SimpleNamespace(pods=[bound, done]))
     handle.unscheduled_pods = [pod_info(make_pod("pending")), pod_info(make_pod("bound"))]
     assert [p["metadata"]["name"] for p in handle.list_pods()] == ["bound", "assumed", "pending"]
+
+
+# --- the statuses of a scan every node rejected, kept as columns -------------------------------
+
+def _rejected_scan(seed: int):
+    from kschedctl.framework.diagnosis import RejectedScan, status_kind
+    from kschedctl.framework.snapshot import Snapshot
+    from tests.plugins.test_default_preemption import make_node
+
+    rnd = random.Random(seed)
+    snapshot = Snapshot([make_node(f"n{i:02d}") for i in range(rnd.randint(1, 40))])
+    nodes = snapshot.node_infos()
+    choices = [Status(Code.Unschedulable, "Insufficient cpu", plugin="NodeResourcesFit"),
+               Status(Code.Unschedulable, "Insufficient cpu", "Insufficient memory", plugin="NodeResourcesFit"),
+               Status(Code.UnschedulableAndUnresolvable, "node(s) had untolerated taint {a: b}",
+                      plugin="TaintToleration"),
+               Status(Code.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector",
+                      plugin="NodeAffinity")]
+    statuses = [rnd.choice(choices) for _ in nodes]
+    kinds: dict = {}
+    for s in statuses:
+        kinds[status_kind(s)] = kinds.get(status_kind(s), 0) + 1
+    scan = RejectedScan(nodes, {n.name: i for i, n in enumerate(nodes)}, statuses, kinds)
+    return snapshot, scan, rnd.randrange(len(nodes))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_scan_statuses_answer_as_the_map_the_scan_builds(seed: int) -> None:
+    """``ScanStatuses`` (a remembered scan's columns and counts) gives what the node -> status map
+    built in visit order gives: each node's status, the count, the Unschedulable nodes in the same
+    order, the reason counts and FitError's message word for word; changed, it is that map."""
+    from kschedctl.framework.diagnosis import Diagnosis, FitError, ScanStatuses
+
+    snapshot, scan, start = _rejected_scan(seed)
+    nodes = scan.nodes
+    order = nodes[start:] + nodes[:start]
+    plain = NodeToStatus({n.name: scan.statuses[nodes.index(n)] for n in order})
+    kept = ScanStatuses(scan, start)
+    assert len(kept) == len(plain)
+    for name in [n.name for n in nodes] + ["absent", ""]:
+        assert kept.get(name) == plain.get(name)
+    for code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable):
+        assert kept.nodes_for_status_code(snapshot, code) == plain.nodes_for_status_code(snapshot, code)
+    assert kept.reason_counts() == plain.reason_counts()
+    for num in (len(nodes), len(nodes) + 3):
+        assert FitError(None, num, Diagnosis(kept)).error() == FitError(None, num, Diagnosis(plain)).error()
+    kept.set("n00", Status(Code.Unschedulable, "changed"))
+    plain.set("n00", Status(Code.Unschedulable, "changed"))
+    assert list(kept.items()) == list(plain.items())
+    assert kept.reason_counts() == plain.reason_counts()
+    assert kept.nodes_for_status_code(snapshot, Code.Unschedulable) == \
+        plain.nodes_for_status_code(snapshot, Code.Unschedulable)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_nominator_removes_the_entry_a_walk_over_every_node_removes(seed: int) -> None:
+    """``PodNominator.remove`` looks only at the nodes the pod's uid was added to; what it removes
+    is what a walk over every node, in the order they were first nominated to, removes first."""
+    from kschedctl.framework.nominator import PodNominator
+    from tests.plugins.harness import pod_info
+    from tests.plugins.test_default_preemption import make_pod
+
+    rnd = random.Random(seed)
+    pods = [pod_info(make_pod({"name": f"p{i}", "uid": f"u{i % 4}"})) for i in range(8)]
+    nominator = PodNominator()
+    walk: dict[str, list] = {}
+    for _ in range(30):
+        p = rnd.choice(pods)
+        if rnd.random() < 0.6:
+            node = f"n{rnd.randrange(5)}"
+            nominator.add(p, node)
+            walk.setdefault(node, []).append(p)
+        else:
+            nominator.remove(p)
+            for node, listed in walk.items():
+                hit = next((i for i, o in enumerate(listed) if o.uid == p.uid and o.key == p.key), None)
+                if hit is not None:
+                    del listed[hit]
+                    break
+        assert {k: [o.key for o in v] for k, v in nominator.by_node.items()} == \
+            {k: [o.key for o in v] for k, v in walk.items()}

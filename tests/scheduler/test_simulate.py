@@ -488,3 +488,22 @@ def test_a_single_feasible_node_is_scored_for_explain_only(config, monkeypatch) 
     assert calls == []
     sched = Scheduler(None)
     assert sched.for_display  # explain's scheduler keeps the display scores
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_scan_columns_positions_as_the_statuses_walk(seed: int) -> None:
+    """simulate's kept scan answers ``positions`` from its code column as the walk over the
+    statuses does."""
+    import numpy as np
+
+    from kschedctl.framework.diagnosis import RejectedScan
+    from kschedctl.framework.status import Code, Status
+    from kschedctl.scheduler.simulate import _ScanColumns
+
+    rnd = random.Random(seed)
+    statuses = [Status(rnd.choice([Code.Unschedulable, Code.UnschedulableAndUnresolvable]), "r")
+                for _ in range(rnd.randint(1, 50))]
+    codes = np.array([int(s.code) for s in statuses], dtype=np.int8)
+    kept = _ScanColumns([], {}, statuses, {}, codes)
+    for code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Error):
+        assert kept.positions(code) == RejectedScan([], {}, statuses, {}).positions(code)
