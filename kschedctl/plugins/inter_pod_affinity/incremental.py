@@ -4,7 +4,8 @@ kschedctl's own: upstream walks the existing pods again in every PreFilter and P
 Go can afford. Each of those walks is a sum over nodes of a part that depends on one node and on
 a few facts of the incoming pod (its signature):
 
-- existing pods' required anti-affinity against the pod: its namespace, labels and namespace labels;
+- existing pods' required anti-affinity against the pod: its namespace, the labels some term
+  reads (``_pod_key``) and namespace labels;
 - the pod's own required affinity / anti-affinity counts: its terms (namespace selectors resolved);
 - PreScore's topology scores: all of the above for the preferred terms, plus whether the pod has
   preferred terms (every pod of a node is visited, or only those with affinity).
