@@ -67,6 +67,7 @@ from kschedctl.cluster.edits import (
     controller_of,
 )
 from kschedctl.scheduler.outcome import Outcome
+from kschedctl.scheduler.simulate import pod_signature
 
 __all__ = [
     "RemovableRules", "NodeVerdict", "RemovableResult", "removable_nodes", "verify_removal",
@@ -304,6 +305,42 @@ def _pending_copy(pod: dict) -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
 
 
+#: Labels a StatefulSet stamps per replica (inputs.workloads names them too; not imported: below
+#: the analyses, kschedctl.inputs is the reader's, not the search's).
+_PER_REPLICA_LABELS = frozenset({"statefulset.kubernetes.io/pod-name", "apps.kubernetes.io/pod-index"})
+
+
+def _memo_signature(pod: dict) -> str:
+    """The key the simulator memoizes node-local answers under for ``pod`` (``memo_key``):
+    simulate's ``pod_signature`` without what a StatefulSet's or a DRA workload's replicas
+    differ by, their claims' names (PersistentVolumeClaims, ResourceClaims), hostname and
+    per-replica labels. Only built-in node-local and node-object plugins answer under this key
+    (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
+    ImageLocality, NodeResourcesBalancedAllocation: ``PluginFacts.node_local``), and none reads
+    those; the volume and claim plugins, which do, are never memoized. Without it every such
+    pod is a signature of its own, and its scan asks every node's node-local filters again."""
+    meta = _meta(pod)
+    spec = pod.get("spec") or {}
+    labels = meta.get("labels") or {}
+    volumes = spec.get("volumes") or ()
+    claims = spec.get("resourceClaims") or ()
+    if not (volumes or claims or "hostname" in spec or _PER_REPLICA_LABELS.intersection(labels)):
+        return pod_signature(pod)
+    narrowed = dict(spec)
+    narrowed.pop("hostname", None)
+    if volumes:
+        narrowed["volumes"] = [
+            {**v, "persistentVolumeClaim": {**v["persistentVolumeClaim"], "claimName": ""}}
+            if isinstance(v, dict) and isinstance(v.get("persistentVolumeClaim"), dict) else v
+            for v in volumes]
+    if claims:
+        narrowed["resourceClaims"] = [
+            {k: x for k, x in c.items() if k not in ("resourceClaimName", "resourceClaimTemplateName")}
+            if isinstance(c, dict) else c for c in claims]
+    labels = {k: v for k, v in labels.items() if k not in _PER_REPLICA_LABELS}
+    return pod_signature({"metadata": {**meta, "labels": labels}, "spec": narrowed, "status": pod.get("status")})
+
+
 # ---------------------------------------------------------------------------------------------
 # The search
 # ---------------------------------------------------------------------------------------------
@@ -370,8 +407,6 @@ class _Search:
         """Drain ``name`` in the snapshot (cordoned, ``movers`` evicted) and schedule a pending
         copy of each mover on the other nodes: (moves, "", "") when every copy is placed (the
         node stays drained), else (None, pod, message) with everything as it was."""
-        from kschedctl.scheduler.simulate import pod_signature
-
         sim = self.sim
         snapshot = sim.snapshot
         node_info = snapshot.get(name)
@@ -392,7 +427,7 @@ class _Search:
                 failed = (key, reason)
                 break
             fwk = sim.frameworks[sim.pick_profile(pod_info, self.profile)]
-            fwk.memo_key = pod_signature(pod_info.pod) if sim.memoize else None  # type: ignore[attr-defined]
+            fwk.memo_key = _memo_signature(pod_info.pod) if sim.memoize else None  # type: ignore[attr-defined]
             out = sim.scheduler.run_cycle(fwk, pod_info)
             for warning in out.warnings:
                 if warning not in self.warnings:

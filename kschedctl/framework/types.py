@@ -27,6 +27,7 @@ from kschedctl.errors import InputError
 from kschedctl.fastpaths import PROCESS as FAST_PATHS
 from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
 from kschedctl.k8s.resources import Resource, node_allocatable, pod_resources
+from kschedctl.k8s.selectors import Selector
 from kschedctl.k8s.shared_parts import is_shared
 
 #: Upstream DefaultBindAllHostIP.
@@ -75,12 +76,35 @@ NODE_CHANGES = _ChangeLog()
 # --- affinity terms ------------------------------------------------------------------------------
 
 
+class _TermLabelKeys:
+    """Every pod label key the selector of an affinity term made in this process reads, and
+    whether some term's selector could not say (not a plain ``Selector``). Only growing: a pod's
+    labels outside ``keys`` match or miss every term alike (InterPodAffinity's sums key the
+    incoming pod by the others, see its ``incremental``)."""
+
+    __slots__ = ("keys", "opaque")
+
+    def __init__(self) -> None:
+        self.keys: set[str] = set()
+        self.opaque = False
+
+    def add(self, selector: Any) -> None:
+        if type(selector) is Selector:
+            self.keys.update(r.key for r in selector.requirements)
+        else:
+            self.opaque = True
+
+
+TERM_LABEL_KEYS = _TermLabelKeys()
+
+
 class AffinityTerm:
     """A pod (anti-)affinity term with its selectors compiled (upstream fwk.AffinityTerm)."""
 
     __slots__ = ("namespaces", "selector", "topology_key", "namespace_selector")
 
     def __init__(self, namespaces: set[str], selector: Any, topology_key: str, namespace_selector: Any) -> None:
+        TERM_LABEL_KEYS.add(selector)
         self.namespaces = namespaces
         self.selector = selector
         self.topology_key = topology_key

@@ -180,6 +180,57 @@ def test_sums_of_many_signatures_taken_in_turn_are_kept(monkeypatch: pytest.Monk
     assert result == fresh
 
 
+@pytest.mark.parametrize("slot_read", [False, True], ids=["no term reads it", "a term reads it"])
+def test_replicas_differing_by_a_label_no_term_reads_share_the_sums(slot_read: bool,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A StatefulSet's replicas differ by per-replica labels. The sums key the incoming pod by
+    the labels some affinity term reads: while none reads the per-replica one, the replicas of
+    each workload share their sums (built once per workload); once a running pod's term reads
+    it, each replica is a pod of its own (walked afresh, nothing built). Either way the run is
+    the fresh walks' run."""
+    slot = "example.com/replica-slot-read" if slot_read else "example.com/replica-slot-unread"
+    builds = []
+    build = incremental_sums._Entry.build
+
+    def counting(self: Any, *args: Any) -> None:
+        builds.append(type(self).__name__)
+        build(self, *args)
+
+    monkeypatch.setattr(incremental_sums._Entry, "build", counting)
+    rnd = random.Random(9)
+    nodes = [{"apiVersion": "v1", "kind": "Node",
+              "metadata": {"name": f"n{i}", "labels": {"kubernetes.io/hostname": f"n{i}",
+                                                      "topology.kubernetes.io/zone": f"z{i % 3}"}},
+              "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "200"}}} for i in range(12)]
+    running = [_pod(f"r{i}", "default", f"app{i % 3}", "100m", _affinity(rnd, 0.5), node=f"n{i % 12}")
+               for i in range(36)]
+    if slot_read:  # a running pod whose preferred term reads the per-replica label
+        running.append(_pod("reader", "default", "app0", "100m", {"podAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 50, "podAffinityTerm": {
+                "labelSelector": {"matchExpressions": [{"key": slot, "operator": "In", "values": ["2", "5"]}]},
+                "topologyKey": "topology.kubernetes.io/zone"}}]}}, node="n4"))
+    batch = []
+    for r in range(8):
+        for a in range(3):
+            pod = _pod(f"s{a}-{r}", "default", f"app{a}", "100m",
+                       {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
+                           "weight": 10, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": f"app{a}"}},
+                                                             "topologyKey": "kubernetes.io/hostname"}}]}})
+            pod["metadata"]["labels"][slot] = str(r)
+            batch.append(pod)
+    cluster = SimpleNamespace(nodes=nodes, pods=running, priority_classes=CLASSES,
+                              namespaces={"default": {"metadata": {"name": "default"}}}, warnings=[],
+                              namespace_labels=lambda ns: {"kubernetes.io/metadata.name": ns})
+    result = simulate(batch, cluster, None, seed=1).to_dict()
+    assert result["summary"]["scheduled"] == len(batch)
+    assert builds.count("_ScoresEntry") == (0 if slot_read else 3)
+    with fastpaths.using(replace(fastpaths.settings(), incremental_affinity=False)):
+        fresh = simulate(batch, cluster, None, seed=1).to_dict()
+    result["summary"].pop("seconds", None)
+    fresh["summary"].pop("seconds", None)
+    assert result == fresh
+
+
 def _anti_pod(name: str, node: str) -> PodInfo:
     pod = _pod(name, "default", "web", "100m", {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}, node=node)

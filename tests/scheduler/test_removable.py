@@ -204,3 +204,32 @@ def test_placed_state_binds_what_the_run_placed() -> None:
     assert nodes["default/web-1"] == "a" and nodes["default/new-1"] in ("a", "b")
     assert "default/huge-1" not in nodes  # never placed: not part of the cluster after the run
     assert len(cluster.pods) == 1  # the state given is unchanged
+
+
+def _replica(index: int, cpu: str = "1", claim: str | None = None) -> dict:
+    """A StatefulSet replica's pending copy: its own PVC, hostname and per-replica labels."""
+    from kschedctl.analyses.removable import _pending_copy
+
+    claim = claim or f"data-db-{index}"
+    pod = make_pod(f"db-{index}", "n1", cpu=cpu, owner="StatefulSet/db",
+                   labels={"app": "db", "apps.kubernetes.io/pod-index": str(index),
+                           "statefulset.kubernetes.io/pod-name": f"db-{index}"},
+                   volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": claim}}])
+    pod["spec"]["hostname"] = f"db-{index}"
+    pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": f"db-{index}-gpu"}]
+    return _pending_copy(pod)
+
+
+@pytest.mark.parametrize("other, shared", [
+    (lambda: _replica(7), True),                       # another replica: names and per-replica labels differ
+    (lambda: _replica(7, cpu="2"), False),             # what NodeResourcesFit reads differs
+    (lambda: {**_replica(7), "metadata": {**_replica(7)["metadata"],
+                                          "labels": {"app": "other", "apps.kubernetes.io/pod-index": "7"}}}, False),
+], ids=["another replica", "other requests", "another app's labels"])
+def test_replicas_share_the_memo_key_of_node_local_answers(other: Any, shared: bool) -> None:
+    """The search memoizes node-local answers under a key a StatefulSet's replicas share
+    (without it each replica's scan asked every node's node-local filters again); what the
+    node-local plugins read still tells pods apart."""
+    from kschedctl.analyses.removable import _memo_signature
+
+    assert (_memo_signature(_replica(3)) == _memo_signature(other())) is shared

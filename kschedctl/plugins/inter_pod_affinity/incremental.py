@@ -4,7 +4,8 @@ kschedctl's own: upstream walks the existing pods again in every PreFilter and P
 Go can afford. Each of those walks is a sum over nodes of a part that depends on one node and on
 a few facts of the incoming pod (its signature):
 
-- existing pods' required anti-affinity against the pod: its namespace, labels and namespace labels;
+- existing pods' required anti-affinity against the pod: its namespace, the labels some term
+  reads (``_pod_key``) and namespace labels;
 - the pod's own required affinity / anti-affinity counts: its terms (namespace selectors resolved);
 - PreScore's topology scores: all of the above for the preferred terms, plus whether the pod has
   preferred terms (every pod of a node is visited, or only those with affinity).
@@ -35,7 +36,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping
 
-from kschedctl.framework.types import NODE_CHANGES, AffinityTerm, WeightedAffinityTerm
+from kschedctl.framework.types import NODE_CHANGES, TERM_LABEL_KEYS, AffinityTerm, WeightedAffinityTerm
 from kschedctl.k8s.selectors import Selector
 from kschedctl.plugins.inter_pod_affinity.filtering import Pair, TopologyCounts
 from kschedctl.plugins.inter_pod_affinity.scoring import ScoreMap, incoming_terms, node_score_items
@@ -339,9 +340,18 @@ class IncrementalSums:
 
 
 def _pod_key(pod_info: "PodInfo", namespace_labels: Mapping[str, str]) -> Hashable | None:
-    """What existing pods' terms read of the incoming pod; None when it cannot be a dict key."""
+    """What existing pods' terms read of the incoming pod; None when it cannot be a dict key.
+
+    Of its labels, those some term's selector reads (``TERM_LABEL_KEYS``): a StatefulSet's
+    replicas, which differ by their per-replica labels, then share the sums. A share taken for
+    one pod of a key holds for another: the terms on that node read only keys known then, on
+    which the two agree (a term reading a new key comes with a new pod, which changes its node)."""
+    labels = pod_info.labels
+    if not TERM_LABEL_KEYS.opaque:
+        read = TERM_LABEL_KEYS.keys
+        labels = {k: v for k, v in labels.items() if k in read}
     try:
-        key = (pod_info.namespace, tuple(sorted(pod_info.labels.items())), tuple(sorted(namespace_labels.items())))
+        key = (pod_info.namespace, tuple(sorted(labels.items())), tuple(sorted(namespace_labels.items())))
         hash(key)
     except TypeError:
         return None
