@@ -31,6 +31,8 @@ Rows (``--workload``):
   against the explain row's.
 - ``scale``: the plain rollout on 15,000 nodes / 150,000 pods: pods/s against a third of the
   5,000-node figure, and the peak RSS of the whole process.
+- ``largest-rollout``: the plain rollout (1,000 replicas) on the largest cluster, realistic shape
+  only: >= 300 pods per CPU second.
 
 With ``--oracle``, the rollout rows also run through upstream's scheduler (see
 ``benchmarks.simulate``), compared CPU time to CPU time: the oracle takes ``getrusage`` of its
@@ -58,13 +60,16 @@ from pathlib import Path
 from typing import Any
 
 SHAPES = ("synthetic", "realistic")
-WORKLOADS = ("explain", "rollout", "zone-spread", "anti-affinity", "preemption", "capacity", "scale", "largest")
+WORKLOADS = ("explain", "rollout", "zone-spread", "anti-affinity", "preemption", "capacity", "scale", "largest",
+             "largest-rollout")
 ROLLOUT_WORKLOADS = ("rollout", "zone-spread", "anti-affinity", "preemption")
 
 #: Goals of issue #30 (CPU time, one run), and #45's: explain within 3x of the floor (json.load
 #: with the collector off) at any size, 65,000 nodes in 4 GiB.
 EXPLAIN_FLOOR_GOAL = 3.0
 LARGEST_RSS_GOAL_MIB = 4096
+#: Issue #45: a 1,000-pod rollout on the largest cluster.
+LARGEST_ROLLOUT_GOAL = 300
 PODS_PER_S_GOALS = {"rollout": 500, "zone-spread": 500, "anti-affinity": 300, "preemption": 200}
 CAPACITY_RATIO_GOAL = 3.0
 SCALE_FRACTION_GOAL = 1 / 3
@@ -82,6 +87,7 @@ WORKLOAD_TITLES = {
     "capacity": "capacity of a small pod",
     "scale": "plain rollout at scale",
     "largest": "explain at the largest size",
+    "largest-rollout": "plain rollout at the largest size",
 }
 
 
@@ -367,6 +373,15 @@ def scale_row(shape: str, sizes: Sizes, base: Row | None) -> Row:
                figures={**r, "title": title})
 
 
+def largest_rollout_row(shape: str, sizes: Sizes) -> Row:
+    r = _in_child({"what": "rollout", "shape": shape, "kind": "rollout", "nodes": sizes.largest_nodes,
+                   "replicas": sizes.replicas})
+    ours = f"{r['pods_per_s']:,.0f} pods/s ({r['scheduled']}/{r['pods']} placed), {r['rss_mib']:,.0f} MiB peak RSS"
+    title = f"{r['nodes']:,} nodes / {r['existing_pods']:,} pods"
+    return Row("largest-rollout", shape, ours, f">= {LARGEST_ROLLOUT_GOAL} pods/s", r["pods_per_s"] >= LARGEST_ROLLOUT_GOAL,
+               figures={**r, "title": title})
+
+
 def run_oracle(oracle: str, shape: str, kind: str, nodes: int, replicas: int) -> dict[str, Any]:
     """The same rollout through upstream's scheduler (``kschedctl-oracle simulate --bench``)."""
     if shape == "synthetic":
@@ -397,7 +412,7 @@ def run_oracle(oracle: str, shape: str, kind: str, nodes: int, replicas: int) ->
 
 
 def _shape_title(shape: str, sizes: Sizes, row: Row) -> str:
-    if row.workload == "scale":
+    if row.workload in ("scale", "largest-rollout"):
         return f"{shape}, {(row.figures or {}).get('title', '')}"
     if row.workload in ("explain", "largest"):
         f = row.figures or {}
@@ -466,6 +481,10 @@ def run_goals(workloads: list[str], shapes: list[str], sizes: Sizes, oracle: str
                     row = capacity_row(shape, cluster, pod, explain_cpu, oracle, oracle_max_copies)
                 elif workload == "scale":
                     row = scale_row(shape, sizes, base)
+                elif workload == "largest-rollout":
+                    if shape != "realistic":
+                        continue
+                    row = largest_rollout_row(shape, sizes)
                 else:
                     row = rollout_row(shape, workload, sizes, oracle)
                     if workload == "rollout":

@@ -148,3 +148,12 @@ def test_explain_is_measured_against_the_gc_off_floor_and_the_largest_row_is_rea
     largest = rows[-1]
     assert largest.figures["nodes"] == QUICK.largest_nodes  # type: ignore[index]
     assert largest.goal.endswith("<= 4 GiB") and "at 60 nodes" in largest.ours
+
+
+def test_the_largest_rollout_row_runs_on_the_largest_realistic_cluster_only() -> None:
+    rows = run_goals(["largest-rollout"], ["synthetic", "realistic"], QUICK)
+    assert [(row.shape, row.workload) for row in rows] == [("realistic", "largest-rollout")]
+    f = rows[0].figures or {}
+    assert f["nodes"] == QUICK.largest_nodes and f["pods"] == QUICK.replicas
+    assert rows[0].goal == ">= 300 pods/s" and rows[0].met == (f["pods_per_s"] >= 300)
+    assert f"{QUICK.largest_nodes:,} nodes" in markdown(rows, QUICK, with_oracle=False)
