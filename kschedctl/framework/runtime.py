@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 import time
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import (
@@ -728,9 +728,15 @@ class Framework:
             plugin_names.append(name)
         if not weighted_columns:
             return [NodePluginScores(n, [], 0) for n in names], None
+        return self.score_rows(names, plugin_names, weighted_columns), None
+
+    def score_rows(self, names: list[str], plugin_names: list[str],
+                   weighted_columns: list[list[int]]) -> Sequence[NodePluginScores]:
+        """Each node's weighted scores and total, from one column per plugin (a hook: simulate's
+        node columns sum them as an array and build a node's row only when it is read)."""
         per_node = list(zip(*weighted_columns))
         return [_NodeScoreRow(n, plugin_names, row, total)
-                for n, row, total in zip(names, per_node, map(sum, per_node))], None
+                for n, row, total in zip(names, per_node, map(sum, per_node))]
 
     def known_scores(self, state: CycleState, pod_info: "PodInfo", nodes: list["NodeInfo"],
                      plugins: list[Any]) -> dict[str, list[int]] | None:

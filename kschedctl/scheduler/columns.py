@@ -444,3 +444,46 @@ def column_normalized(columns: NodeColumns, plugin: Any, state: Any, pod_info: A
     if normalize is None or normalize is _OBJECT:
         return None
     return normalize(ColumnCycle(columns, plugin, state, pod_info), scores)
+
+
+class ScoreRows(Sequence[Any]):
+    """One cycle's scores of every scored node (the runtime's ``NodePluginScores``), with the
+    totals summed as an array over the plugins' weighted columns: ``select_host`` finds the top
+    score and the nodes tied at it on the array (``tied_at_top``), and a node's row is made
+    only when something reads the rows (``build``: the runtime's own way, the same rows)."""
+
+    __slots__ = ("names", "totals", "_plugins", "_columns", "_build", "_rows")
+
+    def __init__(self, names: list[str], plugins: list[str], weighted_columns: list[list[int]],
+                 build: Callable[[list[str], list[str], list[list[int]]], Sequence[Any]]) -> None:
+        self.names = names
+        # small ints (a score times its weight): the int64 sums are the Python ones
+        self.totals = np.array(weighted_columns, dtype=np.int64).sum(axis=0)
+        self._plugins = plugins
+        self._columns = weighted_columns
+        self._build = build
+        self._rows: Sequence[Any] | None = None
+
+    def _made(self) -> Sequence[Any]:
+        rows = self._rows
+        if rows is None:
+            rows = self._rows = self._build(self.names, self._plugins, self._columns)
+        return rows
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._made()[i]
+
+    def __iter__(self) -> Any:
+        return iter(self._made())
+
+    def tied_at_top(self) -> list[str] | None:
+        """The names of the nodes sharing the top total, in row order; None once the rows are
+        made (extender scores may since have been added to them)."""
+        if self._rows is not None or not len(self.names):
+            return None
+        totals = self.totals
+        names = self.names
+        return [names[i] for i in np.flatnonzero(totals == totals.max()).tolist()]

@@ -652,8 +652,11 @@ class Scheduler:
         (reservoir sampling, seeded). Returns the host and every node tied at the top."""
         if not node_scores:
             raise SchedulingError(Status(Code.Error, "empty priorityList"))
-        best = max(ns.total_score for ns in node_scores)
-        tied = [ns.name for ns in node_scores if ns.total_score == best]
+        top = getattr(node_scores, "tied_at_top", None)  # simulate's ScoreRows: the totals as an array
+        tied = top() if top is not None else None
+        if tied is None:
+            best = max(ns.total_score for ns in node_scores)
+            tied = [ns.name for ns in node_scores if ns.total_score == best]
         selected = tied[0]
         if self.tie_break_first:
             return selected, tied
@@ -724,7 +727,10 @@ class Scheduler:
 
         host = result.suggested_host
         out.evaluated_nodes, out.feasible_nodes = result.evaluated_nodes, result.feasible_nodes
-        out.feasible = [host] if result.feasible_nodes == 1 else [ns.name for ns in out.node_scores or ()]
+        scored = out.node_scores or ()
+        names = getattr(scored, "names", None)  # simulate's ScoreRows: no row made for the names
+        out.feasible = [host] if result.feasible_nodes == 1 else (
+            list(names) if names is not None else [ns.name for ns in scored])
         out.tied_nodes = result.tied_nodes
         if result.scoring_skipped_upstream:
             out.scoring_skipped_upstream = True

@@ -61,6 +61,7 @@ from kschedctl.plugins.dynamic_resources import SHARED_KEY as DRA_SHARED_KEY
 from kschedctl.plugins.registry import node_local_plugins
 from kschedctl.scheduler.columns import (
     NodeColumns,
+    ScoreRows,
     column_normalized,
     column_scores,
     covers_score,
@@ -491,6 +492,14 @@ class _LeanFramework(Framework):
             return known
         known.update(zip((pl.name for pl in local), (list(c) for c in zip(*rows))))
         return known
+
+    def score_rows(self, names: list[str], plugin_names: list[str],
+                   weighted_columns: list[list[int]]) -> Any:
+        """With the node columns in use, the totals summed as an array and the rows made only
+        when read (``ScoreRows``); else the runtime's rows."""
+        if not self._use_columns:
+            return super().score_rows(names, plugin_names, weighted_columns)
+        return ScoreRows(names, plugin_names, weighted_columns, super().score_rows)
 
     def known_normalized(self, plugin: Any, values: list[int]) -> list[int] | None:
         """``plugin``'s NormalizeScore of the scores ``known_scores`` took from its column twin,

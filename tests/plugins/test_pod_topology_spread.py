@@ -423,3 +423,55 @@ def test_large_cluster_pre_filter_and_filter_are_fast() -> None:
     nodes and pods make at most five times the calls (counted, not timed)."""
     small, large = _spread_cycle_calls(250), _spread_cycle_calls(1000)
     assert large <= 5 * small, (small, large)
+
+
+def _spread_pod(name: str, app: str, node: str | None = None) -> PodInfo:
+    spec: dict[str, Any] = {"topologySpreadConstraints": [{
+        "maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"app": "web"}}}]}
+    if node is not None:
+        spec["nodeName"] = node
+    return PodInfo({"metadata": {"name": name, "namespace": "default", "labels": {"app": app}}, "spec": spec})
+
+
+@pytest.mark.parametrize("changes", ["pods added", "pods added and removed", "a node moved zone", "log overrun"])
+def test_pre_filter_cache_read_from_the_change_log_counts_as_a_fresh_walk(changes: str) -> None:
+    """The cache over a snapshot's node list recounts only the nodes the change log names; after
+    each change its counts equal a walk without the cache (a zone change or a log overrun
+    recounts everything)."""
+    from kschedctl.framework.types import NODE_CHANGES
+    from kschedctl.plugins.pod_topology_spread.filtering import PreFilterCache, calculate_pre_filter_state
+
+    nodes = [{"metadata": {"name": f"n{i}", "labels": {"zone": f"z{i % 3}"}},
+              "status": {"allocatable": {"cpu": "4", "memory": "4Gi", "pods": "110"}}} for i in range(9)]
+    snapshot = Snapshot(nodes, [_spread_pod(f"e{i}", "web" if i % 2 else "db", f"n{i % 9}") for i in range(12)])
+    plugin = PodTopologySpread()
+    incoming = _spread_pod("incoming", "web")
+    constraints = plugin.get_constraints(incoming, "DoNotSchedule")
+    cache = PreFilterCache()
+    node_infos = snapshot.node_infos()
+
+    def both() -> tuple[Any, Any]:
+        cached = calculate_pre_filter_state(constraints, incoming, node_infos, cache)
+        fresh = calculate_pre_filter_state(constraints, incoming, node_infos, None)
+        return cached.tp_value_to_match_num, fresh.tp_value_to_match_num
+
+    assert both()[0] == both()[1]
+    added = []
+    for step in range(6):
+        pod = _spread_pod(f"p{step}", "web" if step % 3 else "db", f"n{(step * 4) % 9}")
+        node_infos[(step * 4) % 9].add_pod(pod)
+        added.append(((step * 4) % 9, pod))
+        if changes == "pods added and removed" and step % 2:
+            i, gone = added.pop(0)
+            node_infos[i].remove_pod(gone)
+        if changes == "a node moved zone" and step == 3:
+            moved = dict(nodes[5], metadata={"name": "n5", "labels": {"zone": "z9"}})
+            node_infos[5].set_node(moved)
+        if changes == "log overrun" and step == 2:
+            spare = Snapshot(nodes[:1]).node_infos()[0]
+            for _ in range(NODE_CHANGES.entries.maxlen + 1):
+                spare.remove_node()
+        cached, fresh = both()
+        assert cached == fresh, step
+    assert sum(cached[0].values()) > 6  # the pods placed were counted

@@ -626,3 +626,30 @@ def test_a_successful_cycle_counts_its_rejected_nodes_without_asking_why(monkeyp
         "0/6 nodes are available: 2 node(s) didn't match pod topology spread constraints, "
         "4 Insufficient cpu. no new claims to deallocate, preemption: 0/6 nodes are available: "
         "2 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.")
+
+
+@pytest.mark.parametrize("seed, nodes, plugins, high", [
+    (0, 1, 1, 100), (1, 7, 3, 2), (2, 50, 5, 3), (3, 500, 4, 100), (4, 300, 2, 1), (5, 64, 1, 0),
+])
+def test_score_rows_pick_the_host_the_runtime_rows_pick(seed: int, nodes: int, plugins: int, high: int) -> None:
+    """The totals summed as an array give selectHost the same top, ties, pick and random state
+    as the runtime's rows, and the rows read from ScoreRows are the runtime's."""
+    from kschedctl.framework.runtime import Framework
+    from kschedctl.scheduler.columns import ScoreRows
+    from kschedctl.scheduler.schedule_one import Scheduler
+
+    rng = random.Random(seed)
+    names = [f"n{i}" for i in range(nodes)]
+    plugin_names = [f"p{j}" for j in range(plugins)]
+    weighted = [[rng.randint(0, high) * (j + 1) for _ in names] for j in range(plugins)]
+    plain = Framework.score_rows(None, names, plugin_names, weighted)  # type: ignore[arg-type]
+    rows = ScoreRows(names, plugin_names, weighted, lambda *a: Framework.score_rows(None, *a))  # type: ignore[arg-type]
+    picks = []
+    for scores in (plain, rows):
+        scheduler = SimpleNamespace(rng=random.Random(seed), tie_break_first=False)
+        picks.append((Scheduler.select_host(scheduler, scores), scheduler.rng.random()))  # type: ignore[arg-type]
+    assert picks[0] == picks[1]
+    assert rows.tied_at_top() == picks[0][0][1]
+    assert [(r.name, r.total_score, r.scores) for r in rows] == [(r.name, r.total_score, r.scores) for r in plain]
+    assert all(type(r.total_score) is int for r in rows)
+    assert rows.tied_at_top() is None  # once made, the rows (extender scores added to them) are read instead

@@ -24,6 +24,7 @@ from itertools import compress
 from operator import attrgetter, ne
 from typing import TYPE_CHECKING, Any, Hashable, Sequence
 
+from kschedctl.framework.types import NODE_CHANGES
 from kschedctl.k8s.selectors import Selector
 from kschedctl.plugins.pod_topology_spread.common import (
     HONOR,
@@ -234,7 +235,7 @@ _generation_of = attrgetter("generation")
 
 
 class _CacheEntry:
-    __slots__ = ("nodes", "names", "generations", "contributions", "counts")
+    __slots__ = ("nodes", "names", "generations", "contributions", "counts", "source", "seen", "position")
 
     def __init__(self, nodes: list, generations: list[int], contributions: list[Any], counts: list[dict[str, int]]):
         self.nodes = nodes
@@ -242,6 +243,12 @@ class _CacheEntry:
         self.generations = generations
         self.contributions = contributions
         self.counts = counts
+        #: the node list last counted (a snapshot's, never changed in place) and the change log's
+        #: position then: the next count over that same list reads the log, not every node
+        self.source: Any = None
+        self.seen = -1
+        #: each node's index by identity (``nodes`` keeps them alive), made on first use
+        self.position: dict[int, int] | None = None
 
 
 class PreFilterCache:
@@ -274,9 +281,16 @@ class PreFilterCache:
         key = _cache_key(constraints, pod_info)
         if key is None:
             return None
+        entry = self._entries.get(key)
+        if entry is not None and entry.source is node_infos and len(node_infos) == len(entry.nodes):
+            changed = NODE_CHANGES.since(entry.seen)
+            if changed is not None:
+                self._entries.move_to_end(key)
+                if self._update_logged(entry, constraints, pod_info, changed, inclusion):
+                    entry.seen = NODE_CHANGES.count
+                    return [dict(m) for m in entry.counts]
         nodes = node_infos if isinstance(node_infos, list) else list(node_infos)
         generations = list(map(_generation_of, nodes))
-        entry = self._entries.get(key)
         if entry is not None and entry.nodes == nodes:  # same NodeInfo objects, in the same order
             self._entries.move_to_end(key)
             if entry.generations != generations and not self._update(entry, constraints, pod_info, nodes,
@@ -292,15 +306,36 @@ class PreFilterCache:
             self._entries[key] = entry
             if len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
+        entry.source, entry.seen = node_infos, NODE_CHANGES.count
         return [dict(m) for m in entry.counts]
+
+    @classmethod
+    def _update_logged(cls, entry: _CacheEntry, constraints: list[Constraint], pod_info: "PodInfo",
+                       logged: list, inclusion: NodeInclusion) -> bool:
+        """``_update`` for the nodes the change log names since the entry was counted (the
+        others kept their generation); False when their domains changed (recount all)."""
+        position = entry.position
+        if position is None:
+            position = entry.position = {id(n): i for i, n in enumerate(entry.nodes)}
+        nodes = entry.nodes
+        old = entry.generations
+        changed = sorted({i for i in map(position.get, map(id, logged))
+                          if i is not None and nodes[i].generation != old[i]})
+        if not changed:
+            return True
+        generations = list(old)
+        for i in changed:
+            generations[i] = nodes[i].generation
+        return cls._update(entry, constraints, pod_info, nodes, generations, inclusion, changed)
 
     @staticmethod
     def _update(entry: _CacheEntry, constraints: list[Constraint], pod_info: "PodInfo", nodes: list,
-                generations: list[int], inclusion: NodeInclusion) -> bool:
-        """Recount the nodes whose generation moved; False when their domains changed (recount all)."""
-        old_generations = entry.generations
-        # indices whose generation differs, found at C speed (this runs on every cycle)
-        changed = list(compress(range(len(generations)), map(ne, generations, old_generations)))
+                generations: list[int], inclusion: NodeInclusion, changed: list[int] | None = None) -> bool:
+        """Recount the nodes whose generation moved (``changed``, when known); False when their
+        domains changed (recount all)."""
+        if changed is None:
+            # indices whose generation differs, found at C speed
+            changed = list(compress(range(len(generations)), map(ne, generations, entry.generations)))
         names = entry.names
         for i in changed:
             if nodes[i].name != names[i]:

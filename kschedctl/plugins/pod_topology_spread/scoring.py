@@ -75,19 +75,22 @@ def init_pre_score_state(
     n = len(constraints)
     counts: list[dict[str, int]] = [{} for _ in range(n)]
     topo_size = [0] * n
-    for node_info in filtered_nodes:
-        labels = node_info.labels
-        if require_all_topologies and not node_labels_match_spread_constraints(labels, constraints):
-            s.ignored_nodes.add(node_info.name)
-            continue
-        for i, c in enumerate(constraints):
-            if c.is_hostname:
-                continue  # per-node counts are taken in Score
-            value = labels.get(c.topology_key, "")
-            m = counts[i]
-            if value not in m:
-                m[value] = 0
-                topo_size[i] += 1
+    labels_of = [node_info.labels for node_info in filtered_nodes]
+    if require_all_topologies:
+        kept = []
+        for node_info, labels in zip(filtered_nodes, labels_of):
+            if node_labels_match_spread_constraints(labels, constraints):
+                kept.append(labels)
+            else:
+                s.ignored_nodes.add(node_info.name)
+        labels_of = kept
+    for i, c in enumerate(constraints):
+        if c.is_hostname:
+            continue  # per-node counts are taken in Score
+        # each domain once, in the order the nodes first show it (one pass at C speed)
+        key = c.topology_key
+        counts[i] = dict.fromkeys([labels.get(key, "") for labels in labels_of], 0)
+        topo_size[i] = len(counts[i])
     s.topology_value_to_pod_counts = counts
     weights = []
     for i, c in enumerate(constraints):
