@@ -207,12 +207,22 @@ def _first_different(a: list[tuple], b: list[tuple]) -> str:
     return str(longer[min(len(a), len(b))][0]) if longer else "?"
 
 
-def compare_simulate(ours: dict[str, Any], theirs: dict[str, Any], random_offset: bool = False) -> list[tuple[str, str]]:
+def compare_simulate(ours: dict[str, Any], theirs: dict[str, Any], random_offset: bool = False,
+                     now_victims: dict[str, int] | None = None) -> list[tuple[str, str]]:
     """Placement by placement (outcome, node, message, nomination), the binding order, and
     every preemption in order with its victims in order. With ``random_offset`` (upstream's
     preemption dry-runs some nodes from a random offset), a preemption that chose another node or
     other victims leaves the rest of the run free to differ: up to the first such one, the same
-    pods must preempt, in the same order."""
+    pods must preempt, in the same order.
+
+    ``now_victims``: the priority of each pod without a start time, in a run without
+    PodDisruptionBudgets. When the first preemption that differs chose, on each side, as many
+    victims of the same priorities, all of them such pods, the choice fell to the start-time
+    tie-break with every start "now": upstream scores the candidates in Go map order (random),
+    each "now" a later call to the clock, so either node may win. The rest of the run is then
+    free to differ, as with ``random_offset``."""
+    if now_victims is not None and _a_now_tie(ours, theirs, now_victims):
+        return []
     diffs: list[tuple[str, str]] = []
     if random_offset:
         ours_pre = ours.get("preemptions") or []
@@ -258,6 +268,40 @@ def compare_simulate(ours: dict[str, Any], theirs: dict[str, Any], random_offset
     return diffs
 
 
+def _a_now_tie(ours: dict[str, Any], theirs: dict[str, Any], now_victims: dict[str, int]) -> bool:
+    for o, t in zip(ours.get("preemptions") or [], theirs.get("preemptions") or []):
+        if o.get("pod") != t.get("pod"):
+            return False
+        if (o.get("node"), o.get("victims")) == (t.get("node"), t.get("victims")):
+            continue
+        ov, tv = list(o.get("victims") or []), list(t.get("victims") or [])
+        return (bool(ov) and len(ov) == len(tv) and all(v in now_victims for v in ov + tv)
+                and sorted(now_victims[v] for v in ov) == sorted(now_victims[v] for v in tv))
+    return False
+
+
+def start_less_pods(case: diffgen.Case) -> dict[str, int] | None:
+    """The priority of each pod of ``case`` without ``status.startTime`` ("ns/name"), or None when
+    the cluster has PodDisruptionBudgets (they are a tie-break before the start times)."""
+    objects = [*case.cluster, *case.pods]
+    if any(o.get("kind") == "PodDisruptionBudget" for o in objects):
+        return None
+    classes = {o["metadata"]["name"]: int(o.get("value") or 0) for o in objects if o.get("kind") == "PriorityClass"}
+    default = next((int(o.get("value") or 0) for o in objects
+                    if o.get("kind") == "PriorityClass" and o.get("globalDefault")), 0)
+    out: dict[str, int] = {}
+    for o in objects:
+        if o.get("kind") != "Pod" or (o.get("status") or {}).get("startTime"):
+            continue
+        meta, spec = o.get("metadata") or {}, o.get("spec") or {}
+        priority = spec.get("priority")
+        if priority is None:
+            name = spec.get("priorityClassName")
+            priority = classes.get(name, default) if name else default
+        out[f"{meta.get('namespace') or 'default'}/{meta.get('name')}"] = int(priority)
+    return out
+
+
 # -- running cases --------------------------------------------------------------------------
 
 def run_case(case: diffgen.Case, oracle: Oracle, workdir: Path) -> tuple[list[tuple[str, str]], dict, dict, list[str]]:
@@ -287,7 +331,7 @@ def run_case(case: diffgen.Case, oracle: Oracle, workdir: Path) -> tuple[list[tu
         for o, t in zip(our_items, their_items):
             diffs += compare_explain(o, t, random_offset=random_offset)
         return diffs, ours, theirs, args
-    return compare_simulate(ours, theirs, candidates_limited(case)), ours, theirs, args
+    return compare_simulate(ours, theirs, candidates_limited(case), start_less_pods(case)), ours, theirs, args
 
 
 def keep_case(case: diffgen.Case, keep: Path, index: int, diffs: list, theirs: dict) -> Path:

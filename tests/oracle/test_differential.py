@@ -190,6 +190,47 @@ def test_a_random_dry_run_frees_only_what_follows_a_divergence(ours: dict, their
     assert [w for w, _ in differential.compare_simulate(ours, theirs, random_offset=True)] == where
 
 
+_NOW = {"default/a": 0, "default/b": 0, "default/c": 0, "default/d": 0, "default/hi": 100}
+
+
+@pytest.mark.parametrize("ours, theirs, where", [
+    # one victim each, both without a start time and of one priority: the start-time tie-break
+    # with two "now"s, decided by Go's map order upstream: what follows may differ
+    (_preempting(_P1, ("default/q", "n2", ["default/b"])), _preempting(_P1, ("default/q", "n3", ["default/c"])), []),
+    # a victim with a start time: the tie-break is deterministic, a mismatch
+    (_preempting(("default/q", "n2", ["default/run"])), _preempting(("default/q", "n3", ["default/c"])),
+     ["DefaultPreemption"]),
+    # victims of other priorities: an earlier tie-break decided, a mismatch
+    (_preempting(("default/q", "n2", ["default/hi"])), _preempting(("default/q", "n3", ["default/c"])),
+     ["DefaultPreemption"]),
+    # as many victims? no: another count decided
+    (_preempting(("default/q", "n2", ["default/a", "default/b"])), _preempting(("default/q", "n3", ["default/c"])),
+     ["DefaultPreemption"]),
+], ids=["now-tie", "a-start-time", "other-priorities", "other-count"])
+def test_a_start_time_tie_of_pods_without_one_frees_what_follows(ours: dict, theirs: dict, where: list[str]) -> None:
+    """Upstream scores the candidates in Go map order and a pod without a start time starts
+    "now", a later call to the clock each time: among such victims, either node may win."""
+    assert [w for w, _ in differential.compare_simulate(ours, theirs, now_victims=_NOW)] == where
+
+
+def test_pods_without_a_start_time_are_listed_with_their_priority() -> None:
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "b", "namespace": "default"}}
+    classes = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+                "value": 1000},
+               {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "base"},
+                "value": 5, "globalDefault": True}]
+    running = {"kind": "Pod", "metadata": {"name": "r", "namespace": "default"}, "spec": {"priority": 7},
+               "status": {"startTime": "2025-01-01T00:00:00Z"}}
+    bound = {"kind": "Pod", "metadata": {"name": "s", "namespace": "default"}, "spec": {"priority": 7}}
+    pending = [{"kind": "Pod", "metadata": {"name": "p", "namespace": "default"}, "spec": {"priorityClassName": "high"}},
+               {"kind": "Pod", "metadata": {"name": "q", "namespace": "other"}, "spec": {}}]
+    case = diffgen.Case(seed=1, index=0, command="simulate", config=None, cluster=[*classes, running, bound],
+                        pods=pending)
+    assert differential.start_less_pods(case) == {"default/s": 7, "default/p": 1000, "other/q": 5}
+    case.cluster.append(pdb)
+    assert differential.start_less_pods(case) is None
+
+
 def test_a_case_both_sides_refuse_is_a_mismatch(monkeypatch, tmp_path: Path) -> None:
     """Both erroring is not agreement: a generated case is valid input."""
 
