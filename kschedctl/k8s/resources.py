@@ -26,7 +26,6 @@ from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
 from kschedctl.fastpaths import PROCESS as FAST_PATHS
-from kschedctl.k8s.shared_parts import is_shared
 from kschedctl.k8s.quantity import (
     NANO,
     format_bytes,
@@ -36,6 +35,7 @@ from kschedctl.k8s.quantity import (
     nanos,
     value_of_nanos,
 )
+from kschedctl.k8s.shared_parts import is_shared
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -530,17 +530,17 @@ def pod_resources(pod: Mapping[str, Any]) -> tuple[Resource, int, int]:
         if parts is not None:
             found = _BY_PARTS.get(parts[0])
             if found is None:
-                found = pod_resources_computed(pod)
+                found = _pod_resources_by_template(pod)
                 if len(_BY_PARTS) >= _BY_TEMPLATE_MAX:
                     _BY_PARTS.clear()
                 _BY_PARTS[parts[0]] = (found[0].clone(), found[1], found[2], parts[1])
                 return found
             requests, milli_cpu, memory, _held = found
             return requests.clone(), milli_cpu, memory
-    return pod_resources_computed(pod)
+    return _pod_resources_by_template(pod)
 
 
-def pod_resources_computed(pod: Mapping[str, Any]) -> tuple[Resource, int, int]:
+def _pod_resources_by_template(pod: Mapping[str, Any]) -> tuple[Resource, int, int]:
     """``pod_resources`` without the memo keyed by shared parts (still by template text)."""
     key = _template_key(pod) if _MEMOIZE else None
     found = _BY_TEMPLATE.get(key) if key is not None else None
