@@ -141,11 +141,9 @@ def test_incremental_sums_give_the_same_run_as_fresh_walks(seed: int, max_entrie
     assert fresh["preemptions"], "victims removed mid-run are part of what is checked"
 
 
-def test_sums_of_many_signatures_taken_in_turn_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Twenty kinds of pods scheduled in turn (as a scale-down search moves every app's pods):
-    each signature's sums are built once and brought up to date afterwards, not walked afresh
-    every time its turn comes back."""
-    builds = []
+def _counting_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The kinds of sums built from now on, one entry per build."""
+    builds: list[str] = []
     build = incremental_sums._Entry.build
 
     def counting(self: Any, *args: Any) -> None:
@@ -153,11 +151,35 @@ def test_sums_of_many_signatures_taken_in_turn_are_kept(monkeypatch: pytest.Monk
         build(self, *args)
 
     monkeypatch.setattr(incremental_sums._Entry, "build", counting)
-    rnd = random.Random(4)
+    return builds
+
+
+def _twelve_node_cluster(running: list[dict]) -> SimpleNamespace:
+    """Twelve roomy nodes in three zones, with ``running`` on them."""
     nodes = [{"apiVersion": "v1", "kind": "Node",
               "metadata": {"name": f"n{i}", "labels": {"kubernetes.io/hostname": f"n{i}",
                                                       "topology.kubernetes.io/zone": f"z{i % 3}"}},
               "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "200"}}} for i in range(12)]
+    return SimpleNamespace(nodes=nodes, pods=running, priority_classes=CLASSES,
+                           namespaces={"default": {"metadata": {"name": "default"}}}, warnings=[],
+                           namespace_labels=lambda ns: {"kubernetes.io/metadata.name": ns})
+
+
+def _assert_as_without_sums(result: dict, batch: list[dict], cluster: SimpleNamespace) -> None:
+    """``result`` is the run the fresh walks give (the sums off), timing aside."""
+    with fastpaths.using(replace(fastpaths.settings(), incremental_affinity=False)):
+        fresh = simulate(batch, cluster, None, seed=1).to_dict()
+    result["summary"].pop("seconds", None)
+    fresh["summary"].pop("seconds", None)
+    assert result == fresh
+
+
+def test_sums_of_many_signatures_taken_in_turn_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twenty kinds of pods scheduled in turn (as a scale-down search moves every app's pods):
+    each signature's sums are built once and brought up to date afterwards, not walked afresh
+    every time its turn comes back."""
+    builds = _counting_builds(monkeypatch)
+    rnd = random.Random(4)
     running = [_pod(f"r{i}", "default", f"app{i % 20}", "100m", _affinity(rnd, 0.5), node=f"n{i % 12}")
                for i in range(60)]
     batch = [_pod(f"b{r}-{a}", "default", f"app{a}", "100m",
@@ -165,19 +187,13 @@ def test_sums_of_many_signatures_taken_in_turn_are_kept(monkeypatch: pytest.Monk
                       "weight": 10, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": f"app{a}"}},
                                                         "topologyKey": "kubernetes.io/hostname"}}]}})
              for r in range(4) for a in range(20)]
-    cluster = SimpleNamespace(nodes=nodes, pods=running, priority_classes=CLASSES,
-                              namespaces={"default": {"metadata": {"name": "default"}}}, warnings=[],
-                              namespace_labels=lambda ns: {"kubernetes.io/metadata.name": ns})
+    cluster = _twelve_node_cluster(running)
     result = simulate(batch, cluster, None, seed=1).to_dict()
     assert result["summary"]["scheduled"] == len(batch)
     # each signature's sums (existing pods' anti-affinity, PreScore's map) built once, on its
     # second pod; with room for too few, every pod would walk the pods afresh (and none be built)
     assert builds.count("_ScoresEntry") == 20 and builds.count("_CountsEntry") == 20
-    with fastpaths.using(replace(fastpaths.settings(), incremental_affinity=False)):
-        fresh = simulate(batch, cluster, None, seed=1).to_dict()
-    result["summary"].pop("seconds", None)
-    fresh["summary"].pop("seconds", None)
-    assert result == fresh
+    _assert_as_without_sums(result, batch, cluster)
 
 
 @pytest.mark.parametrize("slot_read", [False, True], ids=["no term reads it", "a term reads it"])
@@ -189,19 +205,8 @@ def test_replicas_differing_by_a_label_no_term_reads_share_the_sums(slot_read: b
     it, each replica is a pod of its own (walked afresh, nothing built). Either way the run is
     the fresh walks' run."""
     slot = "example.com/replica-slot-read" if slot_read else "example.com/replica-slot-unread"
-    builds = []
-    build = incremental_sums._Entry.build
-
-    def counting(self: Any, *args: Any) -> None:
-        builds.append(type(self).__name__)
-        build(self, *args)
-
-    monkeypatch.setattr(incremental_sums._Entry, "build", counting)
+    builds = _counting_builds(monkeypatch)
     rnd = random.Random(9)
-    nodes = [{"apiVersion": "v1", "kind": "Node",
-              "metadata": {"name": f"n{i}", "labels": {"kubernetes.io/hostname": f"n{i}",
-                                                      "topology.kubernetes.io/zone": f"z{i % 3}"}},
-              "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "200"}}} for i in range(12)]
     running = [_pod(f"r{i}", "default", f"app{i % 3}", "100m", _affinity(rnd, 0.5), node=f"n{i % 12}")
                for i in range(36)]
     if slot_read:  # a running pod whose preferred term reads the per-replica label
@@ -218,17 +223,11 @@ def test_replicas_differing_by_a_label_no_term_reads_share_the_sums(slot_read: b
                                                              "topologyKey": "kubernetes.io/hostname"}}]}})
             pod["metadata"]["labels"][slot] = str(r)
             batch.append(pod)
-    cluster = SimpleNamespace(nodes=nodes, pods=running, priority_classes=CLASSES,
-                              namespaces={"default": {"metadata": {"name": "default"}}}, warnings=[],
-                              namespace_labels=lambda ns: {"kubernetes.io/metadata.name": ns})
+    cluster = _twelve_node_cluster(running)
     result = simulate(batch, cluster, None, seed=1).to_dict()
     assert result["summary"]["scheduled"] == len(batch)
     assert builds.count("_ScoresEntry") == (0 if slot_read else 3)
-    with fastpaths.using(replace(fastpaths.settings(), incremental_affinity=False)):
-        fresh = simulate(batch, cluster, None, seed=1).to_dict()
-    result["summary"].pop("seconds", None)
-    fresh["summary"].pop("seconds", None)
-    assert result == fresh
+    _assert_as_without_sums(result, batch, cluster)
 
 
 def _anti_pod(name: str, node: str) -> PodInfo:
