@@ -83,7 +83,7 @@ from kschedctl.scheduler.simulation_result import (
     PreemptionRecord,
     QueueSample,
     SimulationResult,
-    usage,
+    UsageCapture,
 )
 
 
@@ -746,7 +746,7 @@ class Simulator(SchedulingSetup):
     def _run(self, pods: Iterable[dict], profile: str | None, include_cluster_pending: bool,
              progress: Callable[[int, int], None] | None, started: float) -> SimulationResult:
         result = SimulationResult(seed=self.seed)
-        result.nodes_before, _ = usage(self.snapshot)
+        result.nodes_before = UsageCapture(self.snapshot)  # type: ignore[assignment]  # made when read
         entries: list[tuple[PodInfo, str, str]] = []
         names = set(self.profile_names())
         if include_cluster_pending:
@@ -871,7 +871,7 @@ class Simulator(SchedulingSetup):
         for rec in records.values():
             if rec.outcome == Outcome.SCHEDULED and rec.node:
                 placed[rec.node] = placed.get(rec.node, 0) + 1
-        result.nodes, result.zones = usage(snapshot, placed)
+        result.nodes = result.zones = UsageCapture(snapshot, placed)  # type: ignore[assignment]
         result.seconds = time.perf_counter() - started
         return result
 
