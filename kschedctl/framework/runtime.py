@@ -288,6 +288,10 @@ class NodeVerdicts(Protocol):
         first position, wrapping around the node list); ``need`` is how many more passing
         nodes the scan looks for."""
 
+    def feasible(self, nodes: list["NodeInfo"], positions: list[int]) -> list["NodeInfo"]:
+        """The scan's feasible ``nodes`` (at ``positions`` of the scan's node list), as they are
+        handed on to PreScore and Score (simulate's: with their places in the node columns)."""
+
 
 class Framework:
     """One profile's plugins per extension point, with upstream's ``Run*`` semantics.

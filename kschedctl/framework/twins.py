@@ -87,6 +87,20 @@ class ColumnsView(Protocol):
         """Whether each node at ``at`` is one of ``names``; None when none is."""
 
 
+class ColumnNodes(list):
+    """A cycle's feasible NodeInfos, scanned over the node columns, with where each one sits in
+    them: ``at`` (numpy positions, in list order) into ``columns``. What a PreScore reads of
+    every feasible node's labels (PodTopologySpread's domains) it may read as codes at ``at``
+    instead, one array operation against a label lookup per node."""
+
+    __slots__ = ("at", "columns")
+
+    def __init__(self, nodes: Any, at: "np.ndarray", columns: ColumnsView) -> None:
+        super().__init__(nodes)
+        self.at = at
+        self.columns = columns
+
+
 @dataclass
 class ColumnCycle:
     """What a twin is asked with in one cycle."""

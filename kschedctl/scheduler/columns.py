@@ -191,6 +191,11 @@ class NodeColumns:
         if ((old or {}).get("metadata") or {}).get("labels") != node_info.labels:
             self._label_codes.clear()
 
+    @property
+    def all_safe(self) -> bool:
+        """Whether every node's amounts are below ``SAFE_AMOUNT`` (the columns hold them all)."""
+        return not self._unsafe
+
     def positions(self, nodes: Sequence[Any]) -> np.ndarray | None:
         """The positions of ``nodes`` (snapshot NodeInfos) in the columns; None when one of them
         is not a snapshot node or holds an amount beyond ``SAFE_AMOUNT``."""

@@ -409,6 +409,7 @@ class Scheduler:
         visited: list[str] | None = [] if outcome is not None and from_start and self.for_display else None
         vouch = not (self.for_display or self.extenders)
         deferred: list["NodeInfo"] = []
+        positions: list[int] = []  # of the feasible nodes, in the scan's node list
 
         def resolve(pending: Iterable["NodeInfo"]) -> tuple[int, Status | None]:
             """Scan ``pending`` in order for their statuses: how many were recorded, and the
@@ -445,7 +446,9 @@ class Scheduler:
                     done, error = resolve(nodes[i] for i in run.positions_of(rejected))
                     if error is not None:
                         cut, stop = rejected[done] + 1, True
-            feasible.extend(nodes[i] for i in run.passed_before(cut))
+            passed = run.passed_before(cut)
+            feasible.extend(map(nodes.__getitem__, passed))
+            positions.extend(passed)
             if visited is not None:
                 visited.extend(nodes[i].name for i in run.visited(cut))
             if stop:
@@ -456,6 +459,7 @@ class Scheduler:
                 self._unresolved = len(deferred)
             elif error is None:
                 _, error = resolve(deferred)
+        feasible = verdicts.feasible(feasible, positions)
         self._last_feasible = feasible
         if visited is not None:
             outcome.visit_order = visited  # type: ignore[union-attr]

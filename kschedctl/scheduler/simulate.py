@@ -53,6 +53,7 @@ from kschedctl.framework.runtime import (
     WaitingPods,
 )
 from kschedctl.framework.status import Code, Status
+from kschedctl.framework.twins import ColumnNodes
 from kschedctl.framework.types import NODE_CHANGES, PodInfo
 from kschedctl.inputs.cluster import waits_for_scheduler
 from kschedctl.plugins.dynamic_resources import DEALLOCATION_COMPLETED as DRA_DEALLOCATION_COMPLETED
@@ -337,7 +338,7 @@ class _LeanFramework(Framework):
         verdicts = verdict_function(self._columns, local + rest, key, state, pod_info)  # type: ignore[arg-type]
         if verdicts is None:
             return None
-        return _ColumnVerdicts(verdicts, at, len(nodes))
+        return _ColumnVerdicts(verdicts, at, len(nodes), self._columns)
 
     def known_rejections(self, state: Any, pod_info: Any, nodes: list,
                          scan: Callable[[Any], Any]) -> RejectedScan | None:
@@ -521,6 +522,8 @@ class _LeanFramework(Framework):
             if snapshot is None or not hasattr(snapshot, "node_infos"):
                 return None
             columns = self._columns = NodeColumns(snapshot)
+        if type(nodes) is ColumnNodes and nodes.columns is columns and columns.all_safe:
+            return nodes.at  # the scan's own positions, the columns unchanged since
         return columns.positions(nodes)
 
 
@@ -528,12 +531,16 @@ class _ColumnVerdicts:
     """``NodeVerdicts`` from the node columns: ``verdicts`` answers for column indices, ``at``
     maps the scan's node positions to them (numpy arrays; the driver sees lists only)."""
 
-    __slots__ = ("_verdicts", "_at", "_count")
+    __slots__ = ("_verdicts", "_at", "_count", "_columns")
 
-    def __init__(self, verdicts: Any, at: Any, count: int) -> None:
+    def __init__(self, verdicts: Any, at: Any, count: int, columns: NodeColumns) -> None:
         self._verdicts = verdicts
         self._at = at
         self._count = count
+        self._columns = columns
+
+    def feasible(self, nodes: list, positions: list[int]) -> ColumnNodes:
+        return ColumnNodes(nodes, self._at[positions], self._columns)
 
     def run(self, begin: int, end: int, need: int) -> "_ColumnRun":
         positions = np.arange(begin, end) % self._count

@@ -229,6 +229,30 @@ def test_pre_score_state(case: dict) -> None:
     assert got["topologyNormalizingWeight"] == [math.log(size + 2) for size in want["weightSizes"]]
 
 
+@pytest.mark.parametrize("case", _cases("prescore"))
+def test_pre_score_state_from_the_node_columns(case: dict) -> None:
+    """PreScore handed the feasible nodes with their places in the node columns (as simulate
+    does) reads the domains as label codes: the same state, domains in the same order."""
+    from kschedctl.framework.twins import ColumnNodes
+    from kschedctl.scheduler.columns import NodeColumns
+
+    env = _env(case)
+    pod = make_pod(case["pod"])
+    columns = NodeColumns(env.handle.snapshot())
+    nodes = list(env.node_infos)
+    states = []
+    for given in (nodes, ColumnNodes(nodes, columns.positions(nodes), columns)):
+        state = CycleState()
+        status = PodTopologySpread(case.get("args"), env.handle).pre_score(state, pod_info(pod), given)
+        states.append((status_dict(status), None if status is not None else state.read(PRE_SCORE_STATE_KEY).to_dict()))
+    (want_status, want), (got_status, got) = states
+    assert got_status == want_status
+    if want is not None:
+        assert got == want
+        assert [list(m.items()) for m in got["topologyValueToPodCounts"]] == [
+            list(m.items()) for m in want["topologyValueToPodCounts"]]
+
+
 @pytest.mark.parametrize("case", _cases("score"))
 def test_score(case: dict) -> None:
     env = _env(case, case.get("failedNodes"))
