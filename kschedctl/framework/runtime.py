@@ -23,6 +23,7 @@ from __future__ import annotations
 import random
 import time
 from functools import cached_property
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
 from kschedctl.framework.cycle_state import CycleState
@@ -42,6 +43,8 @@ from kschedctl.framework.waiting_pods import WaitingPod, WaitingPods, go_duratio
 
 if TYPE_CHECKING:  # pragma: no cover
     from kschedctl.framework.types import NodeInfo, PodInfo
+
+_NAME = attrgetter("name")
 
 #: Pod phases the pod informer of the scheduler never lists.
 _FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
@@ -291,6 +294,27 @@ class NodeVerdicts(Protocol):
     def feasible(self, nodes: list["NodeInfo"], positions: list[int]) -> list["NodeInfo"]:
         """The scan's feasible ``nodes`` (at ``positions`` of the scan's node list), as they are
         handed on to PreScore and Score (simulate's: with their places in the node columns)."""
+
+
+class NodeNames(Sequence[str]):
+    """The names of ``nodes``, each read when asked: a cycle whose scores are summed as arrays
+    reads only the names of the nodes tied at the top."""
+
+    __slots__ = ("_nodes",)
+
+    def __init__(self, nodes: Sequence["NodeInfo"]) -> None:
+        self._nodes = nodes
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [n.name for n in self._nodes[i]]
+        return self._nodes[i].name
+
+    def __iter__(self) -> Iterator[str]:
+        return map(_NAME, self._nodes)
 
 
 class Framework:
@@ -688,9 +712,9 @@ class Framework:
         trace = self.trace
         skip = state.skip_score_plugins
         plugins = [pl for pl in self.plugins["score"] if pl.name not in skip]
-        names = [n.name for n in nodes]
+        names = NodeNames(nodes)
         if trace is not None:
-            trace.scored_nodes = names
+            trace.scored_nodes = list(names)
             trace.score_plugins = [pl.name for pl in plugins]
         known = self.known_scores(state, pod_info, nodes, plugins) if plugins and nodes else None
         per_plugin: list[list[int]] = []
@@ -722,20 +746,27 @@ class Framework:
             name = pl.name
             if trace is not None:
                 trace.normalized_scores[name] = normalized
-            if normalized and (max(normalized) > MAX_NODE_SCORE or min(normalized) < MIN_NODE_SCORE):
-                bad = next(v for v in normalized if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
+            weighted, bad = self.weighted_scores(normalized, self.weights.get(name, 1))
+            if bad is not None:
                 return None, self._score_failed(
                     f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score '
                     f"{bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
-            weight = self.weights.get(name, 1)
-            weighted_columns.append([v * weight for v in normalized] if weight != 1 else normalized)
+            weighted_columns.append(weighted)
             plugin_names.append(name)
         if not weighted_columns:
             return [NodePluginScores(n, [], 0) for n in names], None
         return self.score_rows(names, plugin_names, weighted_columns), None
 
-    def score_rows(self, names: list[str], plugin_names: list[str],
-                   weighted_columns: list[list[int]]) -> Sequence[NodePluginScores]:
+    def weighted_scores(self, normalized: Sequence[int], weight: int) -> tuple[Sequence[int], int | None]:
+        """One plugin's normalized scores times its ``weight``, or the first score outside
+        [MIN_NODE_SCORE, MAX_NODE_SCORE] (upstream refuses the cycle then). A hook: simulate's
+        column twins give arrays, weighed as arrays."""
+        if normalized and (max(normalized) > MAX_NODE_SCORE or min(normalized) < MIN_NODE_SCORE):
+            return normalized, next(v for v in normalized if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
+        return ([v * weight for v in normalized] if weight != 1 else normalized), None
+
+    def score_rows(self, names: Sequence[str], plugin_names: list[str],
+                   weighted_columns: list[Sequence[int]]) -> Sequence[NodePluginScores]:
         """Each node's weighted scores and total, from one column per plugin (a hook: simulate's
         node columns sum them as an array and build a node's row only when it is read)."""
         per_node = list(zip(*weighted_columns))

@@ -42,8 +42,8 @@ from kschedctl.plugins.resource_allocation import (
 )
 
 
-def resource_scores(columns: ColumnsView, scorer: ResourceAllocationScorer, form: Callable[..., list[int]],
-                    plan: Any, at: np.ndarray) -> list[int] | None:
+def resource_scores(columns: ColumnsView, scorer: ResourceAllocationScorer, form: Callable[..., np.ndarray],
+                    plan: Any, at: np.ndarray) -> np.ndarray | None:
     """``scorer.score(node, plan)`` for the nodes at positions ``at``, ``form`` being the column
     form of ``scorer.scorer`` (one of those below); None when not covered (a request beyond
     ``SAFE_AMOUNT``)."""
@@ -86,19 +86,19 @@ def resource_scores(columns: ColumnsView, scorer: ResourceAllocationScorer, form
 
 
 def least_allocated(requested: list[np.ndarray], allocatable: list[np.ndarray], valid: list[np.ndarray],
-                    weights: list[int], size: int) -> list[int]:
+                    weights: list[int], size: int) -> np.ndarray:
     """``least_allocated_scorer``, element by element."""
     return _mean_share(requested, allocatable, valid, weights, size, least=True)
 
 
 def most_allocated(requested: list[np.ndarray], allocatable: list[np.ndarray], valid: list[np.ndarray],
-                   weights: list[int], size: int) -> list[int]:
+                   weights: list[int], size: int) -> np.ndarray:
     """``most_allocated_scorer``, element by element."""
     return _mean_share(requested, allocatable, valid, weights, size, least=False)
 
 
 def _mean_share(requested: list[np.ndarray], allocatable: list[np.ndarray], valid: list[np.ndarray],
-                weights: list[int], size: int, least: bool) -> list[int]:
+                weights: list[int], size: int, least: bool) -> np.ndarray:
     node_score = np.zeros(size, dtype=np.int64)
     weight_sum = np.zeros(size, dtype=np.int64)
     for req, alloc, ok, weight in zip(requested, allocatable, valid, weights):
@@ -110,7 +110,7 @@ def _mean_share(requested: list[np.ndarray], allocatable: list[np.ndarray], vali
         node_score += np.where(ok, share * weight, 0)
         weight_sum += np.where(ok, weight, 0)
     out = np.where(weight_sum != 0, node_score // np.where(weight_sum != 0, weight_sum, 1), 0)
-    return out.tolist()
+    return out
 
 
 def requested_to_capacity_ratio(scorer: Scorer) -> Callable[..., list[int]]:
@@ -119,14 +119,14 @@ def requested_to_capacity_ratio(scorer: Scorer) -> Callable[..., list[int]]:
     shape, at_max = scorer.shape_function, scorer.score_at_max  # type: ignore[attr-defined]
 
     def form(requested: list[np.ndarray], allocatable: list[np.ndarray], valid: list[np.ndarray],
-             weights: list[int], size: int) -> list[int]:
+             weights: list[int], size: int) -> np.ndarray:
         return _requested_to_capacity_ratio(shape, at_max, requested, allocatable, valid, weights, size)
 
     return form
 
 
 def _requested_to_capacity_ratio(shape: Any, at_max: int, requested: list[np.ndarray], allocatable: list[np.ndarray],
-                                 valid: list[np.ndarray], weights: list[int], size: int) -> list[int]:
+                                 valid: list[np.ndarray], weights: list[int], size: int) -> np.ndarray:
     node_score = np.zeros(size, dtype=np.int64)
     weight_sum = np.zeros(size, dtype=np.int64)
     for req, alloc, ok, weight in zip(requested, allocatable, valid, weights):
@@ -141,11 +141,11 @@ def _requested_to_capacity_ratio(shape: Any, at_max: int, requested: list[np.nda
     mean = node_score.astype(np.float64) / np.where(weight_sum != 0, weight_sum, 1).astype(np.float64)
     whole = np.trunc(mean)
     rounded = whole + np.where(np.abs(mean - whole) >= 0.5, np.where(mean > 0, 1.0, -1.0), 0.0)
-    return np.where(weight_sum != 0, rounded, 0.0).astype(np.int64).tolist()
+    return np.where(weight_sum != 0, rounded, 0.0).astype(np.int64)
 
 
 def balanced(requested: list[np.ndarray], allocatable: list[np.ndarray], valid: list[np.ndarray],
-             weights: list[int], size: int) -> list[int]:
+             weights: list[int], size: int) -> np.ndarray:
     """``balanced_resource_scorer``, element by element (fractions summed in the same order;
     weights ignored, as there)."""
     fractions: list[np.ndarray] = []
@@ -171,4 +171,4 @@ def balanced(requested: list[np.ndarray], allocatable: list[np.ndarray], valid: 
         for fraction, ok in zip(fractions, valid):
             acc = np.where(ok, acc + (fraction - mean) * (fraction - mean), acc)
         std = np.where(many, np.sqrt(acc / n), std)
-    return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64).tolist()
+    return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)

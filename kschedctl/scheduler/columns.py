@@ -228,7 +228,7 @@ class NodeColumns:
         return cache
 
     def object_scores(self, plugin: Any, signature: str, state: Any, pod_info: Any,
-                      at: np.ndarray) -> list[int] | None:
+                      at: np.ndarray) -> np.ndarray | None:
         """``plugin.score`` for the nodes at ``at``, for a plugin whose score reads only the pod
         and the node object (labels, taints, images; ``PluginFacts.object_local``): each node's answer
         is the plugin's own, asked once per pod signature until the node object changes. None
@@ -251,7 +251,7 @@ class NodeColumns:
                     known[i] = True
             except Exception:
                 return None
-        return values[at].tolist()
+        return values[at]  # a copy: later pods' answers do not show
 
     # -- Filter verdicts ----------------------------------------------------------------------
     def object_verdicts(self, plugin: Any, signature: str, state: Any, pod_info: Any, at: np.ndarray) -> np.ndarray:
@@ -381,6 +381,14 @@ def _form(plugin: Any, point: str) -> Any:
     return found.function(point)
 
 
+def normalized_by_columns(plugin: Any) -> bool:
+    """Whether the NormalizeScore of ``plugin``'s column scores takes the array as it is: the
+    plugin has none (its scores go on unchanged) or its twin has that form too. Otherwise the
+    plugin's own NormalizeScore runs, on a list."""
+    normalize = _form(plugin, "normalize")
+    return (normalize is not None and normalize is not _OBJECT) or not callable(getattr(plugin, "normalize_score", None))
+
+
 def covers_score(plugin: Any) -> bool:
     """Whether the columns may answer ``plugin``'s Score (a twin, or answers per node object)."""
     return _form(plugin, "score") is not None
@@ -442,7 +450,7 @@ def column_scores(columns: NodeColumns, plugin: Any, state: Any, at: np.ndarray,
 
 
 def column_normalized(columns: NodeColumns, plugin: Any, state: Any, pod_info: Any,
-                      scores: ColumnScores) -> list[int] | None:
+                      scores: ColumnScores) -> Sequence[int] | None:
     """``plugin``'s NormalizeScore of the ``scores`` its twin gave, when the twin has that form
     too; None otherwise (the plugin's own NormalizeScore then runs on the values)."""
     normalize = _form(plugin, "normalize")
@@ -459,8 +467,8 @@ class ScoreRows(Sequence[Any]):
 
     __slots__ = ("names", "totals", "_plugins", "_columns", "_build", "_rows")
 
-    def __init__(self, names: list[str], plugins: list[str], weighted_columns: list[list[int]],
-                 build: Callable[[list[str], list[str], list[list[int]]], Sequence[Any]]) -> None:
+    def __init__(self, names: Sequence[str], plugins: list[str], weighted_columns: list[Sequence[int]],
+                 build: Callable[[Sequence[str], list[str], list[Sequence[int]]], Sequence[Any]]) -> None:
         self.names = names
         # small ints (a score times its weight): the int64 sums are the Python ones
         self.totals = np.array(weighted_columns, dtype=np.int64).sum(axis=0)
@@ -472,7 +480,9 @@ class ScoreRows(Sequence[Any]):
     def _made(self) -> Sequence[Any]:
         rows = self._rows
         if rows is None:
-            rows = self._rows = self._build(self.names, self._plugins, self._columns)
+            # the runtime's rows hold Python ints, as a cycle without columns would
+            columns = [c.tolist() if type(c) is np.ndarray else c for c in self._columns]
+            rows = self._rows = self._build(self.names, self._plugins, columns)
         return rows
 
     def __len__(self) -> int:

@@ -52,6 +52,7 @@ from kschedctl.framework.runtime import (
     Trace,
     WaitingPods,
 )
+from kschedctl.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.twins import ColumnNodes
 from kschedctl.framework.types import NODE_CHANGES, PodInfo
@@ -66,6 +67,7 @@ from kschedctl.scheduler.columns import (
     column_normalized,
     column_scores,
     covers_score,
+    normalized_by_columns,
     verdict_function,
 )
 from kschedctl.scheduler.queue import (
@@ -457,11 +459,15 @@ class _LeanFramework(Framework):
         if columnar:
             at = self._column_positions(nodes)
             if at is not None:
+                as_lists = self.trace is not None  # a trace shows Python ints
                 for pl in columnar:
                     scores = column_scores(self._columns, pl, state, at, key, pod_info)  # type: ignore[arg-type]
                     if scores is not None:
-                        known[pl.name] = scores.values
-                        scored[pl.name] = scores
+                        values = scores.values
+                        if type(values) is np.ndarray and (as_lists or not normalized_by_columns(pl)):
+                            values = values.tolist()
+                        known[pl.name] = values
+                        scored[pl.name] = (scores, values)
         local = [pl for pl in plugins if pl.name in self._local_scores and pl.name not in known]
         if not local:
             return known
@@ -505,11 +511,23 @@ class _LeanFramework(Framework):
     def known_normalized(self, plugin: Any, values: list[int]) -> list[int] | None:
         """``plugin``'s NormalizeScore of the scores ``known_scores`` took from its column twin,
         when the twin has that form too."""
-        scores = self._column_scored.get(plugin.name)
-        if scores is None or values is not scores.values:
+        entry = self._column_scored.get(plugin.name)
+        if entry is None or values is not entry[1]:
             return None
         state, pod_info = self._column_state
-        return column_normalized(self._columns, plugin, state, pod_info, scores)  # type: ignore[arg-type]
+        out = column_normalized(self._columns, plugin, state, pod_info, entry[0])  # type: ignore[arg-type]
+        if type(out) is np.ndarray and type(values) is not np.ndarray:
+            out = out.tolist()  # the raw scores went on as a list (a trace, or a plugin's own NormalizeScore)
+        return out
+
+    def weighted_scores(self, normalized: Any, weight: int) -> tuple[Any, int | None]:
+        """The runtime's, on the arrays the column twins give."""
+        if type(normalized) is not np.ndarray:
+            return super().weighted_scores(normalized, weight)
+        out = (normalized > MAX_NODE_SCORE) | (normalized < MIN_NODE_SCORE)
+        if out.any():
+            return normalized, int(normalized[out][0])
+        return (normalized * weight if weight != 1 else normalized), None
 
     def _column_positions(self, nodes: list) -> Any:
         """Where ``nodes`` sit in the run's node columns (brought up to date first); None when

@@ -149,7 +149,7 @@ def _compare(columns: NodeColumns, plugin, incoming: dict, nodes: list) -> bool:
     got = None if at is None else column_scores(columns, plugin, state, at)
     if got is None:
         return False
-    assert got.values == want
+    assert got.values.tolist() == want
     return True
 
 
@@ -225,7 +225,7 @@ def test_node_object_scores_are_the_plugins_and_follow_node_changes(plugin_class
             want = [plugin.score(state, pi, n)[0] for n in scored]
             assert columns.refresh()
             got = column_scores(columns, plugin, state, columns.positions(scored), pod_signature(incoming), pi)
-            assert got.values == want
+            assert got.values.tolist() == want
             covered += 1
             # pods placed change nothing; a replaced node object is asked again
             snapshot.assume_pod(pod_info(random_pod(rnd, f"x{round_}")), rnd.choice(node_infos).name)
@@ -301,7 +301,7 @@ def test_a_replaced_node_object_is_asked_again_alone(case) -> None:
     def answers() -> list:
         assert columns.refresh()
         if kind == "score":
-            return columns.object_scores(plugin, signature, state(), pi, at)
+            return columns.object_scores(plugin, signature, state(), pi, at).tolist()
         return columns.object_verdicts(plugin, signature, state(), pi, at).tolist()
 
     def plain() -> list:
@@ -343,7 +343,7 @@ def test_node_object_answers_keep_the_signatures_used_last(monkeypatch) -> None:
         state = CycleState()
         assert plugin.plugin.pre_score(state, pod_info(pod), node_infos) is None
         got = columns.object_scores(plugin, pod_signature(pod), state, pod_info(pod), at)
-        assert got == [plugin.plugin.score(state, pod_info(pod), n)[0] for n in node_infos]
+        assert got.tolist() == [plugin.plugin.score(state, pod_info(pod), n)[0] for n in node_infos]
         return len(plugin.asked)
 
     assert [ask(p) for p in pods[:3]] == [12, 12, 12]
@@ -653,3 +653,4 @@ def test_score_rows_pick_the_host_the_runtime_rows_pick(seed: int, nodes: int, p
     assert [(r.name, r.total_score, r.scores) for r in rows] == [(r.name, r.total_score, r.scores) for r in plain]
     assert all(type(r.total_score) is int for r in rows)
     assert rows.tied_at_top() is None  # once made, the rows (extender scores added to them) are read instead
+

@@ -74,10 +74,10 @@ def column_score(cycle: ColumnCycle, at: np.ndarray) -> ColumnScores | None:
     ignored = columns.ignored(s.ignored_nodes, at)
     if ignored is not None:
         raw = np.where(ignored, 0, raw)
-    return ColumnScores(raw.tolist(), at, (s, raw))
+    return ColumnScores(raw, at, (s, raw))
 
 
-def column_normalize(cycle: ColumnCycle, scores: ColumnScores) -> list[int]:
+def column_normalize(cycle: ColumnCycle, scores: ColumnScores) -> np.ndarray:
     """``100 * (max + min - score) // max`` over the nodes not ignored (100 each when the
     maximum is 0); ignored nodes get 0."""
     s, values = scores.context
@@ -91,4 +91,4 @@ def column_normalize(cycle: ColumnCycle, scores: ColumnScores) -> list[int]:
         numerator = MAX_NODE_SCORE * (high + low - values)
         quotient = np.abs(numerator) // high  # go_div: truncated toward zero (high > 0)
         out = np.where(numerator >= 0, quotient, -quotient)
-    return (out if ignored is None else np.where(ignored, 0, out)).tolist()
+    return out if ignored is None else np.where(ignored, 0, out)
