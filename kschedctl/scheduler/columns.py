@@ -123,8 +123,17 @@ class NodeColumns:
     # -- keeping current ----------------------------------------------------------------------
     def _load_all(self) -> None:
         self._unsafe.clear()
-        for i, node_info in enumerate(self._nodes):
-            self._load(i, node_info)
+        # every node's row at once: one conversion against a column assignment per node
+        rows = [_fixed_row(node_info) for node_info in self._nodes]
+        try:
+            table = np.array(rows, dtype=np.int64).reshape(self._count, FIXED_ROWS)
+        except OverflowError:  # an amount beyond int64: node by node, as a refresh does
+            for i, node_info in enumerate(self._nodes):
+                self._load(i, node_info)
+        else:
+            held = ((table >= 0) & (table < SAFE_AMOUNT)).all(axis=1)
+            self.fixed[:, held] = table[held].T
+            self._unsafe.update(np.flatnonzero(~held).tolist())
         for name in list(self.scalars):
             self._fill_scalar(name)
 

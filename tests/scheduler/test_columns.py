@@ -654,3 +654,28 @@ def test_score_rows_pick_the_host_the_runtime_rows_pick(seed: int, nodes: int, p
     assert all(type(r.total_score) is int for r in rows)
     assert rows.tied_at_top() is None  # once made, the rows (extender scores added to them) are read instead
 
+
+@pytest.mark.parametrize("big", [
+    None,  # every amount held
+    2**60,  # beyond SAFE_AMOUNT, within int64: those nodes are left to the object form
+    2**70,  # beyond int64 itself (a sum of requests can be): the load goes node by node
+])
+def test_the_first_load_holds_what_loading_node_by_node_holds(big: int | None) -> None:
+    nodes = [make_node(f"n{i}", cpu=str(i + 1), memory=f"{i + 1}Gi") for i in range(6)]
+    pods = [make_pod(f"p{i}", node=f"n{i % 6}", containers=[{"name": "c", "resources": {"requests": {
+        "cpu": "100m", "memory": "1Mi"}}}]) for i in range(9)]
+    snapshot = Snapshot(nodes, [pod_info(p) for p in pods])
+    infos = snapshot.node_infos()
+    if big is not None:
+        infos[2].requested.memory = big
+        infos[4].allocatable.milli_cpu = big
+    columns = NodeColumns(snapshot)
+    one_by_one = NodeColumns(snapshot)
+    one_by_one.fixed[:] = 0
+    one_by_one._unsafe.clear()
+    for i, node_info in enumerate(infos):
+        one_by_one._load(i, node_info)
+    assert columns.fixed.tolist() == one_by_one.fixed.tolist()
+    assert columns._unsafe == one_by_one._unsafe == ({2, 4} if big else set())
+    assert columns.all_safe is (big is None)
+    assert columns.fixed[:, 0].tolist() != [0] * 10  # loaded at all
