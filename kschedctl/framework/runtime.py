@@ -709,7 +709,7 @@ class Framework:
 
         ``known_scores`` may supply a plugin's raw scores (simulate's memo and columns); the others
         are asked node by node, or through their batch form (``score_nodes``, same answers)."""
-        trace = self.trace
+        trace = self.trace if self.trace is not None and self.trace.keep_scores else None
         skip = state.skip_score_plugins
         plugins = [pl for pl in self.plugins["score"] if pl.name not in skip]
         names = NodeNames(nodes)

@@ -35,6 +35,9 @@ class Trace:
     raw_scores: dict[str, list[int]] = field(default_factory=dict)
     normalized_scores: dict[str, list[int]] = field(default_factory=dict)
     score_error: Status | None = None
+    #: Whether ``scored_nodes``, ``score_plugins``, ``raw_scores`` and ``normalized_scores`` are
+    #: recorded: simulate records them only for a cycle it shows (a report's drill-down).
+    keep_scores: bool = True
     #: What plugins said the user should know about this cycle (``handle.warn``), once each.
     warnings: list[str] = field(default_factory=list)
 

@@ -428,7 +428,9 @@ class Scheduler:
             return done, None
 
         error: Status | None = None
-        chunk = max(num_to_find, 256)
+        # a little past the nodes wanted: when they all pass, the one past them that ends the
+        # scan is found in the same run instead of a second run as long as the first
+        chunk = max(num_to_find + num_to_find // 16 + 1, 256)
         begin = 0
         while begin < count:
             end = min(count, begin + chunk)
@@ -645,7 +647,7 @@ class Scheduler:
                     entry.scores.append((plugin, final))
                     entry.total_score += final
             log.weights[plugin] = weight
-            if trace is not None and trace.scored_nodes == [n.name for n in nodes]:
+            if trace is not None and trace.keep_scores and trace.scored_nodes == [n.name for n in nodes]:
                 trace.score_plugins.append(plugin)
                 trace.raw_scores[plugin] = raw  # type: ignore[assignment]
                 trace.normalized_scores[plugin] = [

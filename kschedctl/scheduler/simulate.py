@@ -189,6 +189,7 @@ class _LeanFramework(Framework):
         trace = Trace()
         if not self.keep_filters:
             trace.filters = None  # type: ignore[assignment]
+            trace.keep_scores = False
         self.trace = trace
         self.all_filters = all_filters
         return trace
@@ -459,7 +460,7 @@ class _LeanFramework(Framework):
         if columnar:
             at = self._column_positions(nodes)
             if at is not None:
-                as_lists = self.trace is not None  # a trace shows Python ints
+                as_lists = self.trace is not None and self.trace.keep_scores  # a trace shows Python ints
                 for pl in columnar:
                     scores = column_scores(self._columns, pl, state, at, key, pod_info)  # type: ignore[arg-type]
                     if scores is not None:
