@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore, Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status, as_status
+from kschedctl.framework.twins import ColumnTwin
 from kschedctl.k8s.field import FieldError, child, index
 from kschedctl.k8s.node_selectors import (
     NodeSelector,
@@ -366,6 +367,7 @@ FACTS = PluginFacts(
     node_local=frozenset({"filter", "score"}),
     # Filter and Score read the pod and the node object only: kept per node object
     object_local=frozenset({"filter", "score"}),
+    twin=ColumnTwin("kschedctl.plugins.node_affinity_columns", ("normalize",)),
     args=ArgsFacts("NodeAffinityArgs", default_config_args, validate_config_args),
     remedy=remedy,
     default_weight=2,

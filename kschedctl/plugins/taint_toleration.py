@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore, Plugin
 from kschedctl.framework.status import Code, Status
+from kschedctl.framework.twins import ColumnTwin
 from kschedctl.k8s.tolerations import find_matching_untolerated_taint, taint_to_string, tolerates
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import PluginFacts
@@ -134,6 +135,7 @@ FACTS = PluginFacts(
     node_local=frozenset({"filter", "score"}),
     # Filter and Score read the pod and the node object only: kept per node object
     object_local=frozenset({"filter", "score"}),
+    twin=ColumnTwin("kschedctl.plugins.taint_toleration_columns", ("normalize",)),
     remedy=remedy,
     default_weight=3,
 )

@@ -103,7 +103,8 @@ class CycleOutcome:
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
     visit_order: list[str] = field(default_factory=list)
-    feasible: list[str] = field(default_factory=list)
+    #: The scored nodes' names (a sequence read when asked, in a simulate run).
+    feasible: Sequence[str] = field(default_factory=list)
     excluded_by_prefilter: list[str] = field(default_factory=list)
     prefilter_exclusion: Status | None = None
     prefilter_rejection: Status | None = None
@@ -735,8 +736,9 @@ class Scheduler:
         out.evaluated_nodes, out.feasible_nodes = result.evaluated_nodes, result.feasible_nodes
         scored = out.node_scores or ()
         names = getattr(scored, "names", None)  # simulate's ScoreRows: no row made for the names
+        # (its names are read when asked: a batch reads them only for a cycle it shows)
         out.feasible = [host] if result.feasible_nodes == 1 else (
-            list(names) if names is not None else [ns.name for ns in scored])
+            names if names is not None else [ns.name for ns in scored])
         out.tied_nodes = result.tied_nodes
         if result.scoring_skipped_upstream:
             out.scoring_skipped_upstream = True

@@ -59,6 +59,23 @@ def test_default_normalize_score(case: dict) -> None:
     assert [s.score for s in scores] == case["expected"]
 
 
+@pytest.mark.parametrize("case", _of_kind("normalize"))
+def test_default_normalize_over_an_array(case: dict) -> None:
+    """The column form (TaintToleration's and NodeAffinity's twins) on upstream's cases."""
+    from kschedctl.plugins.normalize_columns import default_normalize
+
+    assert default_normalize(100, case["reverse"], case["scores"]).tolist() == case["expected"]
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("scores", [[], [0, 0], [3, 0, 7, 7, 1], [-4, 2, 9], [-5, -1], [1] * 5, [10**12, 1, 0]])
+def test_default_normalize_over_an_array_is_the_list_form(scores: list[int], reverse: bool) -> None:
+    from kschedctl.plugins.helper import default_normalize_values
+    from kschedctl.plugins.normalize_columns import default_normalize
+
+    assert default_normalize(100, reverse, scores).tolist() == default_normalize_values(100, reverse, scores)
+
+
 @pytest.mark.parametrize("case", _of_kind("taint_filter"))
 def test_do_not_schedule_taints_filter(case: dict) -> None:
     assert do_not_schedule_taints_filter(case["taint"]) is case["expected"]

@@ -14,10 +14,12 @@ import pytest
 from kschedctl.framework.twins import TWIN_POINTS, ColumnFilter, ColumnScores, ColumnTwin
 from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.inter_pod_affinity import InterPodAffinity
+from kschedctl.plugins.node_affinity import NodeAffinity
 from kschedctl.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kschedctl.plugins.node_resources_fit import NodeResourcesFit
 from kschedctl.plugins.pod_topology_spread import PodTopologySpread
 from kschedctl.plugins.registry import BUILTIN_PLUGINS, builtin_facts, own_facts
+from kschedctl.plugins.taint_toleration import TaintToleration
 from tests.framework.fakes import make_node, make_pod
 from tests.plugins.harness import Env, build, pod_info, run_filters, run_scores
 
@@ -31,6 +33,9 @@ def test_the_twins_declared_are_those_simulate_had() -> None:
         "PodTopologySpread": ("filter", "score", "normalize"),
         "InterPodAffinity": ("filter",),
         "NodeResourcesBalancedAllocation": ("score",),
+        # their scores kept per node object, their DefaultNormalizeScore on the array
+        "TaintToleration": ("normalize",),
+        "NodeAffinity": ("normalize",),
     }
     object_local = {name: facts.object_local for name, facts in builtin_facts().items() if facts.object_local}
     assert object_local == {
@@ -135,6 +140,19 @@ def _case(name: str) -> tuple[Any, Any, Env]:
         return InterPodAffinity(None, env.handle), incoming, env
     if name == "NodeResourcesBalancedAllocation":
         return NodeResourcesBalancedAllocation(None, env.handle), incoming, env
+    if name == "TaintToleration":
+        nodes = _zones()
+        for i, node in enumerate(nodes):  # 0, 1, 2 and 3 taints the pod does not tolerate
+            node["spec"] = {"taints": [{"key": f"k{j}", "value": "v", "effect": "PreferNoSchedule"}
+                                       for j in range(i)]}
+        tainted = build(nodes, _placed())
+        return TaintToleration(None, tainted.handle), incoming, tainted
+    if name == "NodeAffinity":
+        incoming["spec"]["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 7, "preference": {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z1"]}]}},
+            {"weight": 3, "preference": {"matchExpressions": [
+                {"key": "kubernetes.io/hostname", "operator": "In", "values": ["n0", "n1"]}]}}]}}
+        return NodeAffinity(None, env.handle), incoming, env
     return NodeResourcesFit(None, env.handle), incoming, env
 
 

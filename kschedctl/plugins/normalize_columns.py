@@ -1,0 +1,24 @@
+"""Upstream's DefaultNormalizeScore over an array of raw scores: the column form of
+``helper.default_normalize_values`` (pkg/scheduler/framework/plugins/helper/normalize_score.go,
+v1.34.4), shared by the twins of the plugins that normalize with it. See kschedctl.framework.twins.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+
+def default_normalize(max_priority: int, reverse: bool, raw: Sequence[int]) -> np.ndarray:
+    """``[0, max(raw)]`` rescaled to ``[0, max_priority]`` (Go's integer division, truncated toward
+    zero), then ``max_priority - score`` under ``reverse``; when no score is above 0, every node
+    gets ``max_priority`` under ``reverse`` and keeps its score otherwise."""
+    values = np.asarray(raw, dtype=np.int64)
+    top = int(values.max()) if len(values) else 0
+    if top <= 0:
+        return np.full(len(values), max_priority, dtype=np.int64) if reverse else values
+    scaled = max_priority * values
+    quotient = np.abs(scaled) // top
+    quotient = np.where(scaled >= 0, quotient, -quotient)
+    return max_priority - quotient if reverse else quotient
