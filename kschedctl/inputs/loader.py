@@ -272,22 +272,31 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
         del stripped
         gate: tuple[list, list[bool]] | None = None
         try:
-            check_json_depth(text, name, utf8)
             values = None
-            if utf8 is not None and len(utf8) >= MSGSPEC_MIN_BYTES and fastpaths.settings().msgspec_decode:
+            with_msgspec = utf8 is not None and len(utf8) >= MSGSPEC_MIN_BYTES and fastpaths.settings().msgspec_decode
+            # msgspec held to the depth limit decodes a text deeper than it not at all: then the
+            # check below (or json, after it) says where, once the text is known to need it.
+            depth_checked = not (with_msgspec and len(utf8) < SPLIT_MIN_BYTES  # type: ignore[arg-type]
+                                 and _depth_limit_works())
+            if depth_checked:
+                check_json_depth(text, name, utf8)
+            if with_msgspec:
                 start = _first_value(text)
                 split = None
                 if reread is not None:
                     text = None  # type: ignore[assignment]  # the bytes alone while msgspec builds the objects
-                    if len(utf8) >= SPLIT_MIN_BYTES:
-                        split = _split_list(utf8)
+                    if len(utf8) >= SPLIT_MIN_BYTES:  # type: ignore[arg-type]
+                        split = _split_list(utf8)  # type: ignore[arg-type]
                 if split is not None:
                     del utf8  # the file's bytes go before the objects are built: at the peak, the objects alone
                     values, gate = _read_split_list(split, start, reread)  # type: ignore[arg-type]
                     if values is None:  # an item msgspec does not read: json reads the file again
                         text = reread()  # type: ignore[misc]
                 else:
-                    values, gate, text = _read_with_msgspec(text, utf8, name, reread, start)
+                    values, gate, text = _read_with_msgspec(text, utf8, name, reread, start,  # type: ignore[arg-type]
+                                                            depth_limited=not depth_checked)
+            if values is None and not depth_checked:
+                check_json_depth(text, name, utf8)
             utf8 = None  # the file's bytes are not needed while the objects are built
             if values is None:
                 values = _parse_json_stream(text, name, depth_checked=True, reread=reread, decoded=decoded)
@@ -607,16 +616,17 @@ def _append_value(value: Any, idx: int, line: int, source: str | Callable[[], st
 
 
 def _read_with_msgspec(text: str | None, utf8: bytes, name: str, reread: Callable[[], str] | None,
-                       start: tuple[int, int]) -> tuple[Any, Any, Any]:
+                       start: tuple[int, int], depth_limited: bool = False) -> tuple[Any, Any, Any]:
     """(values as ``_parse_json_stream`` gives them, the gate's verdicts, the text) of a file of one
     JSON value (at ``start``: offset and line) read by msgspec; values None when msgspec does not
     read it (json then does, from the text, decoded again when the caller let it go).
 
     With ``reread`` the caller lets the text go: at the peak, the bytes and the objects, as
-    ``json`` has the text and the objects.
+    ``json`` has the text and the objects. ``depth_limited``: a text nested deeper than
+    ``MAX_DEPTH`` is not decoded (values None), its depth not having been checked.
     """
     idx, line = start
-    value = _whole_value(utf8)
+    value = _whole_value(utf8, depth_limited)
     if value is _NOT_ONE_VALUE:
         return None, None, text if text is not None else _decode(utf8, name)
     values: list[tuple[Any, int | None, Callable[[int], int | None] | None]] = []
@@ -756,7 +766,7 @@ _NOT_ONE_VALUE = object()
 MSGSPEC_MIN_BYTES = 1 << 20
 
 
-def _whole_value(utf8: bytes) -> Any:
+def _whole_value(utf8: bytes, depth_limited: bool = False) -> Any:
     """The one JSON value of ``utf8``, decoded by msgspec (a third faster than ``json``), or
     ``_NOT_ONE_VALUE`` when msgspec does not read it: a stream of several values, or what
     ``json`` reads and msgspec refuses (NaN, Infinity, numbers past a float's range, lone
@@ -767,9 +777,73 @@ def _whole_value(utf8: bytes) -> Any:
     import msgspec
 
     try:
+        if depth_limited:
+            value = _decode_within_depth(utf8)
+            if value is None:  # msgspec cannot be held to the limit here: the text's depth unknown
+                return _NOT_ONE_VALUE
+            return value
         return msgspec.json.decode(utf8)
     except (msgspec.DecodeError, ValueError, RecursionError):
         return _NOT_ONE_VALUE
+
+
+def _stack_depth() -> int:
+    frame = sys._getframe(1)
+    depth = 0
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return depth
+
+
+def _nested(depth: int, array: bool) -> bytes:
+    return b"[" * depth + b"1" + b"]" * depth if array else b'{"a":' * depth + b'"x"' + b"}" * depth
+
+
+#: Texts nested exactly MAX_DEPTH deep, then one level more, as arrays and as objects.
+_AT_LIMIT = (_nested(MAX_DEPTH, True), _nested(MAX_DEPTH, False))
+_PAST_LIMIT = (_nested(MAX_DEPTH + 1, True), _nested(MAX_DEPTH + 1, False))
+
+
+def _decode_within_depth(utf8: bytes) -> Any:
+    """msgspec's decoding of ``utf8`` under a recursion limit that it reaches (RecursionError)
+    past ``MAX_DEPTH`` levels of nesting; None when no limit does that here (where msgspec's
+    nesting does not count against it: Python 3.12 and later).
+
+    The limit is found by trying texts nested at the limit and one level past it, from here:
+    the recursion the stack below takes is counted the same for them and for ``utf8``.
+    """
+    import msgspec
+
+    decode = msgspec.json.decode
+    limit = sys.getrecursionlimit()
+    base = _stack_depth() + MAX_DEPTH
+    try:
+        for slack in range(-8, 17):
+            sys.setrecursionlimit(base + slack)
+            try:
+                for text in _AT_LIMIT:
+                    decode(text)
+            except RecursionError:
+                continue  # too tight still
+            for text in _PAST_LIMIT:
+                try:
+                    decode(text)
+                except RecursionError:
+                    continue
+                return None  # what the limit lets through is one level too deep
+            return decode(utf8)
+        return None
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _depth_limit_works() -> bool:
+    """Whether msgspec can be held to the depth limit here: the recursion limit is the whole
+    process's, so only while no other thread runs (one might be deeper than this one)."""
+    import threading
+
+    return threading.active_count() == 1
 
 
 def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:

@@ -1,0 +1,96 @@
+"""A large JSON file read by msgspec is held to the depth limit by the recursion limit, without
+the separate pass over its text: what is nested MAX_DEPTH deep loads, one level more is refused
+with the same error and line as the check gives, wherever the stack stands and whether or not
+msgspec can be held to it (another thread running)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from kschedctl.errors import InputError
+from kschedctl.fastpaths import FastPaths, using
+from kschedctl.inputs import loader
+from kschedctl.inputs.loader import parse_text
+from kschedctl.inputs.yaml_reader import MAX_DEPTH
+
+PAD = 1 << 20  # past MSGSPEC_MIN_BYTES: the msgspec way
+
+
+def _pod(x: str, pad: int = PAD) -> bytes:
+    """A Pod whose field x holds ``x``: its depth is one more than x's."""
+    return ('{"apiVersion": "v1", "kind": "Pod",\n "metadata": {"name": "p", "annotations": {"pad": "'
+            + "a" * pad + '"}},\n "x": ' + x + "}").encode()
+
+
+def _arrays(depth: int) -> str:
+    return "[" * depth + "1" + "]" * depth
+
+
+def _objects(depth: int) -> str:
+    return '{"a": ' * depth + '"v"' + "}" * depth
+
+
+CASES = {
+    "arrays at the limit": (_pod(_arrays(MAX_DEPTH - 1)), None),
+    "objects at the limit": (_pod(_objects(MAX_DEPTH - 1)), None),
+    "arrays one level past": (_pod(_arrays(MAX_DEPTH)), 3),
+    "objects one level past": (_pod(_objects(MAX_DEPTH)), 3),
+    "mixed, at the limit": (_pod("[" + _objects(MAX_DEPTH - 2) + "]"), None),
+    "mixed, one level past": (_pod("[" + _objects(MAX_DEPTH - 1) + "]"), 3),
+    "far past": (_pod(_arrays(100_000)), 3),
+    "a List whose item is one level past": (b'{"apiVersion": "v1", "kind": "List", "items": [\n'
+                                            + _pod(_arrays(MAX_DEPTH - 2)) + b"]}", 4),
+    "a List whose item is at the limit": (b'{"apiVersion": "v1", "kind": "List", "items": [\n'
+                                          + _pod(_arrays(MAX_DEPTH - 3)) + b"]}", None),
+}
+
+
+def _parse(text: bytes, stack: int = 0) -> Any:
+    if stack:
+        return _parse(text, stack - 1)
+    try:
+        with using(FastPaths()):
+            return parse_text(text, "deep.json")
+    except InputError as exc:
+        return exc
+
+
+@pytest.mark.parametrize("stack", [0, 150])
+@pytest.mark.parametrize("text,line", CASES.values(), ids=CASES.keys())
+def test_depth_limit_on_the_msgspec_way(text: bytes, line: int | None, stack: int) -> None:
+    result = _parse(text, stack)
+    if line is None:
+        assert isinstance(result, list) and result[0].obj["kind"] in ("Pod",), result
+    else:
+        assert isinstance(result, InputError), result
+        assert (str(result), result.line) == (f"deep.json:{line}: document nested deeper than {MAX_DEPTH} levels",
+                                              line)
+
+
+@pytest.mark.parametrize("text,line", CASES.values(), ids=CASES.keys())
+def test_the_same_with_another_thread_running(text: bytes, line: int | None) -> None:
+    """The recursion limit is the process's: with another thread, the separate check runs."""
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not loader._depth_limit_works()
+        beside = _parse(text)
+    finally:
+        stop.set()
+        other.join()
+    alone = _parse(text)
+    if line is None:
+        assert [d.obj for d in beside] == [d.obj for d in alone]
+    else:
+        assert (str(beside), beside.line) == (str(alone), alone.line)
+
+
+def test_the_recursion_limit_is_given_back() -> None:
+    before = __import__("sys").getrecursionlimit()
+    _parse(CASES["arrays one level past"][0])
+    _parse(CASES["arrays at the limit"][0])
+    assert __import__("sys").getrecursionlimit() == before
