@@ -276,8 +276,7 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
             with_msgspec = utf8 is not None and len(utf8) >= MSGSPEC_MIN_BYTES and fastpaths.settings().msgspec_decode
             # msgspec held to the depth limit decodes a text deeper than it not at all: then the
             # check below (or json, after it) says where, once the text is known to need it.
-            depth_checked = not (with_msgspec and len(utf8) < SPLIT_MIN_BYTES  # type: ignore[arg-type]
-                                 and _depth_limit_works())
+            depth_checked = not (with_msgspec and _depth_limit_works())
             if depth_checked:
                 check_json_depth(text, name, utf8)
             if with_msgspec:
@@ -286,10 +285,11 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
                 if reread is not None:
                     text = None  # type: ignore[assignment]  # the bytes alone while msgspec builds the objects
                     if len(utf8) >= SPLIT_MIN_BYTES:  # type: ignore[arg-type]
-                        split = _split_list(utf8)  # type: ignore[arg-type]
+                        split = _split_list(utf8, depth_limited=not depth_checked)  # type: ignore[arg-type]
                 if split is not None:
-                    del utf8  # the file's bytes go before the objects are built: at the peak, the objects alone
-                    values, gate = _read_split_list(split, start, reread)  # type: ignore[arg-type]
+                    utf8 = None  # the file's bytes go before the objects are built: at the peak, the objects alone
+                    values, gate = _read_split_list(split, start, reread,  # type: ignore[arg-type]
+                                                    depth_limited=not depth_checked)
                     if values is None:  # an item msgspec does not read: json reads the file again
                         text = reread()  # type: ignore[misc]
                 else:
@@ -656,21 +656,23 @@ class _SplitList:
         self.fields, self.chunks, self.count = fields, chunks, count
 
 
-def _split_list(utf8: bytes) -> _SplitList | None:
+def _split_list(utf8: bytes, depth_limited: bool = False) -> _SplitList | None:
     """``utf8`` cut as a List (None when it is not one object with ``items``, or msgspec does not
     read it). The copies of the items' texts let the file's bytes go before the objects are
     built: the copies go chunk by chunk as the objects come, so at the peak a 600 MB file's objects
-    are not held beside its whole text."""
+    are not held beside its whole text. ``depth_limited``: what is nested deeper than MAX_DEPTH
+    in the file is not read (None), its depth not having been checked."""
     import msgspec
 
+    # A field's value starts one level down in the file.
+    decode = partial(_decode_within_depth, depth=MAX_DEPTH - 1) if depth_limited else msgspec.json.decode
     try:
         fields = _TOP_LEVEL().decode(utf8)
         items = fields.get("items")
         if items is None:
             return None
         raws = _RAW_ITEMS().decode(items)
-        decoded: dict[str, Any] = {key: None if key == "items" else msgspec.json.decode(raw)
-                                   for key, raw in fields.items()}
+        decoded: dict[str, Any] = {key: None if key == "items" else decode(raw) for key, raw in fields.items()}
     except (msgspec.DecodeError, ValueError, RecursionError):
         return None
     if not _is_list_kind(decoded):
@@ -689,10 +691,14 @@ def _split_list(utf8: bytes) -> _SplitList | None:
 
 
 def _read_split_list(split: _SplitList, start: tuple[int, int], reread: Callable[[], str],
-                     ) -> tuple[Any, Any]:
+                     depth_limited: bool = False) -> tuple[Any, Any]:
     """(values as ``_parse_json_stream`` gives them, the gate's verdicts) of a List cut by
-    ``_split_list``; (None, None) when msgspec does not read one of its items."""
+    ``_split_list``; (None, None) when msgspec does not read one of its items (``depth_limited``:
+    nor one nested deeper than MAX_DEPTH in the file)."""
     import msgspec
+
+    # A chunk is an array of items, which start two levels down in the file: one level less here.
+    decode = partial(_decode_within_depth, depth=MAX_DEPTH - 1) if depth_limited else msgspec.json.decode
 
     fields = split.fields
     kind = fields["kind"]
@@ -708,7 +714,7 @@ def _read_split_list(split: _SplitList, start: tuple[int, int], reread: Callable
             chunks[i] = None  # each copy goes once its objects are made
             with chunk:
                 try:
-                    objects = msgspec.json.decode(chunk)
+                    objects = decode(chunk)
                 except (msgspec.DecodeError, ValueError, RecursionError):
                     return None, None
                 items.extend(objects)
@@ -778,10 +784,7 @@ def _whole_value(utf8: bytes, depth_limited: bool = False) -> Any:
 
     try:
         if depth_limited:
-            value = _decode_within_depth(utf8)
-            if value is None:  # msgspec cannot be held to the limit here: the text's depth unknown
-                return _NOT_ONE_VALUE
-            return value
+            return _decode_within_depth(utf8)
         return msgspec.json.decode(utf8)
     except (msgspec.DecodeError, ValueError, RecursionError):
         return _NOT_ONE_VALUE
@@ -800,42 +803,52 @@ def _nested(depth: int, array: bool) -> bytes:
     return b"[" * depth + b"1" + b"]" * depth if array else b'{"a":' * depth + b'"x"' + b"}" * depth
 
 
-#: Texts nested exactly MAX_DEPTH deep, then one level more, as arrays and as objects.
-_AT_LIMIT = (_nested(MAX_DEPTH, True), _nested(MAX_DEPTH, False))
-_PAST_LIMIT = (_nested(MAX_DEPTH + 1, True), _nested(MAX_DEPTH + 1, False))
+_slack_hint = 0
 
 
-def _decode_within_depth(utf8: bytes) -> Any:
-    """msgspec's decoding of ``utf8`` under a recursion limit that it reaches (RecursionError)
-    past ``MAX_DEPTH`` levels of nesting; None when no limit does that here (where msgspec's
-    nesting does not count against it: Python 3.12 and later).
+@lru_cache(maxsize=4)
+def _probes(depth: int) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """Texts nested exactly ``depth`` deep, then one level more, as arrays and as objects."""
+    return (_nested(depth, True), _nested(depth, False)), (_nested(depth + 1, True), _nested(depth + 1, False))
 
-    The limit is found by trying texts nested at the limit and one level past it, from here:
-    the recursion the stack below takes is counted the same for them and for ``utf8``.
+
+def _decode_within_depth(utf8: Any, depth: int = MAX_DEPTH) -> Any:
+    """msgspec's decoding of ``utf8`` under a recursion limit that it reaches past ``depth``
+    levels of nesting: RecursionError then, and also where no limit does that here (where
+    msgspec's nesting does not count against it: Python 3.12 and later).
+
+    The limit is found by trying texts nested at ``depth`` and one level past it, from here: the
+    recursion the stack below takes is counted the same for them and for ``utf8``.
     """
     import msgspec
 
     decode = msgspec.json.decode
+    at_limit, past_limit = _probes(depth)
     limit = sys.getrecursionlimit()
-    base = _stack_depth() + MAX_DEPTH
+    base = _stack_depth() + depth
+    global _slack_hint
     try:
-        for slack in range(-8, 17):
+        for slack in (_slack_hint, *range(-8, 17)):  # the last slack found first: most calls come from one place
             sys.setrecursionlimit(base + slack)
             try:
-                for text in _AT_LIMIT:
+                for text in at_limit:
                     decode(text)
             except RecursionError:
                 continue  # too tight still
-            for text in _PAST_LIMIT:
+            for text in past_limit:
                 try:
                     decode(text)
                 except RecursionError:
                     continue
-                return None  # what the limit lets through is one level too deep
-            return decode(utf8)
-        return None
+                break  # what the limit lets through is one level too deep
+            else:
+                _slack_hint = slack
+                return decode(utf8)
+            if slack != _slack_hint:
+                break
     finally:
         sys.setrecursionlimit(limit)
+    raise RecursionError("msgspec cannot be held to the depth limit here")
 
 
 def _depth_limit_works() -> bool:

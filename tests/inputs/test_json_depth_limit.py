@@ -94,3 +94,44 @@ def test_the_recursion_limit_is_given_back() -> None:
     _parse(CASES["arrays one level past"][0])
     _parse(CASES["arrays at the limit"][0])
     assert __import__("sys").getrecursionlimit() == before
+
+
+SPLIT_CASES = {
+    "an item at the limit": CASES["a List whose item is at the limit"][0],
+    "an item one level past": CASES["a List whose item is one level past"][0],
+    "a later item one level past": (b'{"apiVersion": "v1", "kind": "List", "items": [\n' + _pod("1", pad=10) + b",\n"
+                                    + _pod("2", pad=10) + b",\n" + _pod(_arrays(MAX_DEPTH - 2), pad=10) + b"]}"),
+    "a field of the List one level past": (b'{"apiVersion": "v1", "kind": "List", "metadata": {"x": '
+                                           + _arrays(MAX_DEPTH - 1).encode() + b'},\n "items": [\n' + _pod("1") + b"]}"),
+    "a field of the List at the limit": (b'{"apiVersion": "v1", "kind": "List", "metadata": {"x": '
+                                         + _arrays(MAX_DEPTH - 2).encode() + b'},\n "items": [\n' + _pod("1") + b"]}"),
+}
+
+
+def _load(path: str) -> Any:
+    try:
+        with using(FastPaths()):
+            return [d.obj for d in loader.load_file(path)]
+    except InputError as exc:
+        return str(exc), exc.line
+
+
+@pytest.mark.parametrize("name,text", SPLIT_CASES.items(), ids=SPLIT_CASES.keys())
+def test_a_list_cut_in_chunks_is_held_to_the_limit_too(name: str, text: bytes, tmp_path: Any,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "deep.json"
+    path.write_bytes(text)
+    monkeypatch.setattr(loader, "SPLIT_MIN_BYTES", 0)
+    monkeypatch.setattr(loader, "MSGSPEC_MIN_BYTES", 0)
+    monkeypatch.setattr(loader, "SPLIT_ITEMS", 1)
+    cut = []
+    split_list = loader._split_list
+    monkeypatch.setattr(loader, "_split_list", lambda *a, **k: cut.append(1) or split_list(*a, **k))
+    split = _load(str(path))
+    assert cut  # the way of a large List
+    monkeypatch.setattr(loader, "_depth_limit_works", lambda: False)  # the check, as before
+    assert split == _load(str(path))
+    if "past" in name:
+        assert split[0] == f"{path}:{split[1]}: document nested deeper than {MAX_DEPTH} levels"
+    else:
+        assert isinstance(split, list) and split
