@@ -284,10 +284,8 @@ class ClusterState:
         parts = self._parts
         if parts is not None and kind == "Pod":
             # Shared as read, so that a replica's containers come defaulted by its template's first pod.
-            parts.share_pod(obj)
-            _pod_defaults(obj, doc, parts.defaulted(obj))
-            parts.note_defaulted(obj)
-            parts.share_defaulted(obj)
+            _pod_defaults(obj, doc, parts.share_pod(obj))
+            parts.defaulted_pod(obj)
         else:
             defaulter = _DEFAULTERS.get(kind)
             if defaulter is not None:
@@ -322,9 +320,16 @@ class ClusterState:
     def _finish(self, pods: list[tuple[dict, Document | None]]) -> None:
         """Admission for new pods (all PriorityClasses known by now), implied namespaces, warnings."""
         resolved: dict[str, tuple[str, int, str]] = {}  # class name -> its priority, for every pod
+        classes = None
         for pod, doc in pods:
+            if pod["spec"].get("priority") is not None:
+                continue  # admitted when it was created (``_admit_priority`` with ``existing``)
+            if classes is None:
+                from kschedctl.k8s.priority import admit_priority
+
+                classes = self.priority_classes or {}
             try:
-                _admit_priority(pod, self, existing=True, resolved=resolved)
+                admit_priority(pod, classes, resolved)
             except InputError as exc:
                 raise exc.at(doc.file if doc else None, doc.line if doc else None) from None
         used = {DEFAULT_NAMESPACE}

@@ -51,11 +51,11 @@ class PartTable:
 
     A pod's parts are shared as read, before defaulting (``share_pod``), so that a replica finds
     its containers defaulted already by the first pod of its template and skips defaulting them
-    (``defaulted``): defaulting changes a part in place, the same way for equal parts, except
+    (what ``share_pod`` returns): defaulting changes a part in place, the same way for equal parts, except
     that containers and init containers are defaulted by what else the pod says (``hostNetwork``
     gives their ports a hostPort), so they are looked up in a table of their own for each value
     of it. The pod-level ``resources`` are defaulted from the containers: shared only once
-    defaulted (``share_defaulted``).
+    defaulted (``defaulted_pod``).
     """
 
     __slots__ = ("_first", "_first_host_network", "_defaulted", "_fresh")
@@ -69,41 +69,36 @@ class PartTable:
         self._fresh: list[Any] = []
         forget_shared()
 
-    def share_pod(self, pod: dict) -> None:
+    def share_pod(self, pod: dict) -> frozenset[str]:
         """Replace ``pod``'s shareable parts with equal ones seen before (in place), before it is
-        defaulted; its containers are then defaulted unless ``defaulted`` says so already."""
-        spec = pod.get("spec")
-        if spec.__class__ is dict:
-            host_network = spec.get("hostNetwork") is True
-            self._share_in(spec, spec, host_network)
+        defaulted; which of its containers fields (``containers``, ``initContainers``) now hold
+        a list defaulted already, as this pod's would be (``defaulted_pod`` says so of a pod's
+        once it is defaulted): those need no defaulting."""
         meta = pod.get("metadata")
         if meta.__class__ is dict:
             self._share_in(meta, _METADATA_PARTS, False)
-
-    def defaulted(self, pod: dict) -> frozenset[str]:
-        """Which of ``pod``'s containers fields (``containers``, ``initContainers``) hold a list
-        defaulted already, as this pod's would be (shared from a pod of its template)."""
         spec = pod.get("spec")
-        if spec.__class__ is not dict or not self._defaulted:
+        if spec.__class__ is not dict:
             return _NONE
-        key = spec.get("hostNetwork") is True
-        found = [field for field in _CONTAINER_PARTS if (key, id(spec.get(field))) in self._defaulted]
+        host_network = spec.get("hostNetwork") is True
+        self._share_in(spec, spec, host_network)
+        defaulted = self._defaulted
+        if not defaulted:
+            return _NONE
+        found = [field for field in _CONTAINER_PARTS if (host_network, id(spec.get(field))) in defaulted]
         return frozenset(found) if found else _NONE
 
-    def note_defaulted(self, pod: dict) -> None:
+    def defaulted_pod(self, pod: dict) -> None:
         """``pod`` is defaulted: its containers lists are, the way equal ones of pods with its
-        ``hostNetwork`` would be."""
+        ``hostNetwork`` would be; its parts defaulted from others (pod-level ``resources``) are
+        shared now."""
         spec = pod["spec"]
-        key = spec.get("hostNetwork") is True
+        host_network = spec.get("hostNetwork") is True
         for field in _CONTAINER_PARTS:
             value = spec.get(field)
             if value.__class__ is list and value:
-                self._defaulted.add((key, id(value)))
-
-    def share_defaulted(self, pod: dict) -> None:
-        """Share the parts defaulted from others (pod-level ``resources``), once ``pod`` is."""
-        spec = pod.get("spec")
-        if spec.__class__ is dict and spec.get("resources"):
+                self._defaulted.add((host_network, id(value)))
+        if spec.get("resources"):
             self._share_in(spec, _DEFAULTED_PARTS, False, defaulted=True)
 
     def finish(self) -> None:
