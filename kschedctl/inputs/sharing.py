@@ -38,6 +38,8 @@ _CONTAINER_PARTS = ("containers", "initContainers")
 #: The parts of ``spec`` defaulted from other parts: shared after defaulting.
 _DEFAULTED_PARTS = ("resources",)
 _NONE: frozenset[str] = frozenset()
+_CONTAINERS, _INIT_CONTAINERS = frozenset(_CONTAINER_PARTS[:1]), frozenset(_CONTAINER_PARTS[1:])
+_BOTH = frozenset(_CONTAINER_PARTS)
 #: marshal's format 2 writes no back-references, so equal values always give equal bytes.
 _MARSHAL_VERSION = 2
 
@@ -85,8 +87,10 @@ class PartTable:
         defaulted = self._defaulted
         if not defaulted:
             return _NONE
-        found = [field for field in _CONTAINER_PARTS if (host_network, id(spec.get(field))) in defaulted]
-        return frozenset(found) if found else _NONE
+        containers = (host_network, id(spec.get("containers"))) in defaulted
+        if (host_network, id(spec.get("initContainers"))) in defaulted:
+            return _BOTH if containers else _INIT_CONTAINERS
+        return _CONTAINERS if containers else _NONE
 
     def defaulted_pod(self, pod: dict) -> None:
         """``pod`` is defaulted: its containers lists are, the way equal ones of pods with its
