@@ -852,11 +852,23 @@ def _decode_within_depth(utf8: Any, depth: int = MAX_DEPTH) -> Any:
 
 
 def _depth_limit_works() -> bool:
-    """Whether msgspec can be held to the depth limit here: the recursion limit is the whole
-    process's, so only while no other thread runs (one might be deeper than this one)."""
+    """Whether msgspec can be held to the depth limit here: where the recursion limit bounds its
+    nesting at all, and only while no other thread runs (the limit is the whole process's, and
+    another thread might be deeper than this one)."""
     import threading
 
-    return threading.active_count() == 1
+    return threading.active_count() == 1 and _recursion_limit_bounds_msgspec()
+
+
+@lru_cache(maxsize=1)
+def _recursion_limit_bounds_msgspec() -> bool:
+    """Not on Python 3.12 and later, whose C recursion is counted apart: there the separate check
+    runs, then msgspec reads the file as before."""
+    try:
+        _decode_within_depth(b"[]")
+    except RecursionError:
+        return False
+    return True
 
 
 def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:

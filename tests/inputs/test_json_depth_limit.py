@@ -135,3 +135,16 @@ def test_a_list_cut_in_chunks_is_held_to_the_limit_too(name: str, text: bytes, t
         assert split[0] == f"{path}:{split[1]}: document nested deeper than {MAX_DEPTH} levels"
     else:
         assert isinstance(split, list) and split
+
+
+def test_where_msgspec_cannot_be_held_the_check_runs_and_msgspec_still_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As on Python 3.12 and later: not the slower json way for every large file."""
+    monkeypatch.setattr(loader, "_recursion_limit_bounds_msgspec", lambda: False)
+    decoded = []
+    whole_value = loader._whole_value
+    monkeypatch.setattr(loader, "_whole_value", lambda *a: decoded.append(a[1:]) or whole_value(*a))
+    docs = _parse(CASES["arrays at the limit"][0])
+    assert isinstance(docs, list) and docs[0].obj["kind"] == "Pod"
+    assert decoded == [(False,)]  # msgspec read it, not held to the limit (the check ran first)
+    past = _parse(CASES["arrays one level past"][0])
+    assert isinstance(past, InputError) and past.line == 3
