@@ -17,7 +17,7 @@ import pytest
 
 from benchmarks import simulate
 from benchmarks.goals import (ORACLE_RATIO_GOAL, QUICK, WORKLOADS, Row, _inputs, capacity_row, markdown, run_goals,
-                              upstream_cells, write_cluster_file)
+                              _cluster_file, upstream_cells, write_cluster_file)
 from benchmarks.realistic import cluster_objects, rollout_objects
 
 
@@ -157,3 +157,14 @@ def test_the_largest_rollout_row_runs_on_the_largest_realistic_cluster_only() ->
     assert f["nodes"] == QUICK.largest_nodes and f["pods"] == QUICK.replicas
     assert rows[0].goal == ">= 300 pods/s" and rows[0].met == (f["pods_per_s"] >= 300)
     assert f"{QUICK.largest_nodes:,} nodes" in markdown(rows, QUICK, with_oracle=False)
+
+
+@pytest.mark.parametrize("shape", ["synthetic", "realistic"])
+def test_the_cluster_file_made_in_a_child_is_the_one_made_here(shape: str, tmp_path: Path) -> None:
+    """Made in a child, so that explain's peak RSS is not the goals process's memory at the fork."""
+    (tmp_path / "child").mkdir()
+    (tmp_path / "here").mkdir()
+    child = _cluster_file(shape, QUICK, tmp_path / "child")
+    here = write_cluster_file(shape, QUICK, tmp_path / "here")
+    assert child.parent == tmp_path / "child" and child.name == here.name
+    assert child.read_bytes() == here.read_bytes()

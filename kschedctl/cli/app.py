@@ -154,6 +154,9 @@ def main(argv: list[str] | None = None, prog_name: str = "kschedctl", complete_v
     """
     global _debug
     _debug = False
+    from kschedctl.cli.coercion import install
+
+    install()  # values given on the command line converted without importing pydantic
     _register_commands()
     try:
         app(args=argv, prog_name=prog_name, complete_var=complete_var)

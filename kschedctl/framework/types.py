@@ -26,7 +26,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from kschedctl.errors import InputError
 from kschedctl.fastpaths import PROCESS as FAST_PATHS
 from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
-from kschedctl.k8s.resources import Resource, node_allocatable, pod_resources
+from kschedctl.k8s.resources import Resource, node_allocatable, pod_resources, shared_request_parts
 from kschedctl.k8s.selectors import Selector
 from kschedctl.k8s.shared_parts import is_shared
 
@@ -226,6 +226,24 @@ _EMPTY: tuple = ()
 _MEMOIZE_TERMS = FAST_PATHS.template_memos
 _TERMS_BY_TEMPLATE: dict[tuple[Any, ...], tuple[list, list, list, list, str | None, Any]] = {}
 _TERMS_BY_TEMPLATE_MAX = 4096
+#: Everything a pod's record holds that its template decides (requests, host ports, claims,
+#: affinity terms), by the identity of the parts it is computed from, when each is one the pods
+#: of the cluster share (``inputs.sharing``: they never change), and the namespace (claims and
+#: terms name it). Each entry holds those parts, so no other object takes their ids while kept.
+_FACTS_BY_TEMPLATE: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
+def _template_of(pod: Mapping[str, Any], spec: Mapping[str, Any],
+                 namespace: str) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """(key, parts) of ``_FACTS_BY_TEMPLATE`` for ``pod``, or None when a part it reads is the
+    pod's own (or its status may change its requests)."""
+    requests = shared_request_parts(pod)
+    if requests is None:
+        return None
+    volumes, affinity = spec.get("volumes"), spec.get("affinity")
+    if (volumes is not None and not is_shared(volumes)) or (affinity is not None and not is_shared(affinity)):
+        return None
+    return (namespace, requests[0], id(volumes), id(affinity)), (requests[1], volumes, affinity)
 
 
 class PodInfo:
@@ -284,23 +302,39 @@ class PodInfo:
         self.nominated_node_name: str = status.get("nominatedNodeName") or ""
         self.is_terminating: bool = meta.get("deletionTimestamp") is not None
         self.start_time: str | None = status.get("startTime")
-        self.requests: Resource
-        self.requests, self.non_zero_milli_cpu, self.non_zero_memory = pod_resources(pod)
-        self.host_ports: list[tuple[str, str, int]] = _host_ports(spec)
         self.tolerations: list[dict] = spec.get("tolerations") or []
+        self.requests: Resource
+        template = _template_of(pod, spec, namespace) if _MEMOIZE_TERMS else None
+        found = _FACTS_BY_TEMPLATE.get(template[0]) if template is not None else None
+        if found is not None:
+            # A replica: what its template's first pod computed (each pod its own lists and Resource).
+            (requests, self.non_zero_milli_cpu, self.non_zero_memory, host_ports, pvc_names, pvc_keys,
+             required, required_anti, preferred, preferred_anti, self.parse_error, self.has_affinity,
+             self.has_required_anti_affinity, _held) = found
+            self.requests = requests.clone()
+            self.host_ports: list[tuple[str, str, int]] = list(host_ports)
+            self.pvc_names: list[str] = list(pvc_names)
+            self.pvc_keys: list[str] = list(pvc_keys)
+            self.required_affinity_terms: list[AffinityTerm] = list(required)
+            self.required_anti_affinity_terms: list[AffinityTerm] = list(required_anti)
+            self.preferred_affinity_terms: list[WeightedAffinityTerm] = list(preferred)
+            self.preferred_anti_affinity_terms: list[WeightedAffinityTerm] = list(preferred_anti)
+            return
+        self.requests, self.non_zero_milli_cpu, self.non_zero_memory = pod_resources(pod)
+        self.host_ports = _host_ports(spec)
 
-        pvc_names: list[str] = []
+        pvc_names = []
         for volume in spec.get("volumes") or _EMPTY:
             claim = volume.get("persistentVolumeClaim")
             if claim is not None:
                 pvc_names.append(claim.get("claimName") or "")
-        self.pvc_names: list[str] = pvc_names
-        self.pvc_keys: list[str] = [f"{namespace}/{c}" for c in pvc_names]
+        self.pvc_names = pvc_names
+        self.pvc_keys = [f"{namespace}/{c}" for c in pvc_names]
 
-        self.required_affinity_terms: list[AffinityTerm] = []
-        self.required_anti_affinity_terms: list[AffinityTerm] = []
-        self.preferred_affinity_terms: list[WeightedAffinityTerm] = []
-        self.preferred_anti_affinity_terms: list[WeightedAffinityTerm] = []
+        self.required_affinity_terms = []
+        self.required_anti_affinity_terms = []
+        self.preferred_affinity_terms = []
+        self.preferred_anti_affinity_terms = []
         self.parse_error: str | None = None
         affinity = spec.get("affinity")
         pod_affinity = affinity.get("podAffinity") if affinity else None
@@ -311,6 +345,15 @@ class PodInfo:
         )
         if self.has_affinity:
             self._compile_affinity(pod_affinity or {}, pod_anti_affinity or {}, affinity)
+        if template is not None:
+            if len(_FACTS_BY_TEMPLATE) >= _TERMS_BY_TEMPLATE_MAX:
+                _FACTS_BY_TEMPLATE.clear()
+            _FACTS_BY_TEMPLATE[template[0]] = (
+                self.requests.clone(), self.non_zero_milli_cpu, self.non_zero_memory, tuple(self.host_ports),
+                tuple(pvc_names), tuple(self.pvc_keys), tuple(self.required_affinity_terms),
+                tuple(self.required_anti_affinity_terms), tuple(self.preferred_affinity_terms),
+                tuple(self.preferred_anti_affinity_terms), self.parse_error, self.has_affinity,
+                self.has_required_anti_affinity, template[1])
 
     def _compile_affinity(self, pod_affinity: Mapping[str, Any], pod_anti_affinity: Mapping[str, Any],
                           affinity: Any = None) -> None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import gc
 import uuid
-from typing import Any, Iterable
+from typing import AbstractSet, Any, Iterable
 
 from kschedctl.errors import InputError, QuantityError
 from kschedctl.fastpaths import settings as fast_path_settings
@@ -124,6 +124,8 @@ class ClusterState:
         self._input_notes: list[str] = []
         self._pod_keys: dict[str, Document | None] = {}
         self._sources: dict[tuple[str, str], Document] = {}
+        #: While ``from_documents`` reads: the parts its pods share (``inputs.sharing``).
+        self._parts: PartTable | None = None
 
     # ------------------------------------------------------------------ building
 
@@ -134,12 +136,16 @@ class ClusterState:
         parts = PartTable() if fast_path_settings().shared_parts else None
         with gc_paused():
             pods: list[tuple[dict, Document | None]] = []
-            for doc in docs:
-                obj = state._add(doc.obj, doc)
-                if obj is not None and doc.obj.get("kind") == "Pod":
-                    pods.append((obj, doc))
-                    if parts is not None:
-                        parts.share_pod(obj)  # defaulted by now: nothing changes its parts after this
+            state._parts = parts  # pods' parts shared as they are added (``_add``)
+            try:
+                for doc in docs:
+                    obj = state._add(doc.obj, doc)
+                    if obj is not None and doc.obj.get("kind") == "Pod":
+                        pods.append((obj, doc))
+            finally:
+                state._parts = None
+            if parts is not None:
+                parts.finish()
             state._finish(pods)
         return state
 
@@ -275,11 +281,17 @@ class ClusterState:
             key = f"{ns}/{name}"
         else:
             key = name
-        defaulter = _DEFAULTERS.get(kind)
-        if defaulter is not None:
-            notes = defaulter(obj, doc)
-            if notes:
-                self._input_notes.extend(notes)
+        parts = self._parts
+        if parts is not None and kind == "Pod":
+            # Shared as read, so that a replica's containers come defaulted by its template's first pod.
+            _pod_defaults(obj, doc, parts.share_pod(obj))
+            parts.defaulted_pod(obj)
+        else:
+            defaulter = _DEFAULTERS.get(kind)
+            if defaulter is not None:
+                notes = defaulter(obj, doc)
+                if notes:
+                    self._input_notes.extend(notes)
         if kind == "Pod":
             if key in self._pod_keys:
                 if not replace:
@@ -308,9 +320,16 @@ class ClusterState:
     def _finish(self, pods: list[tuple[dict, Document | None]]) -> None:
         """Admission for new pods (all PriorityClasses known by now), implied namespaces, warnings."""
         resolved: dict[str, tuple[str, int, str]] = {}  # class name -> its priority, for every pod
+        classes = None
         for pod, doc in pods:
+            if pod["spec"].get("priority") is not None:
+                continue  # admitted when it was created (``_admit_priority`` with ``existing``)
+            if classes is None:
+                from kschedctl.k8s.priority import admit_priority
+
+                classes = self.priority_classes or {}
             try:
-                _admit_priority(pod, self, existing=True, resolved=resolved)
+                admit_priority(pod, classes, resolved)
             except InputError as exc:
                 raise exc.at(doc.file if doc else None, doc.line if doc else None) from None
         used = {DEFAULT_NAMESPACE}
@@ -459,11 +478,13 @@ def _in_pod(pod: dict, exc: InputError) -> InputError:
     return exc
 
 
-def default_pod(pod: dict, *, shapes_checked: bool = False) -> dict:
+def default_pod(pod: dict, *, shapes_checked: bool = False, defaulted: AbstractSet[str] = frozenset()) -> dict:
     """API defaulting that matters to scheduling, in place: namespace, uid, schedulerName,
     requests from limits (containers and pod level), host ports under hostNetwork.
 
     ``shapes_checked``: the pod's field types were checked already (``json_gate``).
+    ``defaulted``: the containers fields (``containers``, ``initContainers``) holding a list
+    defaulted (and checked) already, as this pod's would be (one its template's pods share).
     """
     meta = pod.get("metadata")
     if meta is None:
@@ -485,7 +506,7 @@ def default_pod(pod: dict, *, shapes_checked: bool = False) -> dict:
     host_network = spec.get("hostNetwork") is True
     for field in ("containers", "initContainers"):
         containers = spec.get(field)
-        if not containers:
+        if not containers or field in defaulted:
             continue
         if not isinstance(containers, list):
             raise InputError(f"spec.{field} must be a list")
@@ -598,9 +619,9 @@ def _check_resources(res: Any, path: str) -> None:
             _check_resource_list(values, f"{path}.{key}")
 
 
-def _pod_defaults(pod: dict, doc: Document | None) -> None:
+def _pod_defaults(pod: dict, doc: Document | None, defaulted: AbstractSet[str] = frozenset()) -> None:
     try:
-        default_pod(pod, shapes_checked=doc is not None and doc.gated)
+        default_pod(pod, shapes_checked=doc is not None and doc.gated, defaulted=defaulted)
         spec = pod["spec"]
         node_name = spec.get("nodeName")
         if node_name is not None and not isinstance(node_name, str):

@@ -272,22 +272,31 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
         del stripped
         gate: tuple[list, list[bool]] | None = None
         try:
-            check_json_depth(text, name, utf8)
             values = None
-            if utf8 is not None and len(utf8) >= MSGSPEC_MIN_BYTES and fastpaths.settings().msgspec_decode:
+            with_msgspec = utf8 is not None and len(utf8) >= MSGSPEC_MIN_BYTES and fastpaths.settings().msgspec_decode
+            # msgspec held to the depth limit decodes a text deeper than it not at all: then the
+            # check below (or json, after it) says where, once the text is known to need it.
+            depth_checked = not (with_msgspec and _depth_limit_works())
+            if depth_checked:
+                check_json_depth(text, name, utf8)
+            if with_msgspec:
                 start = _first_value(text)
                 split = None
                 if reread is not None:
                     text = None  # type: ignore[assignment]  # the bytes alone while msgspec builds the objects
-                    if len(utf8) >= SPLIT_MIN_BYTES:
-                        split = _split_list(utf8)
+                    if len(utf8) >= SPLIT_MIN_BYTES:  # type: ignore[arg-type]
+                        split = _split_list(utf8, depth_limited=not depth_checked)  # type: ignore[arg-type]
                 if split is not None:
-                    del utf8  # the file's bytes go before the objects are built: at the peak, the objects alone
-                    values, gate = _read_split_list(split, start, reread)  # type: ignore[arg-type]
+                    utf8 = None  # the file's bytes go before the objects are built: at the peak, the objects alone
+                    values, gate = _read_split_list(split, start, reread,  # type: ignore[arg-type]
+                                                    depth_limited=not depth_checked)
                     if values is None:  # an item msgspec does not read: json reads the file again
                         text = reread()  # type: ignore[misc]
                 else:
-                    values, gate, text = _read_with_msgspec(text, utf8, name, reread, start)
+                    values, gate, text = _read_with_msgspec(text, utf8, name, reread, start,  # type: ignore[arg-type]
+                                                            depth_limited=not depth_checked)
+            if values is None and not depth_checked:
+                check_json_depth(text, name, utf8)
             utf8 = None  # the file's bytes are not needed while the objects are built
             if values is None:
                 values = _parse_json_stream(text, name, depth_checked=True, reread=reread, decoded=decoded)
@@ -607,16 +616,17 @@ def _append_value(value: Any, idx: int, line: int, source: str | Callable[[], st
 
 
 def _read_with_msgspec(text: str | None, utf8: bytes, name: str, reread: Callable[[], str] | None,
-                       start: tuple[int, int]) -> tuple[Any, Any, Any]:
+                       start: tuple[int, int], depth_limited: bool = False) -> tuple[Any, Any, Any]:
     """(values as ``_parse_json_stream`` gives them, the gate's verdicts, the text) of a file of one
     JSON value (at ``start``: offset and line) read by msgspec; values None when msgspec does not
     read it (json then does, from the text, decoded again when the caller let it go).
 
     With ``reread`` the caller lets the text go: at the peak, the bytes and the objects, as
-    ``json`` has the text and the objects.
+    ``json`` has the text and the objects. ``depth_limited``: a text nested deeper than
+    ``MAX_DEPTH`` is not decoded (values None), its depth not having been checked.
     """
     idx, line = start
-    value = _whole_value(utf8)
+    value = _whole_value(utf8, depth_limited)
     if value is _NOT_ONE_VALUE:
         return None, None, text if text is not None else _decode(utf8, name)
     values: list[tuple[Any, int | None, Callable[[int], int | None] | None]] = []
@@ -646,21 +656,23 @@ class _SplitList:
         self.fields, self.chunks, self.count = fields, chunks, count
 
 
-def _split_list(utf8: bytes) -> _SplitList | None:
+def _split_list(utf8: bytes, depth_limited: bool = False) -> _SplitList | None:
     """``utf8`` cut as a List (None when it is not one object with ``items``, or msgspec does not
     read it). The copies of the items' texts let the file's bytes go before the objects are
     built: the copies go chunk by chunk as the objects come, so at the peak a 600 MB file's objects
-    are not held beside its whole text."""
+    are not held beside its whole text. ``depth_limited``: what is nested deeper than MAX_DEPTH
+    in the file is not read (None), its depth not having been checked."""
     import msgspec
 
+    # A field's value starts one level down in the file.
+    decode = partial(_decode_within_depth, depth=MAX_DEPTH - 1) if depth_limited else msgspec.json.decode
     try:
         fields = _TOP_LEVEL().decode(utf8)
         items = fields.get("items")
         if items is None:
             return None
         raws = _RAW_ITEMS().decode(items)
-        decoded: dict[str, Any] = {key: None if key == "items" else msgspec.json.decode(raw)
-                                   for key, raw in fields.items()}
+        decoded: dict[str, Any] = {key: None if key == "items" else decode(raw) for key, raw in fields.items()}
     except (msgspec.DecodeError, ValueError, RecursionError):
         return None
     if not _is_list_kind(decoded):
@@ -679,10 +691,14 @@ def _split_list(utf8: bytes) -> _SplitList | None:
 
 
 def _read_split_list(split: _SplitList, start: tuple[int, int], reread: Callable[[], str],
-                     ) -> tuple[Any, Any]:
+                     depth_limited: bool = False) -> tuple[Any, Any]:
     """(values as ``_parse_json_stream`` gives them, the gate's verdicts) of a List cut by
-    ``_split_list``; (None, None) when msgspec does not read one of its items."""
+    ``_split_list``; (None, None) when msgspec does not read one of its items (``depth_limited``:
+    nor one nested deeper than MAX_DEPTH in the file)."""
     import msgspec
+
+    # A chunk is an array of items, which start two levels down in the file: one level less here.
+    decode = partial(_decode_within_depth, depth=MAX_DEPTH - 1) if depth_limited else msgspec.json.decode
 
     fields = split.fields
     kind = fields["kind"]
@@ -698,7 +714,7 @@ def _read_split_list(split: _SplitList, start: tuple[int, int], reread: Callable
             chunks[i] = None  # each copy goes once its objects are made
             with chunk:
                 try:
-                    objects = msgspec.json.decode(chunk)
+                    objects = decode(chunk)
                 except (msgspec.DecodeError, ValueError, RecursionError):
                     return None, None
                 items.extend(objects)
@@ -756,7 +772,7 @@ _NOT_ONE_VALUE = object()
 MSGSPEC_MIN_BYTES = 1 << 20
 
 
-def _whole_value(utf8: bytes) -> Any:
+def _whole_value(utf8: bytes, depth_limited: bool = False) -> Any:
     """The one JSON value of ``utf8``, decoded by msgspec (a third faster than ``json``), or
     ``_NOT_ONE_VALUE`` when msgspec does not read it: a stream of several values, or what
     ``json`` reads and msgspec refuses (NaN, Infinity, numbers past a float's range, lone
@@ -767,9 +783,92 @@ def _whole_value(utf8: bytes) -> Any:
     import msgspec
 
     try:
+        if depth_limited:
+            return _decode_within_depth(utf8)
         return msgspec.json.decode(utf8)
     except (msgspec.DecodeError, ValueError, RecursionError):
         return _NOT_ONE_VALUE
+
+
+def _stack_depth() -> int:
+    frame = sys._getframe(1)
+    depth = 0
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return depth
+
+
+def _nested(depth: int, array: bool) -> bytes:
+    return b"[" * depth + b"1" + b"]" * depth if array else b'{"a":' * depth + b'"x"' + b"}" * depth
+
+
+_slack_hint = 0
+
+
+@lru_cache(maxsize=4)
+def _probes(depth: int) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """Texts nested exactly ``depth`` deep, then one level more, as arrays and as objects."""
+    return (_nested(depth, True), _nested(depth, False)), (_nested(depth + 1, True), _nested(depth + 1, False))
+
+
+def _decode_within_depth(utf8: Any, depth: int = MAX_DEPTH) -> Any:
+    """msgspec's decoding of ``utf8`` under a recursion limit that it reaches past ``depth``
+    levels of nesting: RecursionError then, and also where no limit does that here (where
+    msgspec's nesting does not count against it: Python 3.12 and later).
+
+    The limit is found by trying texts nested at ``depth`` and one level past it, from here: the
+    recursion the stack below takes is counted the same for them and for ``utf8``.
+    """
+    import msgspec
+
+    decode = msgspec.json.decode
+    at_limit, past_limit = _probes(depth)
+    limit = sys.getrecursionlimit()
+    base = _stack_depth() + depth
+    global _slack_hint
+    try:
+        for slack in (_slack_hint, *range(-8, 17)):  # the last slack found first: most calls come from one place
+            sys.setrecursionlimit(base + slack)
+            try:
+                for text in at_limit:
+                    decode(text)
+            except RecursionError:
+                continue  # too tight still
+            for text in past_limit:
+                try:
+                    decode(text)
+                except RecursionError:
+                    continue
+                break  # what the limit lets through is one level too deep
+            else:
+                _slack_hint = slack
+                return decode(utf8)
+            if slack != _slack_hint:
+                break
+    finally:
+        sys.setrecursionlimit(limit)
+    raise RecursionError("msgspec cannot be held to the depth limit here")
+
+
+def _depth_limit_works() -> bool:
+    """Whether msgspec can be held to the depth limit here: where the recursion limit bounds its
+    nesting at all, and only while no other thread runs (the limit is the whole process's, and
+    another thread might be deeper than this one)."""
+    import threading
+
+    return threading.active_count() == 1 and _recursion_limit_bounds_msgspec()
+
+
+@lru_cache(maxsize=1)
+def _recursion_limit_bounds_msgspec() -> bool:
+    """Not on Python 3.12 and later, whose C recursion is counted apart: there the separate check
+    runs, then msgspec reads the file as before."""
+    try:
+        _decode_within_depth(b"[]")
+    except RecursionError:
+        return False
+    return True
 
 
 def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:

@@ -526,7 +526,7 @@ def pod_resources(pod: Mapping[str, Any]) -> tuple[Resource, int, int]:
     Raises ``QuantityError`` on a bad quantity.
     """
     if _MEMOIZE:
-        parts = _shared_parts(pod)
+        parts = shared_request_parts(pod)
         if parts is not None:
             found = _BY_PARTS.get(parts[0])
             if found is None:
@@ -580,7 +580,7 @@ _BY_TEMPLATE_MAX = 4096
 _BY_PARTS: dict[tuple[int, ...], tuple[Resource, int, int, tuple[Any, ...]]] = {}
 
 
-def _shared_parts(pod: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[Any, ...]] | None:
+def shared_request_parts(pod: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[Any, ...]] | None:
     """The ids and the parts pod_resources reads, when each is shared or absent and the status
     cannot matter (no resize in flight to read); None otherwise."""
     spec = pod.get("spec")
@@ -725,6 +725,7 @@ __all__ = [
     "DEFAULT_MILLI_CPU_REQUEST",
     "DEFAULT_MEMORY_REQUEST",
     "Resource",
+    "shared_request_parts",
     "is_scalar_resource_name",
     "is_extended_resource_name",
     "is_hugepage_resource_name",

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kschedctl import api
+from kschedctl.errors import InputError
 from kschedctl.fastpaths import FastPaths, using
 from kschedctl.inputs.sharing import PartTable, changed_shared_parts, forget_shared_parts
 
@@ -120,3 +121,73 @@ def test_a_simulation_on_shared_pods_answers_as_on_copies(tmp_path: Path) -> Non
         answers.append(answer)
     assert answers[0] == answers[1]
     assert (answers[0]["summary"]["scheduled"], answers[0]["summary"]["unschedulable"]) == (4, 2)
+
+
+# Parts are shared as read, before defaulting: a replica's containers come defaulted by the first pod
+# of its template. Each case loads its pods with sharing and without: the same pods, or the same error.
+def _container(cpu: str, **extra: object) -> dict:
+    return {"name": "c", "image": "nginx", "resources": {"limits": {"cpu": cpu}}, **extra}
+
+
+_PORTS = {"ports": [{"containerPort": 80}]}
+SHARE_BEFORE_DEFAULTING = {
+    "host network, then not": [_replica("a", hostNetwork=True), _replica("b"), _replica("c", hostNetwork=True)],
+    "not, then host network": [_replica("a"), _replica("b", hostNetwork=True), _replica("c")],
+    "pod-level limits over other containers": [
+        _replica("a", containers=[_container("1")], resources={"limits": {"cpu": "4"}}),
+        _replica("b", containers=[_container("2")], resources={"limits": {"cpu": "4"}}),
+        _replica("c", containers=[_container("1")], resources={"limits": {"cpu": "4"}}),
+    ],
+    "init containers equal to the containers": [
+        _replica("a", initContainers=[_container("1", **_PORTS)], containers=[_container("1", **_PORTS)]),
+        _replica("b", hostNetwork=True, initContainers=[_container("1", **_PORTS)],
+                 containers=[_container("1", **_PORTS)]),
+    ],
+    "requests given, then from limits": [
+        _replica("a", containers=[{**_container("1"), "resources": {"limits": {"cpu": "1"}, "requests": {"cpu": "1"}}}]),
+        _replica("b", containers=[_container("1")]),
+    ],
+    "a bad quantity in the second replica": [_replica("a"), _replica("b", containers=[_container("1x")])],
+    "a bad quantity in every replica": [_replica("a", containers=[_container("1x")]),
+                                        _replica("b", containers=[_container("1x")])],
+    "a bad quantity in init containers equal to the containers": [
+        _replica("a", initContainers=[_container("1x")], containers=[_container("1x")])],
+    "a bad toleration in a replica": [_replica("a"), _replica("b", tolerations=[{"key": "k", "operator": "In"}])],
+}
+
+
+def _load_or_error(tmp_path: Path, pods: list[dict], paths: FastPaths) -> object:
+    with using(paths):
+        try:
+            return list(_load(tmp_path, copy.deepcopy(pods)).values())
+        except InputError as exc:
+            return str(exc)
+
+
+@pytest.mark.parametrize("pods", SHARE_BEFORE_DEFAULTING.values(), ids=SHARE_BEFORE_DEFAULTING.keys())
+def test_sharing_before_defaulting_defaults_as_each_pod_alone(tmp_path: Path, pods: list[dict]) -> None:
+    shared = _load_or_error(tmp_path, pods, FastPaths())
+    assert shared == _load_or_error(tmp_path, pods, FastPaths.off())
+    if isinstance(shared, str):
+        assert "cluster.json" in shared and "Pod default/" in shared  # the pod, its file (and line)
+
+
+def test_a_replica_skips_defaulting_only_with_the_first_pods_host_network(tmp_path: Path) -> None:
+    pods = _load(tmp_path, [_replica("a"), _replica("b"), _replica("h", hostNetwork=True),
+                            _replica("i", hostNetwork=True)])
+    assert pods["a"]["spec"]["containers"] is pods["b"]["spec"]["containers"]
+    assert pods["h"]["spec"]["containers"] is pods["i"]["spec"]["containers"]
+    assert pods["a"]["spec"]["containers"] is not pods["h"]["spec"]["containers"]
+    assert pods["i"]["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "hostPort": 80}]
+    assert pods["b"]["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "1", "memory": "1Gi"}
+
+
+def test_pod_level_resources_are_shared_once_defaulted(tmp_path: Path) -> None:
+    spec = {"resources": {"limits": {"cpu": "4"}}}
+    pods = _load(tmp_path, [_replica("a", containers=[_container("1")], **spec),
+                            _replica("b", containers=[_container("2")], **spec),
+                            _replica("c", containers=[_container("1")], **spec)])
+    assert pods["a"]["spec"]["resources"]["requests"] == {"cpu": "1"}
+    assert pods["b"]["spec"]["resources"]["requests"] == {"cpu": "2"}
+    assert pods["a"]["spec"]["resources"] is pods["c"]["spec"]["resources"]
+    assert pods["a"]["spec"]["resources"] is not pods["b"]["spec"]["resources"]
