@@ -296,7 +296,7 @@ class NodeVerdicts(Protocol):
         handed on to PreScore and Score (simulate's: with their places in the node columns)."""
 
 
-class NodeNames(Sequence[str]):
+class NameView(Sequence[str]):
     """The names of ``nodes``, each read when asked: a cycle whose scores are summed as arrays
     reads only the names of the nodes tied at the top."""
 
@@ -315,6 +315,11 @@ class NodeNames(Sequence[str]):
 
     def __iter__(self) -> Iterator[str]:
         return map(_NAME, self._nodes)
+
+    def at(self, positions: Iterable[int]) -> list[str]:
+        """The names at ``positions``."""
+        nodes = self._nodes
+        return [nodes[i].name for i in positions]
 
 
 class Framework:
@@ -712,7 +717,7 @@ class Framework:
         trace = self.trace if self.trace is not None and self.trace.keep_scores else None
         skip = state.skip_score_plugins
         plugins = [pl for pl in self.plugins["score"] if pl.name not in skip]
-        names = NodeNames(nodes)
+        names = NameView(nodes)
         if trace is not None:
             trace.scored_nodes = list(names)
             trace.score_plugins = [pl.name for pl in plugins]
@@ -765,7 +770,7 @@ class Framework:
             return normalized, next(v for v in normalized if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
         return ([v * weight for v in normalized] if weight != 1 else normalized), None
 
-    def score_rows(self, names: Sequence[str], plugin_names: list[str],
+    def score_rows(self, names: NameView, plugin_names: list[str],
                    weighted_columns: list[Sequence[int]]) -> Sequence[NodePluginScores]:
         """Each node's weighted scores and total, from one column per plugin (a hook: simulate's
         node columns sum them as an array and build a node's row only when it is read)."""

@@ -29,6 +29,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from kschedctl.framework.runtime import NameView
 from kschedctl.framework.status import Code
 from kschedctl.framework.twins import (
     ALLOC_CPU,
@@ -476,7 +477,7 @@ class ScoreRows(Sequence[Any]):
 
     __slots__ = ("names", "totals", "_plugins", "_columns", "_build", "_rows")
 
-    def __init__(self, names: Sequence[str], plugins: list[str], weighted_columns: list[Sequence[int]],
+    def __init__(self, names: NameView, plugins: list[str], weighted_columns: list[Sequence[int]],
                  build: Callable[[Sequence[str], list[str], list[Sequence[int]]], Sequence[Any]]) -> None:
         self.names = names
         # small ints (a score times its weight): the int64 sums are the Python ones
@@ -509,5 +510,4 @@ class ScoreRows(Sequence[Any]):
         if self._rows is not None or not len(self.names):
             return None
         totals = self.totals
-        names = self.names
-        return [names[i] for i in np.flatnonzero(totals == totals.max()).tolist()]
+        return self.names.at(np.flatnonzero(totals == totals.max()).tolist())

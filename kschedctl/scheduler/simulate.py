@@ -45,14 +45,15 @@ from kschedctl.fastpaths import FastPaths
 from kschedctl.fastpaths import settings as fast_path_settings
 from kschedctl.fastpaths import using as using_fast_paths
 from kschedctl.framework.diagnosis import RejectedScan, status_kind
+from kschedctl.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
 from kschedctl.framework.runtime import (
     Framework,
     FrameworkHandle,
+    NameView,
     PodNominator,
     Trace,
     WaitingPods,
 )
-from kschedctl.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
 from kschedctl.framework.status import Code, Status
 from kschedctl.framework.twins import ColumnNodes
 from kschedctl.framework.types import NODE_CHANGES, PodInfo
@@ -501,8 +502,8 @@ class _LeanFramework(Framework):
         known.update(zip((pl.name for pl in local), (list(c) for c in zip(*rows))))
         return known
 
-    def score_rows(self, names: list[str], plugin_names: list[str],
-                   weighted_columns: list[list[int]]) -> Any:
+    def score_rows(self, names: NameView, plugin_names: list[str],
+                   weighted_columns: list[Any]) -> Any:
         """With the node columns in use, the totals summed as an array and the rows made only
         when read (``ScoreRows``); else the runtime's rows."""
         if not self._use_columns:

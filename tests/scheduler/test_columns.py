@@ -644,8 +644,10 @@ def test_score_rows_pick_the_host_the_runtime_rows_pick(seed: int, nodes: int, p
     from kschedctl.scheduler.columns import ScoreRows
     from kschedctl.scheduler.schedule_one import Scheduler
 
+    from kschedctl.framework.runtime import NameView
+
     rng = random.Random(seed)
-    names = [f"n{i}" for i in range(nodes)]
+    names = NameView([SimpleNamespace(name=f"n{i}") for i in range(nodes)])
     plugin_names = [f"p{j}" for j in range(plugins)]
     weighted = [[rng.randint(0, high) * (j + 1) for _ in names] for j in range(plugins)]
     plain = Framework.score_rows(None, names, plugin_names, weighted)  # type: ignore[arg-type]

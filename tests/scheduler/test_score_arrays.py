@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kschedctl.framework.runtime import NodeNames
+from kschedctl.framework.runtime import NameView
 from kschedctl.inputs.cluster import ClusterState
 from kschedctl.scheduler.setup import load_default_config
 from kschedctl.scheduler.simulate import Simulator
@@ -57,7 +57,7 @@ def test_node_names_read_each_name_when_asked() -> None:
             self.name = name
 
     nodes = [Node(n) for n in ("x", "y", "z")]
-    names = NodeNames(nodes)
+    names = NameView(nodes)
     assert len(names) == 3 and names[1] == "y" and names[-1] == "z" and names[:2] == ["x", "y"]
     assert list(names) == ["x", "y", "z"] and list(zip(names, [1, 2, 3])) == [("x", 1), ("y", 2), ("z", 3)]
     nodes[0].name = "w"
