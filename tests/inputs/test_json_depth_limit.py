@@ -119,6 +119,11 @@ def _load(path: str) -> Any:
 @pytest.mark.parametrize("name,text", SPLIT_CASES.items(), ids=SPLIT_CASES.keys())
 def test_a_list_cut_in_chunks_is_held_to_the_limit_too(name: str, text: bytes, tmp_path: Any,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    if not loader._recursion_limit_bounds_msgspec():
+        pytest.skip("msgspec's nesting is not bounded by the recursion limit here (Python 3.12+)")
+    # held to the limit even when an earlier test of the session left a thread behind (an idle
+    # server's: it runs no Python while the limit is lowered)
+    monkeypatch.setattr(loader, "_depth_limit_works", lambda: True)
     path = tmp_path / "deep.json"
     path.write_bytes(text)
     monkeypatch.setattr(loader, "SPLIT_MIN_BYTES", 0)
