@@ -33,6 +33,7 @@ from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 from kschedctl.plugins.volume_binding.binder import (
     IN_TREE_DRIVERS,
     IN_TREE_SOURCES,
+    MIGRATED_PLUGINS_ANNOTATION,
     claim_class,
     claim_name_of,
     ephemeral_owner_error,
@@ -78,6 +79,7 @@ class NodeVolumeLimits(Plugin):
         for volume in (pod_info.pod.get("spec") or {}).get("volumes") or ():
             if (volume.get("persistentVolumeClaim") is not None or volume.get("ephemeral") is not None
                     or _inline_source(volume) is not None):
+                state.write(_NEW_VOLUMES_KEY, _NewVolumes())
                 return None, None
         return None, Status(Code.Skip)
 
@@ -89,14 +91,29 @@ class NodeVolumeLimits(Plugin):
         node_name = node_info.name
         csinode = (getattr(cluster, "csinodes", None) or {}).get(node_name)
 
-        new_volumes: dict[str, str] = {}
         try:
-            self._attachable_volumes(cluster, pod, csinode, True, new_volumes)
-        except _LookupError as err:
-            code = Code.UnschedulableAndUnresolvable if err.not_found else Code.Error
-            return Status(code, str(err), error=None if err.not_found else err)
-        if not new_volumes:
+            known: _NewVolumes | None = state.read(_NEW_VOLUMES_KEY)
+        except KeyError:
+            known = None  # Filter asked without this plugin's PreFilter: resolved here, every time
+        # the new pod's volumes depend on the node only through its CSINode's migration answers
+        # (is_csi_migration_on): resolved once per such answer, not once per node
+        shape = None if csinode is None else ((meta(csinode).get("annotations") or {}).get(MIGRATED_PLUGINS_ANNOTATION) or "")
+        found = known.by_shape.get(shape) if known is not None else None
+        if found is None:
+            resolved: dict[str, str] = {}
+            try:
+                self._attachable_volumes(cluster, pod, csinode, True, resolved)
+                found = resolved
+            except _LookupError as err:
+                found = err
+            if known is not None:
+                known.by_shape[shape] = found
+        if isinstance(found, _LookupError):
+            code = Code.UnschedulableAndUnresolvable if found.not_found else Code.Error
+            return Status(code, str(found), error=None if found.not_found else found)
+        if not found:
             return None
+        new_volumes = dict(found)  # the node's own volumes are taken out of it below
 
         limits = _volume_limits(csinode)
         if not limits:
@@ -207,6 +224,24 @@ class NodeVolumeLimits(Plugin):
                 return "", ""
             return IN_TREE_DRIVERS[provisioner], handle
         return provisioner, handle
+
+
+#: CycleState key of the new pod's volumes resolved so far in this cycle.
+_NEW_VOLUMES_KEY = f"{NAME}/newVolumes"
+
+
+class _NewVolumes:
+    """The new pod's "<driver>/<handle>" -> driver (or the lookup error), per CSINode shape: None
+    for a node without a CSINode, else its migrated-plugins annotation. Shared by clones: the pod
+    does not change within a cycle."""
+
+    __slots__ = ("by_shape",)
+
+    def __init__(self) -> None:
+        self.by_shape: dict[str | None, dict[str, str] | _LookupError] = {}
+
+    def clone(self) -> "_NewVolumes":
+        return self
 
 
 def _inline_source(volume: dict) -> tuple[str, dict] | None:

@@ -319,6 +319,22 @@ class VolumeBinder:
             out.unbound_volumes_delay_binding[cls] = self.list_pvs(cls)
         return out
 
+    def bound_volumes(self, claims: PodVolumeClaims) -> list[tuple[dict, str, dict | None]] | None:
+        """When ``claims`` are all bound (none waits for binding): each bound claim with its PV
+        name and PV (None when missing), in ``_check_bound_claims``' order, up to the first
+        missing PV, where that check stops on every node. None when some claim is unbound."""
+        if claims.unbound_claims_delay_binding or claims.unbound_claims_immediate:
+            return None
+        pvs = self._pvs()
+        out: list[tuple[dict, str, dict | None]] = []
+        for pvc in claims.bound_claims:
+            pv_name = spec(pvc).get("volumeName") or ""
+            pv = pvs.get(pv_name)
+            out.append((pvc, pv_name, pv))
+            if pv is None:
+                break
+        return out
+
     # -- FindPodVolumes
     def find_pod_volumes(self, pod: dict, claims: PodVolumeClaims, node: dict) -> tuple[PodVolumes, list[str], dict]:
         """(what binding would do, conflict reasons, details for the report) for one node.
