@@ -65,7 +65,7 @@ class _ChangeLog:
         self.count = 0
 
     def add(self, node_info: "NodeInfo", pod_info: "PodInfo | None" = None, sign: int = 0,
-            before: int = -1) -> None:
+            before: int = 0) -> None:
         self.entries.append(node_info)
         self.deltas.append((node_info, pod_info, sign, before, node_info.generation))
         self.count += 1
@@ -561,14 +561,16 @@ class NodeInfo:
         self.labels = meta.get("labels") or {}
         self.taints = (node.get("spec") or {}).get("taints") or []
         self.allocatable = node_allocatable(node)
+        before = self.generation
         self.generation = next_generation()
-        NODE_CHANGES.add(self)
+        NODE_CHANGES.add(self, None, 0, before)
 
     def remove_node(self) -> None:
         """Forget the node object but keep the pods (upstream RemoveNode)."""
         self.node = None
+        before = self.generation
         self.generation = next_generation()
-        NODE_CHANGES.add(self)
+        NODE_CHANGES.add(self, None, 0, before)
 
     def add_pod(self, pod_info: PodInfo) -> None:
         """Add a pod: it counts towards requested resources, ports and PVC references."""

@@ -152,5 +152,5 @@ def test_change_log_records_each_pod_delta(op: str, sign: int) -> None:
     else:
         ni.remove_node()
     deltas = NODE_CHANGES.deltas_since(position)
-    assert deltas == [(ni, pod, sign, before if pod is not None else -1, ni.generation)]
+    assert deltas == [(ni, pod, sign, before, ni.generation)]
     assert NODE_CHANGES.since(position) == [ni]  # the node list API as before
