@@ -113,11 +113,10 @@ class NodeVolumeLimits(Plugin):
             return Status(code, str(found), error=None if found.not_found else found)
         if not found:
             return None
-        new_volumes = dict(found)  # the node's own volumes are taken out of it below
-
         limits = _volume_limits(csinode)
         if not limits:
             return None
+        new_volumes = dict(found)  # the node's own volumes are taken out of it below
 
         attached: dict[str, str] = {}
         for other in node_info.pods:

@@ -39,7 +39,6 @@ from kschedctl.plugins.volume_binding.binder import (
     PodVolumeClaims,
     PodVolumes,
     VolumeBinder,
-    check_node_affinity,
     claim_name_of,
     ephemeral_owner_error,
     meta,
@@ -66,12 +65,13 @@ class _StateData:
 
     __slots__ = ("claims", "pod_volumes_by_node", "all_bound", "bound_only")
 
-    def __init__(self, claims: PodVolumeClaims | None, bound_only: list[tuple[dict, str, dict | None]] | None = None) -> None:
+    def __init__(self, claims: PodVolumeClaims | None, bound_only: list[tuple[dict, str, Any]] | None = None) -> None:
         self.claims = claims
         self.pod_volumes_by_node: dict[str, PodVolumes] = {}
         self.all_bound = False
-        #: When every claim is bound: (claim, PV name, PV or None when missing) in the order
-        #: FindPodVolumes checks them, up to the first missing PV (where it stops on every node).
+        #: When every claim is bound: (claim, PV name, the PV's node affinity matcher or None when
+        #: the PV is missing) in the order FindPodVolumes checks them, up to the first missing PV
+        #: (where it stops on every node).
         self.bound_only = bound_only
 
     def clone(self) -> "_StateData":
@@ -131,11 +131,11 @@ class VolumeBinding(Plugin):
             # every claim bound: only the PVs' node affinity against the node's labels is asked,
             # as FindPodVolumes asks it (the claims and PVs were looked up once, in PreFilter)
             labels = node_info.labels
-            for pvc, pv_name, pv in bound_only:
-                if pv is None:
+            for pvc, pv_name, matches in bound_only:
+                if matches is None:
                     return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_PV_NOT_EXIST,
                                   details={"claim": pvc_key(pvc), "volume": pv_name})
-                if not check_node_affinity(pv, labels):
+                if not matches(labels):
                     return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_CONFLICT,
                                   details={"claim": pvc_key(pvc), "volume": pv_name})
             data.pod_volumes_by_node[node_info.name] = PodVolumes()

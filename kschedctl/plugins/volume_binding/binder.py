@@ -23,7 +23,7 @@ Known differences from upstream:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from kschedctl.k8s.quantity import parse_quantity
 from kschedctl.k8s.node_selectors import NodeSelector
@@ -149,18 +149,27 @@ def check_node_affinity(pv: dict, node_labels: dict) -> bool:
 
     Upstream builds a Node with only the labels, so matchFields on metadata.name see "".
     """
+    return node_affinity_matcher(pv)(node_labels)
+
+
+def _matches_every_node(labels: Any) -> bool:
+    return True
+
+
+def node_affinity_matcher(pv: dict) -> Callable[[Any], bool]:
+    """``check_node_affinity`` of ``pv`` as a function of node labels (for one PV asked of many nodes)."""
     affinity = spec(pv).get("nodeAffinity")
     if not affinity:
-        return True
+        return _matches_every_node
     required = affinity.get("required")
     if required is None:
-        return True
+        return _matches_every_node
     cached = _node_affinity_cache.get(id(required))
     if cached is None or cached[0] is not required:
         selector = NodeSelector(required.get("nodeSelectorTerms") or [])
-        cached = (required, selector)
+        cached = (required, selector.labels_matcher())
         _node_affinity_cache[id(required)] = cached
-    return cached[1].match_labels(node_labels, "")
+    return cached[1]
 
 
 def is_csi_migration_on(csinode: dict | None, plugin: str) -> bool:
@@ -319,18 +328,19 @@ class VolumeBinder:
             out.unbound_volumes_delay_binding[cls] = self.list_pvs(cls)
         return out
 
-    def bound_volumes(self, claims: PodVolumeClaims) -> list[tuple[dict, str, dict | None]] | None:
+    def bound_volumes(self, claims: PodVolumeClaims) -> list[tuple[dict, str, Callable[[Any], bool] | None]] | None:
         """When ``claims`` are all bound (none waits for binding): each bound claim with its PV
-        name and PV (None when missing), in ``_check_bound_claims``' order, up to the first
-        missing PV, where that check stops on every node. None when some claim is unbound."""
+        name and its PV's ``node_affinity_matcher`` (None when the PV is missing), in
+        ``_check_bound_claims``' order, up to the first missing PV, where that check stops on
+        every node. None when some claim is unbound."""
         if claims.unbound_claims_delay_binding or claims.unbound_claims_immediate:
             return None
         pvs = self._pvs()
-        out: list[tuple[dict, str, dict | None]] = []
+        out: list[tuple[dict, str, Callable[[Any], bool] | None]] = []
         for pvc in claims.bound_claims:
             pv_name = spec(pvc).get("volumeName") or ""
             pv = pvs.get(pv_name)
-            out.append((pvc, pv_name, pv))
+            out.append((pvc, pv_name, node_affinity_matcher(pv) if pv is not None else None))
             if pv is None:
                 break
         return out
