@@ -204,6 +204,18 @@ class NodeSelector:
             return selector.matches if selector is not None else _match_any
         return lambda labels: self.match_labels(labels, "")
 
+    def label_requirements(self) -> tuple[Any, ...] | None:
+        """What ``labels_matcher`` checks when the selector is one well-formed term: its label
+        requirements, all of which must match (none for a term of matchFields only, which sees
+        no name); None otherwise (several terms, a parse error, a selector matching nothing)."""
+        terms = self._terms
+        if len(terms) != 1 or terms[0].errors:
+            return None
+        selector = terms[0].labels
+        if selector is None:
+            return ()
+        return None if selector.nothing else selector.requirements
+
     def match_with_error(self, node: Mapping[str, Any] | None) -> tuple[bool, str | None]:
         """Upstream ``LazyErrorNodeSelector.Match``: parse errors only when no term matched."""
         if node is None:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from kschedctl.framework.events import ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.framework.twins import ColumnTwin
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
@@ -72,6 +73,7 @@ class NodeVolumeLimits(Plugin):
         super().__init__(args, handle)
         # upstream rand.String(32): keeps unbound claims' made-up handles apart from real ones
         self.random_volume_id_prefix = secrets.token_hex(16)
+        self._limits_anywhere: tuple[Any, int, bool] | None = None
 
     def pre_filter(
         self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]
@@ -91,23 +93,7 @@ class NodeVolumeLimits(Plugin):
         node_name = node_info.name
         csinode = (getattr(cluster, "csinodes", None) or {}).get(node_name)
 
-        try:
-            known: _NewVolumes | None = state.read(_NEW_VOLUMES_KEY)
-        except KeyError:
-            known = None  # Filter asked without this plugin's PreFilter: resolved here, every time
-        # the new pod's volumes depend on the node only through its CSINode's migration answers
-        # (is_csi_migration_on): resolved once per such answer, not once per node
-        shape = None if csinode is None else ((meta(csinode).get("annotations") or {}).get(MIGRATED_PLUGINS_ANNOTATION) or "")
-        found = known.by_shape.get(shape) if known is not None else None
-        if found is None:
-            resolved: dict[str, str] = {}
-            try:
-                self._attachable_volumes(cluster, pod, csinode, True, resolved)
-                found = resolved
-            except _LookupError as err:
-                found = err
-            if known is not None:
-                known.by_shape[shape] = found
+        found = self.new_volumes(state, cluster, pod, csinode)
         if isinstance(found, _LookupError):
             code = Code.UnschedulableAndUnresolvable if found.not_found else Code.Error
             return Status(code, str(found), error=None if found.not_found else found)
@@ -146,6 +132,37 @@ class NodeVolumeLimits(Plugin):
         return None
 
     # --- volume resolution ----------------------------------------------------------------------
+
+    def new_volumes(self, state: "CycleState", cluster: Any, pod: dict, csinode: dict | None) -> Any:
+        """The new pod's "<driver>/<handle>" -> driver on a node with ``csinode`` (not to be
+        changed), or the ``_LookupError`` resolving them raised. They depend on the node only
+        through its CSINode's migration answers (is_csi_migration_on), and whether resolving
+        raises not at all: resolved once per such answer in a cycle, not once per node."""
+        try:
+            known: _NewVolumes | None = state.read(_NEW_VOLUMES_KEY)
+        except KeyError:
+            known = None  # Filter asked without this plugin's PreFilter: resolved here, every time
+        shape = None if csinode is None else ((meta(csinode).get("annotations") or {}).get(MIGRATED_PLUGINS_ANNOTATION) or "")
+        found = known.by_shape.get(shape) if known is not None else None
+        if found is None:
+            resolved: dict[str, str] = {}
+            try:
+                self._attachable_volumes(cluster, pod, csinode, True, resolved)
+                found = resolved
+            except _LookupError as err:
+                found = err
+            if known is not None:
+                known.by_shape[shape] = found
+        return found
+
+    def limits_anywhere(self, cluster: Any) -> bool:
+        """Whether some CSINode of ``cluster`` sets an attach limit (kept per CSINode map)."""
+        csinodes = getattr(cluster, "csinodes", None) or {}
+        kept = self._limits_anywhere
+        if kept is None or kept[0] is not csinodes or kept[1] != len(csinodes):
+            kept = self._limits_anywhere = (csinodes, len(csinodes),
+                                            any(_volume_limits(c) for c in csinodes.values()))
+        return kept[2]
 
     def _attachable_volumes(self, cluster: Any, pod: dict, csinode: dict | None, new_pod: bool,
                             result: dict[str, str]) -> None:
@@ -348,4 +365,5 @@ FACTS = PluginFacts(
     points=("preFilter", "filter"),
     events={ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
     remedy=remedy,
+    twin=ColumnTwin("kschedctl.plugins.node_volume_limits_columns", ("filter",)),
 )

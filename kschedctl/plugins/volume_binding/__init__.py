@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.framework.twins import ColumnTwin
 from kschedctl.k8s.field import FieldError, child, invalid
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import ArgsFacts, PluginFacts
@@ -36,6 +37,7 @@ from kschedctl.plugins.volume_binding.binder import (
     ERR_REASON_NODE_CONFLICT,
     ERR_REASON_PV_NOT_EXIST,
     BinderError,
+    BoundVolume,
     PodVolumeClaims,
     PodVolumes,
     VolumeBinder,
@@ -65,13 +67,11 @@ class _StateData:
 
     __slots__ = ("claims", "pod_volumes_by_node", "all_bound", "bound_only")
 
-    def __init__(self, claims: PodVolumeClaims | None, bound_only: list[tuple[dict, str, Any]] | None = None) -> None:
+    def __init__(self, claims: PodVolumeClaims | None, bound_only: list[BoundVolume] | None = None) -> None:
         self.claims = claims
         self.pod_volumes_by_node: dict[str, PodVolumes] = {}
         self.all_bound = False
-        #: When every claim is bound: (claim, PV name, the PV's node affinity matcher or None when
-        #: the PV is missing) in the order FindPodVolumes checks them, up to the first missing PV
-        #: (where it stops on every node).
+        #: When every claim is bound: each as Filter checks it (``VolumeBinder.bound_volumes``).
         self.bound_only = bound_only
 
     def clone(self) -> "_StateData":
@@ -131,7 +131,7 @@ class VolumeBinding(Plugin):
             # every claim bound: only the PVs' node affinity against the node's labels is asked,
             # as FindPodVolumes asks it (the claims and PVs were looked up once, in PreFilter)
             labels = node_info.labels
-            for pvc, pv_name, matches in bound_only:
+            for pvc, pv_name, matches, _ in bound_only:
                 if matches is None:
                     return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_PV_NOT_EXIST,
                                   details={"claim": pvc_key(pvc), "volume": pv_name})
@@ -280,4 +280,5 @@ FACTS = PluginFacts(
     events={},
     args=ArgsFacts("VolumeBindingArgs", default_config_args, validate_config_args),
     remedy=remedy,
+    twin=ColumnTwin("kschedctl.plugins.volume_binding.columns", ("filter",)),
 )
