@@ -50,16 +50,24 @@ class _ChangeLog:
     Caches kept across the cycles of a simulate run (PodTopologySpread's domain totals) read the
     entries after their last position instead of walking every node; a reader that fell further
     behind than the log holds gets None and walks every node again.
+
+    Beside each entry, what changed (``deltas_since``): the pod added (+1) or removed (-1), or
+    None for anything else (node object set or removed), with the node's generation before and
+    after. A reader whose count of a node is at the generation before can apply the one pod
+    instead of counting the node's pods again.
     """
 
-    __slots__ = ("entries", "count")
+    __slots__ = ("entries", "deltas", "count")
 
     def __init__(self, size: int = 4096) -> None:
         self.entries: deque = deque(maxlen=size)
+        self.deltas: deque = deque(maxlen=size)
         self.count = 0
 
-    def add(self, node_info: "NodeInfo") -> None:
+    def add(self, node_info: "NodeInfo", pod_info: "PodInfo | None" = None, sign: int = 0,
+            before: int = 0) -> None:
         self.entries.append(node_info)
+        self.deltas.append((node_info, pod_info, sign, before, node_info.generation))
         self.count += 1
 
     def since(self, position: int) -> list["NodeInfo"] | None:
@@ -67,6 +75,14 @@ class _ChangeLog:
         if behind > len(self.entries):
             return None
         return list(islice(reversed(self.entries), behind))[::-1] if behind else []
+
+    def deltas_since(self, position: int) -> list[tuple] | None:
+        """``(node_info, pod_info or None, +1/-1/0, generation before, generation after)`` of
+        each change after ``position``, in order; None when the log no longer holds them all."""
+        behind = self.count - position
+        if behind > len(self.deltas):
+            return None
+        return list(islice(reversed(self.deltas), behind))[::-1] if behind else []
 
 
 #: Every NodeInfo change, process-wide (see ``_ChangeLog``).
@@ -588,14 +604,16 @@ class NodeInfo:
         self.labels = meta.get("labels") or {}
         self.taints = (node.get("spec") or {}).get("taints") or []
         self.allocatable = node_allocatable(node)
+        before = self.generation
         self.generation = next_generation()
-        NODE_CHANGES.add(self)
+        NODE_CHANGES.add(self, None, 0, before)
 
     def remove_node(self) -> None:
         """Forget the node object but keep the pods (upstream RemoveNode)."""
         self.node = None
+        before = self.generation
         self.generation = next_generation()
-        NODE_CHANGES.add(self)
+        NODE_CHANGES.add(self, None, 0, before)
 
     def add_pod(self, pod_info: PodInfo) -> None:
         """Add a pod: it counts towards requested resources, ports and PVC references."""
@@ -620,6 +638,7 @@ class NodeInfo:
         return True
 
     def _update(self, pod_info: PodInfo, sign: int) -> None:
+        before = self.generation
         res = pod_info.requests
         requested = self.requested
         requested.milli_cpu += sign * res.milli_cpu
@@ -650,7 +669,7 @@ class NodeInfo:
                     else:
                         counts[key] = left
         self.generation = next_generation()
-        NODE_CHANGES.add(self)
+        NODE_CHANGES.add(self, pod_info, sign, before)
 
     def clone(self) -> "NodeInfo":
         """A copy whose lists, maps and totals can change independently; PodInfos are shared."""

@@ -7,7 +7,7 @@ requirements to label selectors with upstream's error texts. Label selectors the
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from kschedctl.k8s.selectors import (
     _EMPTY,
@@ -135,6 +135,10 @@ class _Term:
         return True
 
 
+def _match_any(labels: Mapping[str, str] | None) -> bool:
+    return True
+
+
 def _is_empty_term(term: Any) -> bool:
     return not isinstance(term, Mapping) or (not term.get("matchExpressions") and not term.get("matchFields"))
 
@@ -189,6 +193,28 @@ class NodeSelector:
             if term.match(labels, name):
                 return True
         return False
+
+    def labels_matcher(self) -> Callable[[Mapping[str, str] | None], bool]:
+        """``match_labels(labels, "")`` as one callable, for a selector asked of many nodes'
+        labels alone (no name: matchFields are not checked). A single well-formed term is its
+        label selector itself."""
+        terms = self._terms
+        if len(terms) == 1 and not terms[0].errors:
+            selector = terms[0].labels
+            return selector.matches if selector is not None else _match_any
+        return lambda labels: self.match_labels(labels, "")
+
+    def label_requirements(self) -> tuple[Any, ...] | None:
+        """What ``labels_matcher`` checks when the selector is one well-formed term: its label
+        requirements, all of which must match (none for a term of matchFields only, which sees
+        no name); None otherwise (several terms, a parse error, a selector matching nothing)."""
+        terms = self._terms
+        if len(terms) != 1 or terms[0].errors:
+            return None
+        selector = terms[0].labels
+        if selector is None:
+            return ()
+        return None if selector.nothing else selector.requirements
 
     def match_with_error(self, node: Mapping[str, Any] | None) -> tuple[bool, str | None]:
         """Upstream ``LazyErrorNodeSelector.Match``: parse errors only when no term matched."""

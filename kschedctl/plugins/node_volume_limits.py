@@ -27,12 +27,14 @@ from typing import TYPE_CHECKING, Any
 from kschedctl.framework.events import ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.framework.twins import ColumnTwin
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import PluginFacts
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 from kschedctl.plugins.volume_binding.binder import (
     IN_TREE_DRIVERS,
     IN_TREE_SOURCES,
+    MIGRATED_PLUGINS_ANNOTATION,
     claim_class,
     claim_name_of,
     ephemeral_owner_error,
@@ -71,6 +73,7 @@ class NodeVolumeLimits(Plugin):
         super().__init__(args, handle)
         # upstream rand.String(32): keeps unbound claims' made-up handles apart from real ones
         self.random_volume_id_prefix = secrets.token_hex(16)
+        self._limits_anywhere: tuple[Any, int, bool] | None = None
 
     def pre_filter(
         self, state: "CycleState", pod_info: "PodInfo", nodes: list["NodeInfo"]
@@ -78,6 +81,7 @@ class NodeVolumeLimits(Plugin):
         for volume in (pod_info.pod.get("spec") or {}).get("volumes") or ():
             if (volume.get("persistentVolumeClaim") is not None or volume.get("ephemeral") is not None
                     or _inline_source(volume) is not None):
+                state.write(_NEW_VOLUMES_KEY, _NewVolumes())
                 return None, None
         return None, Status(Code.Skip)
 
@@ -89,18 +93,16 @@ class NodeVolumeLimits(Plugin):
         node_name = node_info.name
         csinode = (getattr(cluster, "csinodes", None) or {}).get(node_name)
 
-        new_volumes: dict[str, str] = {}
-        try:
-            self._attachable_volumes(cluster, pod, csinode, True, new_volumes)
-        except _LookupError as err:
-            code = Code.UnschedulableAndUnresolvable if err.not_found else Code.Error
-            return Status(code, str(err), error=None if err.not_found else err)
-        if not new_volumes:
+        found = self.new_volumes(state, cluster, pod, csinode)
+        if isinstance(found, _LookupError):
+            code = Code.UnschedulableAndUnresolvable if found.not_found else Code.Error
+            return Status(code, str(found), error=None if found.not_found else found)
+        if not found:
             return None
-
         limits = _volume_limits(csinode)
         if not limits:
             return None
+        new_volumes = dict(found)  # the node's own volumes are taken out of it below
 
         attached: dict[str, str] = {}
         for other in node_info.pods:
@@ -130,6 +132,37 @@ class NodeVolumeLimits(Plugin):
         return None
 
     # --- volume resolution ----------------------------------------------------------------------
+
+    def new_volumes(self, state: "CycleState", cluster: Any, pod: dict, csinode: dict | None) -> Any:
+        """The new pod's "<driver>/<handle>" -> driver on a node with ``csinode`` (not to be
+        changed), or the ``_LookupError`` resolving them raised. They depend on the node only
+        through its CSINode's migration answers (is_csi_migration_on), and whether resolving
+        raises not at all: resolved once per such answer in a cycle, not once per node."""
+        try:
+            known: _NewVolumes | None = state.read(_NEW_VOLUMES_KEY)
+        except KeyError:
+            known = None  # Filter asked without this plugin's PreFilter: resolved here, every time
+        shape = None if csinode is None else ((meta(csinode).get("annotations") or {}).get(MIGRATED_PLUGINS_ANNOTATION) or "")
+        found = known.by_shape.get(shape) if known is not None else None
+        if found is None:
+            resolved: dict[str, str] = {}
+            try:
+                self._attachable_volumes(cluster, pod, csinode, True, resolved)
+                found = resolved
+            except _LookupError as err:
+                found = err
+            if known is not None:
+                known.by_shape[shape] = found
+        return found
+
+    def limits_anywhere(self, cluster: Any) -> bool:
+        """Whether some CSINode of ``cluster`` sets an attach limit (kept per CSINode map)."""
+        csinodes = getattr(cluster, "csinodes", None) or {}
+        kept = self._limits_anywhere
+        if kept is None or kept[0] is not csinodes or kept[1] != len(csinodes):
+            kept = self._limits_anywhere = (csinodes, len(csinodes),
+                                            any(_volume_limits(c) for c in csinodes.values()))
+        return kept[2]
 
     def _attachable_volumes(self, cluster: Any, pod: dict, csinode: dict | None, new_pod: bool,
                             result: dict[str, str]) -> None:
@@ -207,6 +240,24 @@ class NodeVolumeLimits(Plugin):
                 return "", ""
             return IN_TREE_DRIVERS[provisioner], handle
         return provisioner, handle
+
+
+#: CycleState key of the new pod's volumes resolved so far in this cycle.
+_NEW_VOLUMES_KEY = f"{NAME}/newVolumes"
+
+
+class _NewVolumes:
+    """The new pod's "<driver>/<handle>" -> driver (or the lookup error), per CSINode shape: None
+    for a node without a CSINode, else its migrated-plugins annotation. Shared by clones: the pod
+    does not change within a cycle."""
+
+    __slots__ = ("by_shape",)
+
+    def __init__(self) -> None:
+        self.by_shape: dict[str | None, dict[str, str] | _LookupError] = {}
+
+    def clone(self) -> "_NewVolumes":
+        return self
 
 
 def _inline_source(volume: dict) -> tuple[str, dict] | None:
@@ -314,4 +365,5 @@ FACTS = PluginFacts(
     points=("preFilter", "filter"),
     events={ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
     remedy=remedy,
+    twin=ColumnTwin("kschedctl.plugins.node_volume_limits_columns", ("filter",)),
 )

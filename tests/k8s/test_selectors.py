@@ -342,3 +342,20 @@ def test_pod_field_selector_refuses(text: str, words: str) -> None:
     with pytest.raises(ValueError) as caught:
         pod_field_selector(text)
     assert words in str(caught.value)
+
+
+@pytest.mark.parametrize("case", _params("NodeSelectorMatch", NODE["node_selector_match"]))
+def test_node_selector_labels_matcher_answers_as_match_labels_without_a_name(case: dict) -> None:
+    """``labels_matcher`` (a PV's node affinity asked of many nodes) and, where given,
+    ``label_requirements`` answer as ``match_labels(labels, "")`` for the table's selectors,
+    well-formed or not, on the table's node and on label sets around it."""
+    lazy = NodeSelector(case["terms"])
+    matcher = lazy.labels_matcher()
+    node_labels = ((case.get("node") or {}).get("metadata") or {}).get("labels")
+    label_sets = [node_labels, None, {}, {"label_1": "label_1_val"}, {"label_1": "other"},
+                  {"label_1": "label_1_val", "label_2": "label_2_val"}]
+    requirements = lazy.label_requirements()
+    for labels in label_sets:
+        assert matcher(labels) is lazy.match_labels(labels, ""), labels
+        if requirements is not None:  # what the column twins check, one requirement at a time
+            assert all(r.matches(labels or {}) for r in requirements) is lazy.match_labels(labels, ""), labels

@@ -14,7 +14,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interfaces import extension_points_of
 from kschedctl.plugins.registry import in_tree_extension_points
 from kschedctl.plugins.node_volume_limits import NodeVolumeLimits
-from tests.plugins.harness import CASES_DIR, build, expected_status, load_cases, pod_info, status_dict
+from tests.plugins.harness import CASES_DIR, build, check_filter_twin, expected_status, load_cases, pod_info, status_dict
 
 CASES = load_cases("node_volume_limits")
 _DATA = yaml.safe_load((CASES_DIR / "node_volume_limits.yaml").read_text(encoding="utf-8"))
@@ -108,6 +108,10 @@ def test_csi_limits(case: dict) -> None:
         return
     got = plugin.filter(state, pod, env.node_infos[0])
     assert status_dict(got) == expected_status(case.get("wantStatus"))
+    # the column twin says what Filter said; it answers exactly when no CSINode sets a limit and
+    # the pod's volumes resolve (then Filter passes)
+    answered = check_filter_twin(plugin, pod, env, state, {NODE_NAME: got})
+    assert answered == (case.get("limitSource") != "csinode" and got is None)
 
 
 def test_over_limit_details() -> None:

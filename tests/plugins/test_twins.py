@@ -17,9 +17,11 @@ from kschedctl.plugins.inter_pod_affinity import InterPodAffinity
 from kschedctl.plugins.node_affinity import NodeAffinity
 from kschedctl.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kschedctl.plugins.node_resources_fit import NodeResourcesFit
+from kschedctl.plugins.node_volume_limits import NodeVolumeLimits
 from kschedctl.plugins.pod_topology_spread import PodTopologySpread
 from kschedctl.plugins.registry import BUILTIN_PLUGINS, builtin_facts, own_facts
 from kschedctl.plugins.taint_toleration import TaintToleration
+from kschedctl.plugins.volume_binding import VolumeBinding
 from tests.framework.fakes import make_node, make_pod
 from tests.plugins.harness import Env, build, pod_info, run_filters, run_scores
 
@@ -36,6 +38,8 @@ def test_the_twins_declared_are_those_simulate_had() -> None:
         # their scores kept per node object, their DefaultNormalizeScore on the array
         "TaintToleration": ("normalize",),
         "NodeAffinity": ("normalize",),
+        "VolumeBinding": ("filter",),
+        "NodeVolumeLimits": ("filter",),
     }
     object_local = {name: facts.object_local for name, facts in builtin_facts().items() if facts.object_local}
     assert object_local == {
@@ -153,6 +157,20 @@ def _case(name: str) -> tuple[Any, Any, Env]:
             {"weight": 3, "preference": {"matchExpressions": [
                 {"key": "kubernetes.io/hostname", "operator": "In", "values": ["n0", "n1"]}]}}]}}
         return NodeAffinity(None, env.handle), incoming, env
+    if name in ("VolumeBinding", "NodeVolumeLimits"):
+        # a claim bound to a CSI volume pinned to zone z0 (no CSINode sets a limit)
+        pvc = {"kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default",
+                                                             "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+               "spec": {"volumeName": "pv-data"}, "status": {"phase": "Bound"}}
+        pv = {"kind": "PersistentVolume", "metadata": {"name": "pv-data"},
+              "spec": {"csi": {"driver": "disk.csi.example.com", "volumeHandle": "pv-data"},
+                       "claimRef": {"name": "data", "namespace": "default"},
+                       "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                           {"key": "zone", "operator": "In", "values": ["z0"]}]}]}}}}
+        env = build(_zones(), _placed(), [pvc, pv])
+        incoming["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]
+        plugin = VolumeBinding(None, env.handle) if name == "VolumeBinding" else NodeVolumeLimits(None, env.handle)
+        return plugin, incoming, env
     return NodeResourcesFit(None, env.handle), incoming, env
 
 
@@ -185,15 +203,19 @@ POINTS = [(name, point) for name, facts in sorted(TWINNED.items()) for point in 
 
 @pytest.mark.parametrize("name, point", POINTS, ids=[f"{n}-{p}" for n, p in POINTS])
 def test_a_drifting_twin_fails_the_harness(name: str, point: str, monkeypatch) -> None:
-    """Each twin agrees on a case where the plugin's answers differ per node; the same twin
-    changed to answer otherwise fails the check every YAML case goes through."""
+    """Each twin agrees on a case where the plugin's answers differ per node (NodeVolumeLimits',
+    which answers only where every node passes, on such a case); the same twin changed to answer
+    otherwise fails the check every YAML case goes through."""
     case = f"{name}-filter" if (name, point) == ("PodTopologySpread", "filter") else name
 
     def run() -> None:
         plugin, incoming, env = _case(case)
         if point == "filter":
             statuses = run_filters(plugin, pod_info(incoming), env)
-            assert len({s is None for s in statuses.values()}) == 2, statuses  # some pass, some do not
+            if name == "NodeVolumeLimits":
+                assert all(s is None for s in statuses.values()), statuses
+            else:
+                assert len({s is None for s in statuses.values()}) == 2, statuses  # some pass, some do not
         else:
             raw, normalized = run_scores(plugin, pod_info(incoming), env)
             assert len(set((normalized if point == "normalize" else raw).values())) > 1, (raw, normalized)

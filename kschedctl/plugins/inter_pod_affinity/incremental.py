@@ -14,7 +14,10 @@ Pods with one signature (the replicas of a workload) share the sums. Each node's
 is remembered with the NodeInfo generation it was taken at, and the next pod of the signature
 brings the sums up to date from the process-wide NodeInfo change log (``NODE_CHANGES``): only the
 nodes that changed since (a pod assumed or forgotten, a victim removed, a node relabelled) are
-looked at again. A reader that fell behind the log rebuilds its sums.
+looked at again. A pod added to or removed from a node whose share is at the generation before
+(the log's pod deltas) goes in or out of the share alone, its own items matched, instead of every
+pod of the node (the incoming pod's required affinity counts, which count pods matching all
+terms, take the node again). A reader that fell behind the log rebuilds its sums.
 
 The sums are the numbers a fresh walk gives: pairs present exactly when a fresh walk has them
 (the PreFilter counts drop pairs at 0; the score map keeps a pair while at least one term
@@ -39,7 +42,12 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping
 from kschedctl.framework.types import NODE_CHANGES, TERM_LABEL_KEYS, AffinityTerm, WeightedAffinityTerm
 from kschedctl.k8s.selectors import Selector
 from kschedctl.plugins.inter_pod_affinity.filtering import Pair, TopologyCounts
-from kschedctl.plugins.inter_pod_affinity.scoring import ScoreMap, incoming_terms, node_score_items
+from kschedctl.plugins.inter_pod_affinity.scoring import (
+    ScoreMap,
+    existing_pod_score_items,
+    incoming_terms,
+    node_score_items,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from kschedctl.framework.types import NodeInfo, PodInfo
@@ -69,29 +77,53 @@ class _Entry:
                 shares[node_info.name] = (node_info.generation, share)
                 self._apply(share, 1)
 
-    def catch_up(self, by_name: dict[str, "NodeInfo"], share_of: Callable[[Any], Any]) -> bool:
-        """Retake the shares of the snapshot's nodes that changed; False when the log fell behind."""
-        changed = NODE_CHANGES.since(self.seen)
+    def catch_up(self, by_name: dict[str, "NodeInfo"], share_of: Callable[[Any], Any],
+                 pod_share_of: Callable[[Any, Any], Any] | None = None) -> bool:
+        """Bring the shares of the snapshot's nodes that changed up to date; False when the log
+        fell behind. A pod added to or removed from a node whose share is at the generation
+        before goes in or out of it alone (``pod_share_of(node, pod)``: that pod's items);
+        anything else (the node object changed, a pod whose items the share does not hold)
+        takes the node's share again."""
+        changed = NODE_CHANGES.deltas_since(self.seen)
         if changed is None:
             return False
         self.seen = NODE_CHANGES.count
         shares = self.shares
-        for node_info in changed:
+        #: generation of the nodes met here whose share is empty (they are not in ``shares``)
+        empty_at: dict[str, int] = {}
+        for node_info, pod, sign, before, after in changed:
             name = node_info.name
             if by_name.get(name) is not node_info:
                 continue  # a scratch copy (nominated pods added, a preemption dry run), or another snapshot's
-            generation = node_info.generation
             old = shares.get(name)
-            if old is not None and old[0] == generation:
-                continue  # logged more than once since
-            share = share_of(node_info)
             if old is not None:
-                self._apply(old[1], -1)
-            if share:
-                self._apply(share, 1)
-                shares[name] = (generation, share)
-            elif old is not None:
-                del shares[name]
+                at, share = old
+            else:
+                # empty since the entry last looked: at the generation this first change started from
+                at, share = empty_at.get(name, before), ()
+            if at >= after:
+                continue  # taken at or after this change
+            new = None
+            if pod is not None and pod_share_of is not None and at == before:
+                items = pod_share_of(node_info, pod)
+                new = share + items if sign > 0 else _without(share, items)
+                if new is not None:
+                    if items:
+                        self._apply(items, sign)
+                    at = after
+            if new is None:
+                at = node_info.generation
+                new = share_of(node_info)
+                if share:
+                    self._apply(share, -1)
+                if new:
+                    self._apply(new, 1)
+            if new:
+                shares[name] = (at, new)
+            else:
+                if old is not None:
+                    del shares[name]
+                empty_at[name] = at
         return True
 
     def _apply(self, share: Any, sign: int) -> None:  # pragma: no cover - overridden
@@ -226,6 +258,7 @@ class IncrementalSums:
     def _entry(
         self, key: Hashable, nodes: list["NodeInfo"], initial: Callable[[], list["NodeInfo"]],
         make: Callable[[], _Entry], share_of: Callable[[Any], Any],
+        pod_share_of: Callable[[Any, Any], Any] | None = None,
     ) -> Any:
         """The current entry of ``key``, or None for a signature's first pod (or nodes that cannot
         be told apart by name)."""
@@ -242,7 +275,7 @@ class IncrementalSums:
         entry = entries.get(key)
         if entry is not None:
             entries.move_to_end(key)
-            if entry.catch_up(by_name, share_of):
+            if entry.catch_up(by_name, share_of, pod_share_of):
                 return entry
         elif key not in self._seen_once:
             self._seen_once[key] = None
@@ -271,7 +304,14 @@ class IncrementalSums:
         def share_of(node_info: "NodeInfo") -> CountShare:
             return existing_anti_share(pod_info, namespace_labels, node_info)
 
-        entry = self._entry(("existing", key), nodes, with_anti, _CountsEntry, share_of)
+        def pod_share_of(node_info: "NodeInfo", existing: "PodInfo") -> CountShare:
+            if not existing.has_required_anti_affinity:
+                return ()
+            out: list = []
+            _existing_anti_items(pod_info, namespace_labels, node_info.labels, existing, out)
+            return tuple(out)
+
+        entry = self._entry(("existing", key), nodes, with_anti, _CountsEntry, share_of, pod_share_of)
         return entry.lend(True) if entry is not None else None
 
     def incoming_affinity_counts(
@@ -299,7 +339,13 @@ class IncrementalSums:
             def anti_share(node_info: "NodeInfo") -> CountShare:
                 return incoming_anti_share(anti_checks, node_info)
 
-            anti_entry = self._entry(("anti", key), nodes, lambda: nodes, _CountsEntry, anti_share)
+            def anti_pod_share(node_info: "NodeInfo", existing: "PodInfo") -> CountShare:
+                labels = node_info.labels
+                out: list = []
+                _incoming_anti_items([c for c in anti_checks if c[3] in labels], labels, existing, out)
+                return tuple(out)
+
+            anti_entry = self._entry(("anti", key), nodes, lambda: nodes, _CountsEntry, anti_share, anti_pod_share)
         if (affinity_terms and affinity_entry is None) or (anti_terms and anti_entry is None):
             return None
         return (affinity_entry.lend(False) if affinity_entry is not None else TopologyCounts({}),
@@ -331,9 +377,31 @@ class IncrementalSums:
                 pod_info, incoming, namespace_labels, node_info, all_pods, hard_pod_affinity_weight
             )
 
+        def pod_share_of(node_info: "NodeInfo", existing: "PodInfo") -> ScoreShare:
+            labels = node_info.labels
+            if not labels or not (all_pods or existing.has_affinity):
+                return ()  # as node_score_items: a node without labels, a pod it does not visit
+            out: list = []
+            existing_pod_score_items(pod_info, incoming, namespace_labels, labels, existing,
+                                     hard_pod_affinity_weight, out.append)
+            return tuple(out)
+
         key = ("scores", pod_key, terms_key, all_pods, hard_pod_affinity_weight)
-        entry = self._entry(key, nodes, initial, _ScoresEntry, share_of)
+        entry = self._entry(key, nodes, initial, _ScoresEntry, share_of, pod_share_of)
         return entry.lend() if entry is not None else None
+
+
+def _without(share: tuple, items: tuple) -> tuple | None:
+    """``share`` with one of each of ``items`` taken out, or None when it lacks one of them."""
+    if not items:
+        return share
+    left = list(share)
+    try:
+        for item in items:
+            left.remove(item)
+    except ValueError:
+        return None
+    return tuple(left)
 
 
 # --- signatures ---------------------------------------------------------------------------------
@@ -408,13 +476,19 @@ def existing_anti_share(pod_info: "PodInfo", namespace_labels: Mapping[str, str]
     if not pods:
         return ()
     labels = node_info.labels
-    out = []
+    out: list = []
     for existing in pods:
-        for term in existing.required_anti_affinity_terms:
-            key = term.topology_key
-            if key in labels and term.matches(pod_info, namespace_labels):
-                out.append(((key, labels[key]), existing.key, 1))
+        _existing_anti_items(pod_info, namespace_labels, labels, existing, out)
     return tuple(out)
+
+
+def _existing_anti_items(pod_info: "PodInfo", namespace_labels: Mapping[str, str], labels: Mapping[str, str],
+                         existing: "PodInfo", out: list) -> None:
+    """One existing pod's part of ``existing_anti_share`` on a node with ``labels``."""
+    for term in existing.required_anti_affinity_terms:
+        key = term.topology_key
+        if key in labels and term.matches(pod_info, namespace_labels):
+            out.append(((key, labels[key]), existing.key, 1))
 
 
 def incoming_affinity_share(aff_checks: list, aff_keys: list[str], node_info: "NodeInfo") -> CountShare:
@@ -444,11 +518,16 @@ def incoming_anti_share(anti_checks: list, node_info: "NodeInfo") -> CountShare:
     here = [c for c in anti_checks if c[3] in labels]
     if not here:
         return ()
-    out = []
+    out: list = []
     for existing in node_info.pods:
-        ns = existing.namespace
-        pod_labels = existing.labels
-        for namespaces, all_ns, matches, key in here:
-            if (all_ns or ns in namespaces) and matches(pod_labels):
-                out.append(((key, labels[key]), existing.key, 1))
+        _incoming_anti_items(here, labels, existing, out)
     return tuple(out)
+
+
+def _incoming_anti_items(here: list, labels: Mapping[str, str], existing: "PodInfo", out: list) -> None:
+    """One existing pod's part of ``incoming_anti_share``, for the checks whose key the node has."""
+    ns = existing.namespace
+    pod_labels = existing.labels
+    for namespaces, all_ns, matches, key in here:
+        if (all_ns or ns in namespaces) and matches(pod_labels):
+            out.append(((key, labels[key]), existing.key, 1))

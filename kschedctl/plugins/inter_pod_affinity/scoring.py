@@ -17,7 +17,7 @@ leaves the scores untouched when nothing was recorded.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from kschedctl.framework.interfaces import MAX_NODE_SCORE, NodeScore
 from kschedctl.framework.types import AffinityTerm, WeightedAffinityTerm
@@ -110,31 +110,45 @@ def node_score_items(
     if not pods:
         return ()
     out: list[tuple[str, str, int]] = []
-    append = out.append
     for existing in pods:
-        # The incoming pod's terms are matched against existing pods without namespace labels.
-        for term, weight in incoming:
-            key = term.topology_key
-            if key in labels and term.matches(existing, None):
-                append((key, labels[key], weight))
-        if not existing.has_affinity:
-            continue
-        if hard_pod_affinity_weight > 0:
-            for term in existing.required_affinity_terms:
-                key = term.topology_key
-                if key in labels and term.matches(pod_info, namespace_labels):
-                    append((key, labels[key], hard_pod_affinity_weight))
-        for wt in existing.preferred_affinity_terms:
-            term = wt.term
-            key = term.topology_key
-            if key in labels and term.matches(pod_info, namespace_labels):
-                append((key, labels[key], wt.weight))
-        for wt in existing.preferred_anti_affinity_terms:
-            term = wt.term
-            key = term.topology_key
-            if key in labels and term.matches(pod_info, namespace_labels):
-                append((key, labels[key], -wt.weight))
+        existing_pod_score_items(pod_info, incoming, namespace_labels, labels, existing, hard_pod_affinity_weight,
+                                 out.append)
     return tuple(out)
+
+
+def existing_pod_score_items(
+    pod_info: "PodInfo",
+    incoming: list[tuple[AffinityTerm, int]],
+    namespace_labels: Mapping[str, str],
+    labels: Mapping[str, str],
+    existing: "PodInfo",
+    hard_pod_affinity_weight: int,
+    append: Callable[[tuple[str, str, int]], Any],
+) -> None:
+    """One existing pod's part of ``node_score_items`` on a node with ``labels`` (upstream
+    processExistingPod), handed to ``append`` in upstream's order."""
+    # The incoming pod's terms are matched against existing pods without namespace labels.
+    for term, weight in incoming:
+        key = term.topology_key
+        if key in labels and term.matches(existing, None):
+            append((key, labels[key], weight))
+    if not existing.has_affinity:
+        return
+    if hard_pod_affinity_weight > 0:
+        for term in existing.required_affinity_terms:
+            key = term.topology_key
+            if key in labels and term.matches(pod_info, namespace_labels):
+                append((key, labels[key], hard_pod_affinity_weight))
+    for wt in existing.preferred_affinity_terms:
+        term = wt.term
+        key = term.topology_key
+        if key in labels and term.matches(pod_info, namespace_labels):
+            append((key, labels[key], wt.weight))
+    for wt in existing.preferred_anti_affinity_terms:
+        term = wt.term
+        key = term.topology_key
+        if key in labels and term.matches(pod_info, namespace_labels):
+            append((key, labels[key], -wt.weight))
 
 
 def node_score(state: PreScoreState, node_labels: Mapping[str, str]) -> int:

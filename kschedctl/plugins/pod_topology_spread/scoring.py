@@ -227,35 +227,48 @@ def _domain_totals(c: Constraint, inclusion: NodeInclusion, namespace: str, all_
     state = _TOTALS.get(key)
     changed = None
     if state is not None and state.nodes is all_nodes and len(state.by_name) == len(all_nodes):
-        changed = NODE_CHANGES.since(state.seen)
+        changed = NODE_CHANGES.deltas_since(state.seen)
     if changed is None:
         if len(_TOTALS) >= _TOTALS_MAX:
             _TOTALS.clear()
         if state is None or state.nodes is not all_nodes or len(state.by_name) != len(all_nodes):
             state = _TOTALS[key] = _Totals(all_nodes)
-        changed = all_nodes
+        changed = [(node_info, None, 0, -1, node_info.generation) for node_info in all_nodes]
     state.seen = NODE_CHANGES.count
     shares, totals, by_name = state.shares, state.totals, state.by_name
-    for node_info in changed:
+    matches = c.selector.matches
+    topology_key = c.topology_key
+    for node_info, pod, sign, before, after in changed:
         name = node_info.name
         if by_name.get(name) is not node_info:
             continue  # a scratch copy (preemption dry run, hints), not this snapshot's node
-        generation = node_info.generation
         share = shares.get(name)
-        if share is not None and share[0] == generation:
+        if share is not None and share[0] >= after:
+            continue  # counted at or after this change
+        if pod is not None and share is not None and share[0] == before:
+            # one pod in or out, the node object as it was: one selector match, not a recount
+            # (count_pods_match_selector's test for that one pod)
+            value, count = share[1], share[2]
+            if (value is not None and not c.selector_empty and not pod.is_terminating
+                    and pod.namespace == namespace and matches(pod.labels)):
+                count += sign
+                totals[value] += sign
+            shares[name] = (after, value, count)
             continue
-        value: str | None = None
+        # anything else (a node object set or removed, a share older than the change): the
+        # node's pods counted again as they are now
+        value = None
         count = 0
-        if node_info.pods and node_info.node is not None:
+        if node_info.node is not None:
             labels = node_info.labels
             if not required or all(k in labels for k in required):
-                value = labels.get(c.topology_key, "")
+                value = labels.get(topology_key, "")
                 count = count_node_pods_match_selector(node_info, c, namespace)
         if share is not None and share[1] is not None:
             totals[share[1]] -= share[2]
         if value is not None:
             totals[value] = totals.get(value, 0) + count
-        shares[name] = (generation, value, count)
+        shares[name] = (node_info.generation, value, count)
     return totals
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
+from kschedctl.framework.twins import ColumnTwin
 from kschedctl.k8s.field import FieldError, child, invalid
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import ArgsFacts, PluginFacts
@@ -33,13 +34,17 @@ from kschedctl.plugins.helper import int_field
 from kschedctl.plugins.remedy import RemedyEngine, RemedyScenario, Step
 from kschedctl.plugins.resource_allocation import MAX_CUSTOM_PRIORITY_SCORE, validate_shape
 from kschedctl.plugins.volume_binding.binder import (
+    ERR_REASON_NODE_CONFLICT,
+    ERR_REASON_PV_NOT_EXIST,
     BinderError,
+    BoundVolume,
     PodVolumeClaims,
     PodVolumes,
     VolumeBinder,
     claim_name_of,
     ephemeral_owner_error,
     meta,
+    pvc_key,
     pvc_not_found,
     spec,
 )
@@ -60,12 +65,14 @@ STATE_KEY = NAME
 class _StateData:
     """What PreFilter found and Filter / Reserve add (shared by clones, as upstream's pointer)."""
 
-    __slots__ = ("claims", "pod_volumes_by_node", "all_bound")
+    __slots__ = ("claims", "pod_volumes_by_node", "all_bound", "bound_only")
 
-    def __init__(self, claims: PodVolumeClaims | None) -> None:
+    def __init__(self, claims: PodVolumeClaims | None, bound_only: list[BoundVolume] | None = None) -> None:
         self.claims = claims
         self.pod_volumes_by_node: dict[str, PodVolumes] = {}
         self.all_bound = False
+        #: When every claim is bound: each as Filter checks it (``VolumeBinder.bound_volumes``).
+        self.bound_only = bound_only
 
     def clone(self) -> "_StateData":
         return self
@@ -108,7 +115,7 @@ class VolumeBinding(Plugin):
                 ERR_REASON_UNBOUND_IMMEDIATE,
                 details={"claims": [_key(c) for c in claims.unbound_claims_immediate]},
             )
-        state.write(STATE_KEY, _StateData(claims))
+        state.write(STATE_KEY, _StateData(claims, binder.bound_volumes(claims)))
         return None, None
 
     def filter(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> Status | None:
@@ -118,6 +125,20 @@ class VolumeBinding(Plugin):
             return Status(Code.Error, f'reading "{STATE_KEY}" from cycleState: not found', error=err)
         if data.claims is None:
             # pod without claims (PreFilter returned Skip): nothing to check
+            return None
+        bound_only = data.bound_only
+        if bound_only is not None:
+            # every claim bound: only the PVs' node affinity against the node's labels is asked,
+            # as FindPodVolumes asks it (the claims and PVs were looked up once, in PreFilter)
+            labels = node_info.labels
+            for pvc, pv_name, matches, _ in bound_only:
+                if matches is None:
+                    return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_PV_NOT_EXIST,
+                                  details={"claim": pvc_key(pvc), "volume": pv_name})
+                if not matches(labels):
+                    return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_CONFLICT,
+                                  details={"claim": pvc_key(pvc), "volume": pv_name})
+            data.pod_volumes_by_node[node_info.name] = PodVolumes()
             return None
         try:
             pod_volumes, reasons, details = self._binder().find_pod_volumes(pod_info.pod, data.claims, node_info.node or {})
@@ -259,4 +280,5 @@ FACTS = PluginFacts(
     events={},
     args=ArgsFacts("VolumeBindingArgs", default_config_args, validate_config_args),
     remedy=remedy,
+    twin=ColumnTwin("kschedctl.plugins.volume_binding.columns", ("filter",)),
 )

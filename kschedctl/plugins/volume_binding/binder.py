@@ -23,7 +23,7 @@ Known differences from upstream:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 from kschedctl.k8s.quantity import parse_quantity
 from kschedctl.k8s.node_selectors import NodeSelector
@@ -141,7 +141,7 @@ def storage_capacity(pv: dict) -> Any:
     return parse_quantity(value) if value is not None else 0
 
 
-_node_affinity_cache: dict[int, tuple[dict, NodeSelector | None]] = {}
+_node_affinity_cache: dict[int, tuple[dict, Callable[[Any], bool], tuple[Any, ...] | None]] = {}
 
 
 def check_node_affinity(pv: dict, node_labels: dict) -> bool:
@@ -149,18 +149,41 @@ def check_node_affinity(pv: dict, node_labels: dict) -> bool:
 
     Upstream builds a Node with only the labels, so matchFields on metadata.name see "".
     """
+    return node_affinity_matcher(pv)(node_labels)
+
+
+def _matches_every_node(labels: Any) -> bool:
+    return True
+
+
+def node_affinity_matcher(pv: dict) -> Callable[[Any], bool]:
+    """``check_node_affinity`` of ``pv`` as a function of node labels (for one PV asked of many nodes)."""
     affinity = spec(pv).get("nodeAffinity")
     if not affinity:
-        return True
+        return _matches_every_node
     required = affinity.get("required")
     if required is None:
-        return True
+        return _matches_every_node
+    return _node_affinity(required)[1]
+
+
+def node_affinity_requirements(pv: dict) -> tuple[Any, ...] | None:
+    """The label requirements ``node_affinity_matcher`` of ``pv`` checks (all must match), as
+    ``NodeSelector.label_requirements``: () when the PV admits every node, None when the
+    matcher is more than one label selector."""
+    affinity = spec(pv).get("nodeAffinity")
+    if not affinity or affinity.get("required") is None:
+        return ()
+    return _node_affinity(affinity["required"])[2]
+
+
+def _node_affinity(required: dict) -> tuple[dict, Callable[[Any], bool], tuple[Any, ...] | None]:
     cached = _node_affinity_cache.get(id(required))
     if cached is None or cached[0] is not required:
         selector = NodeSelector(required.get("nodeSelectorTerms") or [])
-        cached = (required, selector)
+        cached = (required, selector.labels_matcher(), selector.label_requirements())
         _node_affinity_cache[id(required)] = cached
-    return cached[1].match_labels(node_labels, "")
+    return cached
 
 
 def is_csi_migration_on(csinode: dict | None, plugin: str) -> bool:
@@ -240,6 +263,16 @@ class PodVolumeClaims:
     unbound_volumes_delay_binding: dict[str, list[dict]] = field(default_factory=dict)
 
 
+class BoundVolume(NamedTuple):
+    """A bound claim as Filter checks it on every node: its PV's name, the PV's
+    ``node_affinity_matcher`` (None: the PV is missing) and ``node_affinity_requirements``."""
+
+    claim: dict
+    pv_name: str
+    matches: Callable[[Any], bool] | None
+    requirements: tuple[Any, ...] | None
+
+
 @dataclass
 class PodVolumes:
     """What binding on one node would do: (claim, PV) pairs to bind and claims to provision."""
@@ -317,6 +350,23 @@ class VolumeBinder:
         for pvc in out.unbound_claims_delay_binding:
             cls = claim_class(pvc)
             out.unbound_volumes_delay_binding[cls] = self.list_pvs(cls)
+        return out
+
+    def bound_volumes(self, claims: PodVolumeClaims) -> list[BoundVolume] | None:
+        """When ``claims`` are all bound (none waits for binding): each bound claim's
+        ``BoundVolume``, in ``_check_bound_claims``' order, up to the first missing PV, where
+        that check stops on every node. None when some claim is unbound."""
+        if claims.unbound_claims_delay_binding or claims.unbound_claims_immediate:
+            return None
+        pvs = self._pvs()
+        out: list[BoundVolume] = []
+        for pvc in claims.bound_claims:
+            pv_name = spec(pvc).get("volumeName") or ""
+            pv = pvs.get(pv_name)
+            if pv is None:
+                out.append(BoundVolume(pvc, pv_name, None, None))
+                break
+            out.append(BoundVolume(pvc, pv_name, node_affinity_matcher(pv), node_affinity_requirements(pv)))
         return out
 
     # -- FindPodVolumes
