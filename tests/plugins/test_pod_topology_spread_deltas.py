@@ -16,7 +16,7 @@ from kschedctl.framework.snapshot import Snapshot
 from kschedctl.framework.types import NODE_CHANGES, NodeInfo, PodInfo
 from kschedctl.plugins.pod_topology_spread import PodTopologySpread
 from kschedctl.plugins.pod_topology_spread import scoring
-from kschedctl.plugins.pod_topology_spread.common import NodeInclusion, count_pods_match_selector
+from kschedctl.plugins.pod_topology_spread.common import NodeInclusion, count_pods_match_selector, node_counts_memo
 
 
 def _pod(name: str, app: str, namespace: str = "default", terminating: bool = False, node: str | None = None) -> PodInfo:
@@ -130,6 +130,13 @@ def test_domain_totals_from_pod_deltas_equal_a_walk(monkeypatch: pytest.MonkeyPa
         assert totals() == {k: v for k, v in _walk(c, infos).items() if v}, case
     if recounted is not None:
         assert len(counted) == recounted, counted
+    # each count the deltas told the node counts' memo is the node's own at that generation
+    # (the hostname constraint of the same selector reads it instead of counting)
+    memo = node_counts_memo()
+    for ni in infos:
+        told = memo.get((ni.generation, c.selector_key, "default"))
+        if told is not None:
+            assert told == count_pods_match_selector(ni.pods, c, "default"), (case, ni.name)
 
 
 @pytest.mark.parametrize("op, sign", [("add", 1), ("remove", -1), ("set_node", 0), ("remove_node", 0)])

@@ -255,6 +255,16 @@ def node_counts_memo() -> dict[tuple, int]:
     return _NODE_COUNTS
 
 
+def remember_node_count(generation: int, c: Constraint, namespace: str, count: int) -> None:
+    """Tell ``count_node_pods_match_selector``'s memo the count of a node at ``generation``, known
+    without counting (the domain totals' pod deltas): the hostname constraint of the same selector
+    then looks it up instead of counting the node's pods again."""
+    if c.selector_key is not None and not c.selector_empty:
+        if len(_NODE_COUNTS) >= _NODE_COUNTS_MAX:
+            _NODE_COUNTS.clear()
+        _NODE_COUNTS[(generation, c.selector_key, namespace)] = count
+
+
 def count_node_pods_match_selector(node_info: "NodeInfo", c: Constraint, namespace: str) -> int:
     """``count_pods_match_selector`` over the pods of ``node_info``, memoized by its generation."""
     pods = node_info.pods

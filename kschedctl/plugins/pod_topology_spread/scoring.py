@@ -32,6 +32,7 @@ from kschedctl.plugins.pod_topology_spread.common import (
     NodeInclusion,
     count_node_pods_match_selector,
     node_labels_match_spread_constraints,
+    remember_node_count,
 )
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -254,6 +255,8 @@ def _domain_totals(c: Constraint, inclusion: NodeInclusion, namespace: str, all_
                 count += sign
                 totals[value] += sign
             shares[name] = (after, value, count)
+            if value is not None:  # the node's whole count (not 0 for a node left out)
+                remember_node_count(after, c, namespace, count)
             continue
         # anything else (a node object set or removed, a share older than the change): the
         # node's pods counted again as they are now
