@@ -81,7 +81,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "        if len(self.tp_value_to_match_num[i]) < self.constraints[i].min_domains - 1:\n",
            "minDomains counted one short"),
     Mutant("hard-affinity-weight-ignored", "plugins/InterPodAffinity", "plugins/inter_pod_affinity/scoring.py",
-           "        if hard_pod_affinity_weight > 0:\n", "        if hard_pod_affinity_weight > 1000:\n",
+           "    if hard_pod_affinity_weight > 0:\n", "    if hard_pod_affinity_weight > 1000:\n",
            "existing pods' required affinity terms never score (hardPodAffinityWeight ignored)"),
     Mutant("image-spread-inverted", "plugins/ImageLocality", "plugins/image_locality.py",
            "    spread = float(num_nodes) / float(total_num_nodes)\n",
