@@ -18,6 +18,7 @@ import numpy as np
 
 from kschedctl.framework.interfaces import MAX_NODE_SCORE
 from kschedctl.framework.twins import ColumnCycle, ColumnFilter, ColumnScores
+from kschedctl.plugins.normalize_columns import go_div_by
 from kschedctl.plugins.pod_topology_spread import NAME, PRE_FILTER_STATE_KEY, PRE_SCORE_STATE_KEY
 from kschedctl.plugins.pod_topology_spread.common import count_node_pods_match_selector
 
@@ -88,7 +89,5 @@ def column_normalize(cycle: ColumnCycle, scores: ColumnScores) -> np.ndarray:
     if high == 0:
         out = np.full(len(values), MAX_NODE_SCORE, dtype=np.int64)
     else:
-        numerator = MAX_NODE_SCORE * (high + low - values)
-        quotient = np.abs(numerator) // high  # go_div: truncated toward zero (high > 0)
-        out = np.where(numerator >= 0, quotient, -quotient)
+        out = go_div_by(MAX_NODE_SCORE * (high + low - values), high)
     return out if ignored is None else np.where(ignored, 0, out)
