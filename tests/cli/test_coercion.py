@@ -3,6 +3,7 @@ the same errors as typer's own conversion, and explain's run never imports pydan
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -87,4 +88,7 @@ def test_explain_does_not_import_pydantic(config: str) -> None:
     quick = _run("quick", args)
     assert quick["code"] == 0, quick["err"]
     assert not quick["pydantic"]
-    assert _run("typer", args)["pydantic"]  # what the quick way saves
+    if importlib.util.find_spec("typer._coercion") is not None:
+        # What the quick way saves, on the typers that convert through pydantic (0.2x); the
+        # lowest typer pyproject allows converts with click alone and never imports it.
+        assert _run("typer", args)["pydantic"]
