@@ -222,7 +222,7 @@ def _err(message: str, plugin: str = "", cause: BaseException | None = None) -> 
     return Status(Code.Error, message, error=cause, plugin=plugin)
 
 
-def _filter_failure(name: str, status: Status) -> Status:
+def filter_failure(name: str, status: Status) -> Status:
     """A filter's non-success as RunFilterPlugins reports it: a rejection stamped with the
     plugin, anything else (filters may only say Success or Unschedulable*) wrapped as an error."""
     if status.code in _REJECTED:
@@ -294,6 +294,11 @@ class NodeVerdicts(Protocol):
     def feasible(self, nodes: list["NodeInfo"], positions: list[int]) -> list["NodeInfo"]:
         """The scan's feasible ``nodes`` (at ``positions`` of the scan's node list), as they are
         handed on to PreScore and Score (simulate's: with their places in the node columns)."""
+
+    def statuses(self, positions: list[int]) -> list[Status | None]:
+        """The status the filter chain gives each rejected node at ``positions`` (of the scan's
+        node list, rejections vouched for by ``VerdictRun.certain``), as the scan one node at a
+        time would get it; None where it must be asked that way."""
 
 
 class NameView(Sequence[str]):
@@ -570,7 +575,7 @@ class Framework:
             except Exception as exc:
                 status = _raised(name, "Filter", exc)
             if status is not None and status.code != _SUCCESS:
-                status = _filter_failure(name, status)
+                status = filter_failure(name, status)
                 if record is not None:
                     record.append((name, status))
                 if not all_filters:
@@ -642,7 +647,7 @@ class Framework:
                     except Exception as exc:
                         again = _raised(name, "Filter", exc)
                     if again is not None and again.code != _SUCCESS:
-                        status = _filter_failure(name, again)
+                        status = filter_failure(name, again)
                 out.append((name, status))
         finally:
             state.display_only = was

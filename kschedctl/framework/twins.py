@@ -15,7 +15,8 @@ columns never import numpy. It defines any of:
 
 - ``column_filter(cycle) -> ColumnFilter | None``: whether the pod passes the plugin's Filter on
   each node (None: not covered this cycle, e.g. its PreFilter state is missing or an amount is
-  beyond ``SAFE_AMOUNT``; the plugin is then asked node by node, and says why);
+  beyond ``SAFE_AMOUNT``; the plugin is then asked node by node, and says why), and optionally
+  the status of each node it rejects;
 - ``column_score(cycle, at) -> ColumnScores | None``: the raw scores of the nodes at positions
   ``at``;
 - ``column_normalize(cycle, scores) -> list[int] | None``: NormalizeScore of what
@@ -38,6 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     import numpy as np
 
     from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.status import Status
     from kschedctl.framework.types import NodeInfo, PodInfo
 
 #: Amounts (and pod requests) at or above this, or negative, are left to the object form: below
@@ -119,10 +121,16 @@ def _always(at: Any) -> bool:
 class ColumnFilter:
     """A twin's Filter verdicts: ``verdicts(at)`` is a bool array, True where the pod passes.
     ``certain(at)``: whether no node at ``at`` would get an Error status from the object form
-    (an Error ends a scan, so the scan then asks node by node)."""
+    (an Error ends a scan, so the scan then asks node by node).
+
+    ``statuses(at)``, when the twin has it: the Status the object form gives each node at ``at``
+    it rejects, as ``(which, made)``: an int array of positions into the list ``made`` (any value
+    where the node passes). A cycle every node rejects then reports each node's status without
+    asking the plugin node by node (without it, the plugin is asked for every node it rejects)."""
 
     verdicts: Callable[["np.ndarray"], "np.ndarray"]
     certain: Callable[["np.ndarray"], bool] = _always
+    statuses: "Callable[[np.ndarray], tuple[np.ndarray, list[Status]]] | None" = None
 
 
 @dataclass

@@ -29,8 +29,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from kschedctl.framework.runtime import NameView
-from kschedctl.framework.status import Code
+from kschedctl.framework.runtime import NameView, filter_failure
+from kschedctl.framework.status import Code, Status
 from kschedctl.framework.twins import (
     ALLOC_CPU,
     ALLOC_EPHEMERAL,
@@ -45,6 +45,7 @@ from kschedctl.framework.twins import (
     REQ_MEMORY,
     SAFE_AMOUNT,
     ColumnCycle,
+    ColumnFilter,
     ColumnScores,
     safe,
 )
@@ -224,16 +225,17 @@ class NodeColumns:
         return column if column is not None else self._fill_scalar(name)
 
     # -- scores of the node object alone ------------------------------------------------------
-    def _object_cache(self, key: tuple, flags: int) -> tuple[np.ndarray, ...]:
+    def _object_cache(self, key: tuple, flags: int, *extra: Callable[[], Any]) -> tuple[Any, ...]:
         """One plugin's per-node answers for one pod signature (an int64 array, then ``flags``
-        bool arrays such as "known"), made on first use; past ``_object_entries`` the
-        least recently used is dropped."""
+        bool arrays such as "known", then one value made by each of ``extra``), made on first
+        use; past ``_object_entries`` the least recently used is dropped."""
         caches = self._object_scores
         cache = caches.pop(key, None)
         if cache is None:
             if len(caches) >= self._object_entries:
                 del caches[next(iter(caches))]
-            cache = (np.zeros(self._count, dtype=np.int64), *(np.zeros(self._count, dtype=bool) for _ in range(flags)))
+            cache = (np.zeros(self._count, dtype=np.int64), *(np.zeros(self._count, dtype=bool) for _ in range(flags)),
+                     *(make() for make in extra))
         caches[key] = cache  # the most recently used last: the least recently used goes first
         return cache
 
@@ -268,8 +270,9 @@ class NodeColumns:
         """Whether ``plugin.filter`` lets the pod onto each node at ``at``, for a filter that
         reads the pod and the node object only (``PluginFacts.object_local``): the plugin's own verdict,
         asked once per pod signature until the node object changes. A plugin that raises counts
-        as a "no" (the per-node path then reports the error)."""
-        verdicts, known, certain = self._object_cache(("filter", plugin.name, signature), flags=2)
+        as a "no" (the per-node path then reports the error); so does a status no filter may
+        give (Wait, Skip: the runtime makes it an Error) is not ``certain`` either."""
+        verdicts, known, certain, rejections = self._object_cache(("filter", plugin.name, signature), 2, dict)
         missing = at[~known[at]]
         if len(missing):
             nodes = self._nodes
@@ -277,13 +280,28 @@ class NodeColumns:
             for i in set(missing.tolist()):
                 try:
                     status = run(state, pod_info, nodes[i])
-                    verdicts[i] = status is None or status.is_success()
-                    certain[i] = status is None or status.code != Code.Error
                 except Exception:
                     verdicts[i] = False
                     certain[i] = False
+                else:
+                    passed = status is None or status.code == Code.Success
+                    verdicts[i] = passed
+                    certain[i] = passed or status.is_rejected()
+                    if not passed:
+                        rejections[i] = status  # read only while known and rejected
                 known[i] = True
         return verdicts[at] != 0
+
+    def object_statuses(self, plugin: Any, signature: str, at: np.ndarray) -> list[Any] | None:
+        """The statuses ``plugin.filter`` gave the nodes at ``at``, each rejected by it and asked
+        already (``object_verdicts``) and certain; None when the cache no longer holds them."""
+        cache = self._object_scores.get(("filter", plugin.name, signature))
+        if cache is None:
+            return None
+        _, known, certain, rejections = cache
+        if not (known[at].all() and certain[at].all()):
+            return None
+        return [rejections[i] for i in at.tolist()]
 
     def object_certain(self, plugin: Any, signature: str, at: np.ndarray) -> bool:
         """Whether ``object_verdicts`` of ``plugin`` for the nodes at ``at`` (asked already) each
@@ -291,7 +309,7 @@ class NodeColumns:
         cache = self._object_scores.get(("filter", plugin.name, signature))
         if cache is None:
             return False
-        _, known, certain = cache
+        known, certain = cache[1], cache[2]
         return bool(known[at].all() and certain[at].all())
 
     # -- topology values and counts, for twins ------------------------------------------------
@@ -322,11 +340,13 @@ class NodeColumns:
         self.label_codes(key)
         _, values, where = self._label_codes[key]
         out = np.zeros(len(values) + 1, dtype=bool)
-        for (topology_key, value), n in counts.items():
-            if topology_key == key and n > 0:
-                code = where.get(value)
-                if code is not None:
-                    out[code] = True
+        # one comprehension and one assignment: counts may hold a pair per node (hostname domains)
+        absent = len(values)  # a value no node has lands on the slot of code -1, cleared below
+        get = where.get
+        codes = [get(value, absent) for (topology_key, value), n in counts.items() if n > 0 and topology_key == key]
+        if codes:
+            out[codes] = True
+            out[absent] = False
         return out
 
     def node_counts(self, key: Any, count: Callable[[Any], int], at: np.ndarray) -> np.ndarray:
@@ -408,22 +428,25 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
                      pod_info: Any) -> Any:
     """For a chain of ``(name, bound filter)`` the columns cover entirely, a function of column
     positions giving whether each node passes every filter of the chain (with ``certain``, see
-    ``ColumnFilter``); None when some filter is not covered (no twin, a custom plugin, a twin
-    not covering this cycle)."""
+    ``ColumnFilter``, and ``statuses``); None when some filter is not covered (no twin, a custom
+    plugin, a twin not covering this cycle)."""
     object_filters = []
     twins = []
-    for _, fn in filters:
+    chain: list[tuple[str, ColumnFilter | None, Any]] = []  # in run order, for ``statuses``
+    for name, fn in filters:
         plugin = getattr(fn, "__self__", None)
         form = _form(plugin, "filter")
         if form is None:
             return None
         if form is _OBJECT:
             object_filters.append(plugin)
+            chain.append((name, None, plugin))
             continue
         answer = form(ColumnCycle(columns, plugin, state, pod_info))
         if answer is None:
             return None
         twins.append(answer)
+        chain.append((name, answer, plugin))
 
     def verdicts(at: np.ndarray) -> np.ndarray:
         ok = np.ones(len(at), dtype=bool)
@@ -439,7 +462,39 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
         return (all(twin.certain(at) for twin in twins)
                 and all(columns.object_certain(plugin, signature, at) for plugin in object_filters))
 
+    def statuses(at: np.ndarray) -> list[Status | None]:
+        """The status the chain gives each node at ``at`` (nodes it rejects, ``certain`` ones):
+        the first rejecting filter's, stamped as RunFilterPlugins stamps it; None where that
+        filter's statuses come node by node only (the caller asks the chain for that node)."""
+        out: list[Status | None] = [None] * len(at)
+        pending = np.arange(len(at))  # indices into ``at`` no filter has rejected yet
+        for name, twin, plugin in chain:
+            if not len(pending):
+                break
+            where = at[pending]
+            if twin is None:
+                ok = columns.object_verdicts(plugin, signature, state, pod_info, where)
+            else:
+                ok = twin.verdicts(where)
+            if ok.all():
+                continue
+            rejected = pending[~ok]
+            pending = pending[ok]
+            if twin is None:
+                found: list[Any] | None = columns.object_statuses(plugin, signature, at[rejected])
+            elif twin.statuses is not None:
+                which, made = twin.statuses(at[rejected])
+                found = [made[k] for k in which.tolist()]
+            else:
+                found = None
+            if found is not None:
+                for j, status in zip(rejected.tolist(), found):
+                    if status.is_rejected():  # anything else becomes an Error: asked node by node
+                        out[j] = filter_failure(name, status)
+        return out
+
     verdicts.certain = certain  # type: ignore[attr-defined]
+    verdicts.statuses = statuses  # type: ignore[attr-defined]
     return verdicts
 
 

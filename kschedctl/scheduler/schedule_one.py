@@ -393,8 +393,9 @@ class Scheduler:
     def _scan_verdicts(self, verdicts: NodeVerdicts, scan: Any, diagnosis: Diagnosis, nodes: list["NodeInfo"], start: int,
                        num_to_find: int, outcome: CycleOutcome | None, from_start: bool) -> list["NodeInfo"]:
         """``_scan_nodes`` when the framework knows every node's verdict at once (simulate's node
-        columns): the same nodes visited, found feasible and rejected, in the same order; only
-        the rejected nodes are scanned one by one, for their statuses.
+        columns): the same nodes visited, found feasible and rejected, in the same order; the
+        rejected nodes' statuses come from the verdicts where they know them (``statuses``),
+        else from scanning those nodes one by one.
 
         Without a per-node report (``for_display`` off) and without extenders, the statuses of
         rejected nodes serve only a cycle that fails: they are then asked for at the end, in
@@ -410,14 +411,19 @@ class Scheduler:
         visited: list[str] | None = [] if outcome is not None and from_start and self.for_display else None
         vouch = not (self.for_display or self.extenders)
         deferred: list["NodeInfo"] = []
+        deferred_at: list[int] = []  # their positions in the scan's node list
         positions: list[int] = []  # of the feasible nodes, in the scan's node list
 
-        def resolve(pending: Iterable["NodeInfo"]) -> tuple[int, Status | None]:
-            """Scan ``pending`` in order for their statuses: how many were recorded, and the
-            error that stopped it (None when none did)."""
+        def resolve(pending: Iterable["NodeInfo"],
+                    known: list[Status | None] | None = None) -> tuple[int, Status | None]:
+            """Scan ``pending`` in order for their statuses (those ``known`` already, the
+            verdicts' statuses of vouched rejections, taken as they are): how many were
+            recorded, and the error that stopped it (None when none did)."""
             done = 0
-            for node_info in pending:
-                status = scan(node_info)
+            for k, node_info in enumerate(pending):
+                status = known[k] if known is not None else None
+                if status is None:
+                    status = scan(node_info)
                 if status.code == Code.Error:
                     return done, status
                 done += 1
@@ -438,11 +444,14 @@ class Scheduler:
             run = verdicts.run(begin + start, end + start, num_to_find - len(feasible))
             cut, stop, rejected = run.cut, run.stop, run.rejected
             if rejected and vouch and run.certain():
-                deferred.extend(nodes[i] for i in run.positions_of(rejected))
+                at = run.positions_of(rejected)
+                deferred.extend(map(nodes.__getitem__, at))
+                deferred_at.extend(at)
             elif rejected:
                 if deferred:  # vouched for: no error among them
-                    _, error = resolve(deferred)
+                    _, error = resolve(deferred, verdicts.statuses(deferred_at))
                     deferred.clear()
+                    deferred_at.clear()
                     if error is not None:
                         cut, stop = 0, True
                 if error is None:
@@ -461,7 +470,7 @@ class Scheduler:
             if feasible:
                 self._unresolved = len(deferred)
             elif error is None:
-                _, error = resolve(deferred)
+                _, error = resolve(deferred, verdicts.statuses(deferred_at))
         feasible = verdicts.feasible(feasible, positions)
         self._last_feasible = feasible
         if visited is not None:

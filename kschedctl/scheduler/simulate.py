@@ -566,6 +566,9 @@ class _ColumnVerdicts:
         positions = np.arange(begin, end) % self._count
         return _ColumnRun(self._verdicts, self._at, positions, need)
 
+    def statuses(self, positions: list[int]) -> list[Any]:
+        return self._verdicts.statuses(self._at[positions])
+
 
 class _ColumnRun:
     """One run of a ``_ColumnVerdicts`` scan (``VerdictRun``)."""

@@ -203,6 +203,18 @@ def check_filter_twin(plugin: Any, pod: PodInfo, env: Env, state: CycleState,
             continue
         want = status is None or status.is_success()
         assert verdict == want, f"{plugin.name}'s column twin says {verdict} on {name}, its Filter {status!r}"
+    # the statuses the twin (or the answers kept per node object) gives the nodes it rejects
+    # are the object form's, word for word, stamped with the plugin
+    rejected = [i for i, passed in enumerate(got) if not passed and verdicts.certain(at[i:i + 1])]
+    told = verdicts.statuses(at[rejected]) if rejected else []
+    for i, status in zip(rejected, told):
+        if status is None:
+            continue
+        want = statuses[names[i]]
+        assert (status.code, status.reasons, status.details, status.plugin) == (
+            want.code, want.reasons, want.details, plugin.name), (
+            f"{plugin.name}'s column twin gives {names[i]} {status!r}, its Filter {want!r}")
+        TWIN_CHECKS[(plugin.name, "filter statuses")] += 1
     TWIN_CHECKS[(plugin.name, "filter")] += 1
     return True
 

@@ -687,3 +687,86 @@ def test_the_first_load_holds_what_loading_node_by_node_holds(big: int | None) -
     assert columns._unsafe == one_by_one._unsafe == ({2, 4} if big else set())
     assert columns.all_safe is (big is None)
     assert columns.fixed[:, 0].tolist() != [0] * 10  # loaded at all
+
+
+def _pinned_volume(name: str, key: str, values: list[str]) -> list[dict]:
+    """A PV whose node affinity needs ``key`` In ``values``, and the claim bound to it."""
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+          "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "local",
+                   "claimRef": {"namespace": "default", "name": f"claim-{name}"},
+                   "nodeAffinity": {"required": {"nodeSelectorTerms": [
+                       {"matchExpressions": [{"key": key, "operator": "In", "values": values}]}]}}},
+          "status": {"phase": "Bound"}}
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+             "metadata": {"name": f"claim-{name}", "namespace": "default"},
+             "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "local", "volumeName": name,
+                      "resources": {"requests": {"storage": "1Gi"}}},
+             "status": {"phase": "Bound"}}
+    return [pv, claim]
+
+
+def _rejections_of_a_pod_no_node_takes(monkeypatch, statuses_known: bool) -> tuple[dict, list[str], str]:
+    """Each node's status (plugin, code, reasons, details) in the cycle of a pod whose two bound
+    volumes no node holds both of, on nodes some of which are cordoned, tainted or too small;
+    the nodes VolumeBinding's Filter was asked about; the pod's message."""
+    from kschedctl.inputs.cluster import ClusterState
+    from kschedctl.plugins.volume_binding import VolumeBinding
+    from kschedctl.scheduler import schedule_one, simulate
+
+    nodes = []
+    for i in range(10):
+        node = make_node(f"n{i}", {"kubernetes.io/hostname": f"n{i}", "topology.kubernetes.io/zone": f"z{i % 2}"},
+                         cpu="1" if i == 3 else "8")
+        if i < 2:
+            node["spec"] = {"unschedulable": True}
+        if i == 2:
+            node["spec"] = {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]}
+        nodes.append(node)
+    # n5, n7, n9 (zone z1) fail the first volume; n4, n6, n8 (z0) the second, pinned to n1
+    objects = [*nodes, *_pinned_volume("pv-a", "topology.kubernetes.io/zone", ["z0"]),
+               *_pinned_volume("pv-b", "kubernetes.io/hostname", ["n1"])]
+    the_pod = make_pod("stateful", containers=[{"name": "c", "image": "db",
+                                                "resources": {"requests": {"cpu": "2"}}}],
+                       volumes=[{"name": "a", "persistentVolumeClaim": {"claimName": "claim-pv-a"}},
+                                {"name": "b", "persistentVolumeClaim": {"claimName": "claim-pv-b"}}])
+    if not statuses_known:
+        monkeypatch.setattr(simulate._ColumnVerdicts, "statuses", lambda self, positions: [None] * len(positions))
+    asked: list[str] = []
+    original_filter = VolumeBinding.filter
+
+    def counting(self, state, pod_info, node_info):
+        asked.append(node_info.name)
+        return original_filter(self, state, pod_info, node_info)
+
+    monkeypatch.setattr(VolumeBinding, "filter", counting)
+    seen: dict = {}
+    scan_verdicts = schedule_one.Scheduler._scan_verdicts
+
+    def keeping(self, verdicts, scan, diagnosis, scan_nodes, *args, **kwargs):
+        out = scan_verdicts(self, verdicts, scan, diagnosis, scan_nodes, *args, **kwargs)
+        if not out and not seen:
+            for name, s in diagnosis.node_to_status.items():
+                seen[name] = (s.plugin, s.code, list(s.reasons), s.details)
+        return out
+
+    monkeypatch.setattr(schedule_one.Scheduler, "_scan_verdicts", keeping)
+    result = Simulator(ClusterState().with_objects(objects), load_default_config(), seed=1).run([the_pod])
+    monkeypatch.undo()
+    return seen, asked, result.placements[0].message
+
+
+def test_a_cycle_no_node_takes_reports_the_statuses_the_twins_know(monkeypatch) -> None:
+    """A pod every node rejects: each node's status, word for word and in the same order, is the
+    one asking the filters node by node gives, but the plugins whose twins know their statuses
+    (VolumeBinding's; those kept per node object) are not asked again node by node."""
+    known, asked_known, message = _rejections_of_a_pod_no_node_takes(monkeypatch, statuses_known=True)
+    plain, asked_plain, plain_message = _rejections_of_a_pod_no_node_takes(monkeypatch, statuses_known=False)
+    assert list(known.items()) == list(plain.items())
+    assert message == plain_message
+    assert {name: status[0] for name, status in known.items()} == {
+        "n0": "NodeUnschedulable", "n1": "NodeUnschedulable", "n2": "TaintToleration", "n3": "NodeResourcesFit",
+        **{f"n{i}": "VolumeBinding" for i in range(4, 10)}}
+    assert {name: status[3]["volume"] for name, status in known.items() if status[0] == "VolumeBinding"} == {
+        "n4": "pv-b", "n5": "pv-a", "n6": "pv-b", "n7": "pv-a", "n8": "pv-b", "n9": "pv-a"}
+    assert sorted(set(asked_plain)) == [f"n{i}" for i in range(4, 10)]
+    assert asked_known == []

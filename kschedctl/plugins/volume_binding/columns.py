@@ -6,8 +6,8 @@ node's labels (CheckNodeAffinity, matchFields seeing no name), or rejects every 
 missing PV; this twin answers that yes or no from each node's values of the label keys the
 affinity reads (see kschedctl.framework.twins), for a PV whose affinity is one term of In,
 NotIn, Exists or DoesNotExist requirements. Anything else (an unbound claim, several terms, Gt
-or Lt) is left to the plugin node by node. A rejected node's status, with its details, still
-comes from the plugin's Filter.
+or Lt) is left to the plugin node by node. A rejected node's status names the first PV (in the
+claims' order) whose affinity it fails, as Filter's does.
 
 Nothing the twin skips is read later: with every claim bound, Reserve finds them bound whether
 or not Filter recorded the node's (empty) bindings.
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kschedctl.framework.status import Code, Status
 from kschedctl.framework.twins import ColumnCycle, ColumnFilter
 from kschedctl.k8s.selectors import (
     OP_DOES_NOT_EXIST,
@@ -28,6 +29,7 @@ from kschedctl.k8s.selectors import (
     OP_NOT_IN,
 )
 from kschedctl.plugins.volume_binding import STATE_KEY
+from kschedctl.plugins.volume_binding.binder import ERR_REASON_NODE_CONFLICT, ERR_REASON_PV_NOT_EXIST, pvc_key
 
 _IN = frozenset({OP_IN, OP_EQUALS, OP_DOUBLE_EQUALS})
 _NOT_IN = frozenset({OP_NOT_IN, OP_NOT_EQUALS})
@@ -61,21 +63,42 @@ def column_filter(cycle: ColumnCycle) -> ColumnFilter | None:
         checks.append(requirements)
     columns = cycle.columns
 
+    def holds(requirements: list | None, at: np.ndarray) -> np.ndarray:
+        """Whether one bound PV lets the pod onto each node at ``at`` (None: its PV is missing)."""
+        ok = np.full(len(at), requirements is not None)
+        for r in requirements or ():
+            codes = columns.label_codes(r.key)[0][at]
+            if r.operator in _IN or r.operator in _NOT_IN:
+                listed = columns.counted(r.key, {(r.key, v): 1 for v in r.values})[codes]
+                ok &= listed if r.operator in _IN else ~listed
+            elif r.operator == OP_EXISTS:
+                ok &= codes >= 0
+            else:
+                ok &= codes < 0
+        return ok
+
     def verdicts(at: np.ndarray) -> np.ndarray:
         ok = np.ones(len(at), dtype=bool)
         for requirements in checks:
+            ok &= holds(requirements, at)
             if requirements is None:
-                ok[:] = False
                 break
-            for r in requirements:
-                codes = columns.label_codes(r.key)[0][at]
-                if r.operator in _IN or r.operator in _NOT_IN:
-                    listed = columns.counted(r.key, {(r.key, v): 1 for v in r.values})[codes]
-                    ok &= listed if r.operator in _IN else ~listed
-                elif r.operator == OP_EXISTS:
-                    ok &= codes >= 0
-                else:
-                    ok &= codes < 0
         return ok
 
-    return ColumnFilter(verdicts)
+    def statuses(at: np.ndarray) -> tuple[np.ndarray, list[Status]]:
+        """The object form's status on each node: that of the first PV in order (the claims'
+        order) it does not hold for."""
+        which = np.full(len(at), -1, dtype=np.int64)
+        made: list[Status] = []
+        for volume, requirements in zip(bound, checks):
+            failed = (which < 0) & ~holds(requirements, at)
+            if failed.any():
+                which[failed] = len(made)
+                reason = ERR_REASON_PV_NOT_EXIST if requirements is None else ERR_REASON_NODE_CONFLICT
+                made.append(Status(Code.UnschedulableAndUnresolvable, reason,
+                                   details={"claim": pvc_key(volume.claim), "volume": volume.pv_name}))
+            if requirements is None:
+                break
+        return which, made
+
+    return ColumnFilter(verdicts, statuses=statuses)
