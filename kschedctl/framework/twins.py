@@ -80,6 +80,11 @@ class ColumnsView(Protocol):
         """Per value code of label ``key`` (then one more for code -1): whether ``counts``, a map
         of ``(key, value)`` pairs to counts, counts the pair above 0."""
 
+    def valued(self, key: str, amounts: dict[str, int]) -> "np.ndarray | None":
+        """Per value code of label ``key`` (then one more, 0, for code -1): the amount of
+        ``amounts`` (value -> amount) for that value, 0 when none; None when one is beyond
+        ``SAFE_AMOUNT`` either way."""
+
     def node_counts(self, key: Any, count: Callable[["NodeInfo"], int], at: "np.ndarray") -> "np.ndarray":
         """``count(node)`` of the nodes at ``at``, kept under ``key`` and asked again only for the
         nodes whose pods changed since (``key`` must name everything ``count`` depends on besides

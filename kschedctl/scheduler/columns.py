@@ -349,6 +349,21 @@ class NodeColumns:
             out[absent] = False
         return out
 
+    def valued(self, key: str, amounts: dict[str, int]) -> np.ndarray | None:
+        """Per value of label ``key`` (by code, then one more for nodes without it, code -1): the
+        amount ``amounts`` gives that value, 0 when none; None when an amount is ``SAFE_AMOUNT``
+        or more either way (the object form then answers)."""
+        self.label_codes(key)
+        _, values, where = self._label_codes[key]
+        out = np.zeros(len(values) + 1, dtype=np.int64)
+        for value, amount in amounts.items():
+            if not -SAFE_AMOUNT < amount < SAFE_AMOUNT:
+                return None
+            code = where.get(value)
+            if code is not None:
+                out[code] = amount
+        return out
+
     def node_counts(self, key: Any, count: Callable[[Any], int], at: np.ndarray) -> np.ndarray:
         """``count(node)`` of the nodes at ``at``, kept under ``key`` (which names all ``count``
         depends on besides the node) and counted again only for the nodes whose pods changed

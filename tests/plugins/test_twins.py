@@ -33,7 +33,7 @@ def test_the_twins_declared_are_those_simulate_had() -> None:
     assert {name: facts.twin.points for name, facts in TWINNED.items()} == {
         "NodeResourcesFit": ("filter", "score"),
         "PodTopologySpread": ("filter", "score", "normalize"),
-        "InterPodAffinity": ("filter",),
+        "InterPodAffinity": ("filter", "score", "normalize"),
         "NodeResourcesBalancedAllocation": ("score",),
         # their scores kept per node object, their DefaultNormalizeScore on the array
         "TaintToleration": ("normalize",),
@@ -63,7 +63,7 @@ def test_a_twin_lives_beside_its_plugin_and_defines_what_it_declares(name: str) 
 
 
 def test_a_twin_declaring_what_its_module_lacks_is_a_bug_said_as_such() -> None:
-    twin = ColumnTwin("kschedctl.plugins.inter_pod_affinity.columns", ("filter", "score"))
+    twin = ColumnTwin("kschedctl.plugins.volume_binding.columns", ("filter", "score"))
     with pytest.raises(RuntimeError, match="declares a score twin but defines no column_score"):
         twin.function("filter")  # checked when the module is first loaded, whatever is asked
     assert ColumnTwin("kschedctl.plugins.inter_pod_affinity.columns", ("filter",)).function("score") is None
@@ -138,9 +138,17 @@ def _case(name: str) -> tuple[Any, Any, Env]:
     if name == "PodTopologySpread-filter":
         incoming["spec"].update(_spread("DoNotSchedule"))
         return PodTopologySpread(None, env.handle), incoming, env
-    if name == "InterPodAffinity":
+    if name == "InterPodAffinity-filter":
         incoming["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+        return InterPodAffinity(None, env.handle), incoming, env
+    if name == "InterPodAffinity":
+        # preferred affinity to the web pods' zone and away from their hosts: three distinct scores
+        incoming["spec"]["affinity"] = {
+            "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 5, "podAffinityTerm": {
+                "labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "zone"}}]},
+            "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 2, "podAffinityTerm": {
+                "labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}}]}}
         return InterPodAffinity(None, env.handle), incoming, env
     if name == "NodeResourcesBalancedAllocation":
         return NodeResourcesBalancedAllocation(None, env.handle), incoming, env
@@ -206,7 +214,7 @@ def test_a_drifting_twin_fails_the_harness(name: str, point: str, monkeypatch) -
     """Each twin agrees on a case where the plugin's answers differ per node (NodeVolumeLimits',
     which answers only where every node passes, on such a case); the same twin changed to answer
     otherwise fails the check every YAML case goes through."""
-    case = f"{name}-filter" if (name, point) == ("PodTopologySpread", "filter") else name
+    case = f"{name}-filter" if point == "filter" and name in ("PodTopologySpread", "InterPodAffinity") else name
 
     def run() -> None:
         plugin, incoming, env = _case(case)
@@ -225,4 +233,33 @@ def test_a_drifting_twin_fails_the_harness(name: str, point: str, monkeypatch) -
     function = TWIN_POINTS[point]
     monkeypatch.setattr(module, function, DRIFTS[point](getattr(module, function)))
     with pytest.raises(AssertionError, match="column twin"):
+        run()
+
+
+def test_a_twin_telling_other_statuses_fails_the_harness(monkeypatch) -> None:
+    """The statuses a twin gives the nodes it rejects (VolumeBinding's) are checked word for
+    word: the same twin giving another reason fails the check every YAML case goes through."""
+    from kschedctl.framework.status import Status
+    from kschedctl.plugins.volume_binding import columns as volume_columns
+
+    def run() -> None:
+        plugin, incoming, env = _case("VolumeBinding")
+        statuses = run_filters(plugin, pod_info(incoming), env)
+        assert len({s is None for s in statuses.values()}) == 2, statuses
+
+    run()
+    original = volume_columns.column_filter
+
+    def other_reason(cycle):
+        answer = original(cycle)
+
+        def statuses(at):
+            which, made = answer.statuses(at)
+            return which, [Status(s.code, "node(s) had volume node affinity conflict", details=s.details)
+                           for s in made]
+
+        return ColumnFilter(answer.verdicts, answer.certain, statuses)
+
+    monkeypatch.setattr(volume_columns, "column_filter", other_reason)
+    with pytest.raises(AssertionError, match="column twin gives"):
         run()

@@ -409,5 +409,5 @@ FACTS = PluginFacts(
     args=ArgsFacts("InterPodAffinityArgs", default_config_args, validate_config_args),
     remedy=remedy,
     default_weight=2,
-    twin=ColumnTwin("kschedctl.plugins.inter_pod_affinity.columns", ("filter",)),
+    twin=ColumnTwin("kschedctl.plugins.inter_pod_affinity.columns", ("filter", "score", "normalize")),
 )
