@@ -76,9 +76,10 @@ class ColumnsView(Protocol):
     def label_codes(self, key: str) -> "tuple[np.ndarray, list[str]]":
         """Each node's value of label ``key`` as a position in the returned list (-1: no label)."""
 
-    def counted(self, key: str, counts: dict) -> "np.ndarray":
+    def counted(self, key: str, counts: dict, frozen: bool = False) -> "np.ndarray":
         """Per value code of label ``key`` (then one more for code -1): whether ``counts``, a map
-        of ``(key, value)`` pairs to counts, counts the pair above 0."""
+        of ``(key, value)`` pairs to counts, counts the pair above 0 (read-only when ``frozen``:
+        ``counts`` never changes again, and the answer is kept for it)."""
 
     def valued(self, key: str, amounts: dict[str, int]) -> "np.ndarray | None":
         """Per value code of label ``key`` (then one more, 0, for code -1): the amount of

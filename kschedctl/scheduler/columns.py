@@ -59,6 +59,8 @@ _OBJECT_SCORE_SIGNATURES = 64
 #: a run of many kinds of pods (a scale-down search moves every app's pods in turn) keeps them all
 #: on a few thousand nodes, in about 10 bytes x ``_OBJECT_CELLS`` (40 MB).
 _OBJECT_CELLS = 4_000_000
+#: ``counted`` answers kept for frozen dicts (each one bool per label value).
+_COUNTED_KEPT = 256
 
 
 def _fixed_row(node_info: Any) -> list[int]:
@@ -116,6 +118,8 @@ class NodeColumns:
         self._object_entries = max(_OBJECT_SCORE_SIGNATURES, _OBJECT_CELLS // max(self._count, 1))
         # per topology key: each node's value as a code into the list of values (-1: no label)
         self._label_codes: dict[str, tuple[np.ndarray, list[str], dict[str, int]]] = {}
+        # ``counted`` answers for frozen dicts: (label key, id of the dict) -> (the dict, answer)
+        self._counted: dict[tuple[str, int], tuple[dict, np.ndarray]] = {}
         # per key of ``node_counts``: each node's count, and the generation counted at
         self._node_counts: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
         self.generations = np.array([n.generation for n in self._nodes], dtype=np.int64)
@@ -177,6 +181,7 @@ class NodeColumns:
             self._objects = [n.node for n in self._nodes]
             self._object_scores.clear()
             self._label_codes.clear()
+            self._counted.clear()
             self.generations[:] = [n.generation for n in self._nodes]
             return True
         index = self.index
@@ -201,6 +206,7 @@ class NodeColumns:
             cache[1][i] = False  # not known
         if ((old or {}).get("metadata") or {}).get("labels") != node_info.labels:
             self._label_codes.clear()
+            self._counted.clear()
 
     @property
     def all_safe(self) -> bool:
@@ -334,10 +340,16 @@ class NodeColumns:
             cached = self._label_codes[key] = (codes, values, where)
         return cached[0], cached[1]
 
-    def counted(self, key: str, counts: dict) -> np.ndarray:
+    def counted(self, key: str, counts: dict, frozen: bool = False) -> np.ndarray:
         """Per value of label ``key`` (by code, then one more for nodes without it, code -1):
-        whether ``counts`` counts the pair (``key``, value) above 0."""
+        whether ``counts`` counts the pair (``key``, value) above 0. A ``frozen`` dict (one that
+        never changes again: sums kept across cycles lend such dicts) is answered from the
+        answer kept for that very dict, while the label codes last."""
         self.label_codes(key)
+        if frozen:
+            kept = self._counted.get((key, id(counts)))
+            if kept is not None and kept[0] is counts:
+                return kept[1]
         _, values, where = self._label_codes[key]
         out = np.zeros(len(values) + 1, dtype=bool)
         # one comprehension and one assignment: counts may hold a pair per node (hostname domains)
@@ -347,6 +359,13 @@ class NodeColumns:
         if codes:
             out[codes] = True
             out[absent] = False
+        if frozen:
+            kept_answers = self._counted
+            if len(kept_answers) >= _COUNTED_KEPT:
+                del kept_answers[next(iter(kept_answers))]
+            # the dict is held with its answer: its id stays its own while it is kept
+            out.flags.writeable = False
+            kept_answers[(key, id(counts))] = (counts, out)
         return out
 
     def valued(self, key: str, amounts: dict[str, int]) -> np.ndarray | None:

@@ -770,3 +770,29 @@ def test_a_cycle_no_node_takes_reports_the_statuses_the_twins_know(monkeypatch) 
         "n4": "pv-b", "n5": "pv-a", "n6": "pv-b", "n7": "pv-a", "n8": "pv-b", "n9": "pv-a"}
     assert sorted(set(asked_plain)) == [f"n{i}" for i in range(4, 10)]
     assert asked_known == []
+
+
+def test_counted_keeps_its_answer_for_a_frozen_dict_only() -> None:
+    """``counted`` of a frozen dict (lent by sums kept across cycles, never changed again) is
+    answered again from the answer kept for that very dict; another dict, a dict not frozen, or
+    relabelled nodes are counted anew."""
+    nodes = [make_node(f"n{i}", {"kubernetes.io/hostname": f"n{i}", "zone": f"z{i % 2}"}) for i in range(4)]
+    snapshot = Snapshot(nodes)
+    columns = NodeColumns(snapshot)
+    frozen = {("zone", "z0"): 2, ("kubernetes.io/hostname", "n1"): 1}
+    first = columns.counted("zone", frozen, frozen=True)
+    assert first.tolist() == [True, False, False]  # z0, z1, then nodes without the label
+    assert columns.counted("zone", frozen, frozen=True) is first
+    assert columns.counted("zone", dict(frozen), frozen=True) is not first
+    loose = dict(frozen)
+    assert columns.counted("zone", loose).tolist() == [True, False, False]
+    loose[("zone", "z1")] = 1
+    assert columns.counted("zone", loose).tolist() == [True, True, False]
+    with pytest.raises(ValueError):
+        first[0] = False  # the kept answer is read-only
+    # a node relabelled: the label codes and the answers kept over them are dropped
+    node = snapshot.get("n0")
+    relabelled = copy.deepcopy(node.node)
+    relabelled["metadata"]["labels"]["zone"] = "z9"
+    columns._replaced(0, SimpleNamespace(node=relabelled, labels=relabelled["metadata"]["labels"]))
+    assert columns.counted("zone", frozen, frozen=True) is not first

@@ -41,13 +41,15 @@ def column_filter(cycle: ColumnCycle) -> ColumnFilter | None:
                 codes = columns.label_codes(term.topology_key)[0][at]
                 ok &= codes >= 0
                 if not first:
-                    ok &= columns.counted(term.topology_key, s.affinity.counts)[codes]
+                    ok &= columns.counted(term.topology_key, s.affinity.counts, s.affinity.shared)[codes]
         existing = s.existing_anti
-        for counts, keys in ((s.anti.counts, s.anti_keys),
-                             (existing.counts, existing.keys if existing.keys is not None else existing.topology_keys())):
+        for counts, keys, lent in ((s.anti.counts, s.anti_keys, s.anti.shared),
+                                   (existing.counts, existing.keys if existing.keys is not None
+                                    else existing.topology_keys(), existing.shared)):
             if counts:
                 for key in dict.fromkeys(keys):
-                    ok &= ~columns.counted(key, counts)[columns.label_codes(key)[0][at]]
+                    # a dict lent by the sums kept across cycles never changes: its answer is kept
+                    ok &= ~columns.counted(key, counts, lent)[columns.label_codes(key)[0][at]]
         return ok
 
     return ColumnFilter(verdicts)
