@@ -500,7 +500,7 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
         """The status the chain gives each node at ``at`` (nodes it rejects, ``certain`` ones):
         the first rejecting filter's, stamped as RunFilterPlugins stamps it; None where that
         filter's statuses come node by node only (the caller asks the chain for that node)."""
-        out: list[Status | None] = [None] * len(at)
+        out = np.full(len(at), None, dtype=object)
         pending = np.arange(len(at))  # indices into ``at`` no filter has rejected yet
         for name, twin, plugin in chain:
             if not len(pending):
@@ -515,21 +515,31 @@ def verdict_function(columns: NodeColumns, filters: list[tuple[str, Any]], signa
             rejected = pending[~ok]
             pending = pending[ok]
             if twin is None:
-                found: list[Any] | None = columns.object_statuses(plugin, signature, at[rejected])
+                found = columns.object_statuses(plugin, signature, at[rejected])
+                if found is None:
+                    continue
+                # the plugin's statuses are shared by many nodes: each distinct one stamped once
+                distinct = {id(status): status for status in found}
+                stamped = {key: _stamped(name, status) for key, status in distinct.items()}
+                told = np.empty(len(found), dtype=object)
+                told[:] = [stamped[id(status)] for status in found]
+                out[rejected] = told
             elif twin.statuses is not None:
                 which, made = twin.statuses(at[rejected])
-                found = [made[k] for k in which.tolist()]
-            else:
-                found = None
-            if found is not None:
-                for j, status in zip(rejected.tolist(), found):
-                    if status.is_rejected():  # anything else becomes an Error: asked node by node
-                        out[j] = filter_failure(name, status)
-        return out
+                told = np.empty(len(made), dtype=object)
+                told[:] = [_stamped(name, status) for status in made]
+                out[rejected] = told[which]
+        return out.tolist()
 
     verdicts.certain = certain  # type: ignore[attr-defined]
     verdicts.statuses = statuses  # type: ignore[attr-defined]
     return verdicts
+
+
+def _stamped(name: str, status: Status) -> Status | None:
+    """``status`` of filter ``name`` as RunFilterPlugins reports it, when it is a rejection;
+    None for anything else (the runtime makes it an Error: the node is asked node by node)."""
+    return filter_failure(name, status) if status.is_rejected() else None
 
 
 def column_scores(columns: NodeColumns, plugin: Any, state: Any, at: np.ndarray, signature: str | None = None,

@@ -419,6 +419,15 @@ class Scheduler:
             """Scan ``pending`` in order for their statuses (those ``known`` already, the
             verdicts' statuses of vouched rejections, taken as they are): how many were
             recorded, and the error that stopped it (None when none did)."""
+            if known is not None and None not in known:  # (a rejection never equals None)
+                # every status known, none an Error (vouched for): recorded in one go
+                pending = list(pending)
+                diagnosis.node_to_status.update(zip(map(_NAME, pending), known))
+                for tag, status in {(s.plugin, s.code): s for s in known}.items():
+                    if tag not in seen:
+                        seen.add(tag)
+                        add_plugin_status(status)
+                return len(pending), None
             done = 0
             for k, node_info in enumerate(pending):
                 status = known[k] if known is not None else None

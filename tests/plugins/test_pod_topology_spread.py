@@ -499,3 +499,35 @@ def test_pre_filter_cache_read_from_the_change_log_counts_as_a_fresh_walk(change
         cached, fresh = both()
         assert cached == fresh, step
     assert sum(cached[0].values()) > 6  # the pods placed were counted
+
+
+def test_default_constraints_are_built_once_per_pod_shape_and_cluster() -> None:
+    """The system default constraints of a pod with no constraints of its own take their selector
+    from the cluster's Services and the pod's controller: built once per pod shape (namespace,
+    labels, controller) and cluster; a pod of another shape, or another cluster (one with a new
+    Service), gets its own."""
+    from types import SimpleNamespace
+
+    def service(name: str, app: str) -> dict:
+        return {"kind": "Service", "metadata": {"name": name, "namespace": "default"}, "spec": {"selector": {"app": app}}}
+
+    def replica(name: str, app: str, owner: str = "web-rs") -> PodInfo:
+        return PodInfo({"metadata": {"name": name, "namespace": "default", "labels": {"app": app},
+                                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                                          "name": owner, "controller": True}]}, "spec": {}})
+
+    cluster = SimpleNamespace(services=[service("web", "web")], replication_controllers=[], replica_sets=[],
+                              stateful_sets=[])
+    handle = SimpleNamespace(cluster=lambda: cluster)
+    plugin = PodTopologySpread(None, handle)
+    first = plugin.get_constraints(replica("a", "web"), "ScheduleAnyway")
+    assert [(c.topology_key, c.selector.label_set) for c in first] == [
+        ("kubernetes.io/hostname", {"app": "web"}), ("topology.kubernetes.io/zone", {"app": "web"})]
+    again = plugin.get_constraints(replica("b", "web"), "ScheduleAnyway")
+    assert again == first and again is not first and all(x is y for x, y in zip(again, first))
+    assert plugin.get_constraints(replica("c", "db"), "ScheduleAnyway") == []  # no Service, no selector
+    assert plugin.get_constraints(replica("a", "web"), "DoNotSchedule") == []  # none of that action
+    cluster = SimpleNamespace(services=[service("web", "web"), service("all", "db")], replication_controllers=[],
+                              replica_sets=[], stateful_sets=[])
+    assert [c.selector.label_set for c in plugin.get_constraints(replica("c", "db"), "ScheduleAnyway")] == [
+        {"app": "db"}, {"app": "db"}]

@@ -78,6 +78,9 @@ ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing 
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
+#: Pod shapes whose default constraints a plugin keeps (then it starts over).
+_KEPT_DEFAULTS = 4096
+
 SYSTEM_DEFAULTING = "System"
 LIST_DEFAULTING = "List"
 
@@ -99,6 +102,8 @@ class PodTopologySpread(Plugin):
             self.default_constraints = tuple(args.get("defaultConstraints") or ())
         # Counts from earlier cycles, so PreFilter recounts only the nodes that changed since.
         self._pre_filter_cache = PreFilterCache() if fast_path_settings().spread_cache else None
+        # The default constraints built per pod shape, for one cluster (see _default_constraints).
+        self._defaults_for: tuple[Any, dict] = (None, {})
 
     # --- constraints ----------------------------------------------------------------------------
 
@@ -123,10 +128,32 @@ class PodTopologySpread(Plugin):
         if not self.default_constraints:
             return []
         try:
-            return build_default_constraints(self.default_constraints, pod_info, self._cluster(), action)
+            return self._default_constraints(pod_info, action)
         except ValueError as err:
             kind = "hard" if hard else "soft"
             raise ValueError(f"setting default {kind} topology spread constraints: {err}") from err
+
+    def _default_constraints(self, pod_info: "PodInfo", action: str) -> list[Constraint]:
+        """``build_default_constraints`` for the pod, built once per pod shape (namespace, labels,
+        controller) and cluster: the Services and controllers a default selector reads are the
+        cluster's, which a run never changes in place (a changed cluster is a new ClusterState).
+        A new list each time; the Constraints in it are shared and never changed once built."""
+        cluster = self._cluster()
+        kept_for, kept = self._defaults_for
+        if kept_for is not cluster:
+            kept = {}
+            self._defaults_for = (cluster, kept)
+        meta = pod_info.pod.get("metadata") or {}
+        owner = next((ref for ref in meta.get("ownerReferences") or () if ref.get("controller")), None)
+        # what build_default_constraints reads of the pod: its namespace, labels and controller
+        shape = (action, meta.get("namespace"), frozenset((meta.get("labels") or {}).items()),
+                 None if owner is None else (owner.get("apiVersion"), owner.get("kind"), owner.get("name")))
+        constraints = kept.get(shape)
+        if constraints is None:
+            if len(kept) >= _KEPT_DEFAULTS:
+                kept.clear()
+            constraints = kept[shape] = build_default_constraints(self.default_constraints, pod_info, cluster, action)
+        return list(constraints)
 
     # --- PreFilter / Filter -------------------------------------------------------------------
 
