@@ -81,10 +81,10 @@ class ColumnsView(Protocol):
         of ``(key, value)`` pairs to counts, counts the pair above 0 (read-only when ``frozen``:
         ``counts`` never changes again, and the answer is kept for it)."""
 
-    def valued(self, key: str, amounts: dict[str, int]) -> "np.ndarray | None":
+    def valued(self, key: str, amounts: dict[str, int], frozen: bool = False) -> "np.ndarray | None":
         """Per value code of label ``key`` (then one more, 0, for code -1): the amount of
         ``amounts`` (value -> amount) for that value, 0 when none; None when one is beyond
-        ``SAFE_AMOUNT`` either way."""
+        ``SAFE_AMOUNT`` either way (``frozen`` as for ``counted``)."""
 
     def node_counts(self, key: Any, count: Callable[["NodeInfo"], int], at: "np.ndarray") -> "np.ndarray":
         """``count(node)`` of the nodes at ``at``, kept under ``key`` and asked again only for the

@@ -59,8 +59,8 @@ _OBJECT_SCORE_SIGNATURES = 64
 #: a run of many kinds of pods (a scale-down search moves every app's pods in turn) keeps them all
 #: on a few thousand nodes, in about 10 bytes x ``_OBJECT_CELLS`` (40 MB).
 _OBJECT_CELLS = 4_000_000
-#: ``counted`` answers kept for frozen dicts (each one bool per label value).
-_COUNTED_KEPT = 256
+#: ``counted`` and ``valued`` answers kept for frozen dicts (each one entry per label value).
+_FROZEN_KEPT = 256
 
 
 def _fixed_row(node_info: Any) -> list[int]:
@@ -118,8 +118,9 @@ class NodeColumns:
         self._object_entries = max(_OBJECT_SCORE_SIGNATURES, _OBJECT_CELLS // max(self._count, 1))
         # per topology key: each node's value as a code into the list of values (-1: no label)
         self._label_codes: dict[str, tuple[np.ndarray, list[str], dict[str, int]]] = {}
-        # ``counted`` answers for frozen dicts: (label key, id of the dict) -> (the dict, answer)
-        self._counted: dict[tuple[str, int], tuple[dict, np.ndarray]] = {}
+        # ``counted`` and ``valued`` answers for frozen dicts: (which, label key, id of the dict)
+        # -> (the dict, answer); the dict is held with its answer, so its id stays its own
+        self._frozen: dict[tuple[str, str, int], tuple[dict, np.ndarray]] = {}
         # per key of ``node_counts``: each node's count, and the generation counted at
         self._node_counts: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
         self.generations = np.array([n.generation for n in self._nodes], dtype=np.int64)
@@ -181,7 +182,7 @@ class NodeColumns:
             self._objects = [n.node for n in self._nodes]
             self._object_scores.clear()
             self._label_codes.clear()
-            self._counted.clear()
+            self._frozen.clear()
             self.generations[:] = [n.generation for n in self._nodes]
             return True
         index = self.index
@@ -206,7 +207,7 @@ class NodeColumns:
             cache[1][i] = False  # not known
         if ((old or {}).get("metadata") or {}).get("labels") != node_info.labels:
             self._label_codes.clear()
-            self._counted.clear()
+            self._frozen.clear()
 
     @property
     def all_safe(self) -> bool:
@@ -344,12 +345,11 @@ class NodeColumns:
         """Per value of label ``key`` (by code, then one more for nodes without it, code -1):
         whether ``counts`` counts the pair (``key``, value) above 0. A ``frozen`` dict (one that
         never changes again: sums kept across cycles lend such dicts) is answered from the
-        answer kept for that very dict, while the label codes last."""
+        answer kept for that very dict, while the label codes last (read-only then)."""
         self.label_codes(key)
-        if frozen:
-            kept = self._counted.get((key, id(counts)))
-            if kept is not None and kept[0] is counts:
-                return kept[1]
+        kept = self._frozen.get(("counted", key, id(counts))) if frozen else None
+        if kept is not None and kept[0] is counts:
+            return kept[1]
         _, values, where = self._label_codes[key]
         out = np.zeros(len(values) + 1, dtype=bool)
         # one comprehension and one assignment: counts may hold a pair per node (hostname domains)
@@ -360,19 +360,17 @@ class NodeColumns:
             out[codes] = True
             out[absent] = False
         if frozen:
-            kept_answers = self._counted
-            if len(kept_answers) >= _COUNTED_KEPT:
-                del kept_answers[next(iter(kept_answers))]
-            # the dict is held with its answer: its id stays its own while it is kept
-            out.flags.writeable = False
-            kept_answers[(key, id(counts))] = (counts, out)
+            self._keep(("counted", key, id(counts)), counts, out)
         return out
 
-    def valued(self, key: str, amounts: dict[str, int]) -> np.ndarray | None:
+    def valued(self, key: str, amounts: dict[str, int], frozen: bool = False) -> np.ndarray | None:
         """Per value of label ``key`` (by code, then one more for nodes without it, code -1): the
         amount ``amounts`` gives that value, 0 when none; None when an amount is ``SAFE_AMOUNT``
-        or more either way (the object form then answers)."""
+        or more either way (the object form then answers). ``frozen`` as for ``counted``."""
         self.label_codes(key)
+        kept = self._frozen.get(("valued", key, id(amounts))) if frozen else None
+        if kept is not None and kept[0] is amounts:
+            return kept[1]
         _, values, where = self._label_codes[key]
         out = np.zeros(len(values) + 1, dtype=np.int64)
         for value, amount in amounts.items():
@@ -381,7 +379,16 @@ class NodeColumns:
             code = where.get(value)
             if code is not None:
                 out[code] = amount
+        if frozen:
+            self._keep(("valued", key, id(amounts)), amounts, out)
         return out
+
+    def _keep(self, key: tuple[str, str, int], frozen: dict, answer: np.ndarray) -> None:
+        kept = self._frozen
+        if len(kept) >= _FROZEN_KEPT:
+            del kept[next(iter(kept))]
+        answer.flags.writeable = False
+        kept[key] = (frozen, answer)
 
     def node_counts(self, key: Any, count: Callable[[Any], int], at: np.ndarray) -> np.ndarray:
         """``count(node)`` of the nodes at ``at``, kept under ``key`` (which names all ``count``

@@ -475,6 +475,9 @@ class Scheduler:
             if stop:
                 break
             begin = end
+            # a run that did not find enough means many rejections ahead too (cordoned or full
+            # nodes): each further run twice as long, so a scan of every node takes a few runs
+            chunk *= 2
         if deferred:
             if feasible:
                 self._unresolved = len(deferred)

@@ -553,6 +553,11 @@ AFFINITY_CASES = {
         "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [_term("tier", "new")]},
         "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [_term("kubernetes.io/hostname", "new")]}},
     "no terms: existing pods' anti-affinity alone": None,
+    "preferred: toward db by zone, away from itself by hostname (scored on the columns)": {
+        "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 40, "podAffinityTerm": _term("topology.kubernetes.io/zone", "db")}]},
+        "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 7, "podAffinityTerm": _term("kubernetes.io/hostname", "new")}]}},
 }
 
 
@@ -560,10 +565,10 @@ AFFINITY_CASES = {
 @pytest.mark.parametrize("affinity", AFFINITY_CASES.values(), ids=AFFINITY_CASES.keys())
 def test_pod_affinity_filter_verdicts_from_the_columns_are_the_plugins(seed: int, affinity: dict | None,
                                                                        monkeypatch) -> None:
-    """InterPodAffinity's Filter answered from the columns: every cycle's verdicts equal the
-    plugin's node by node (the pod's affinity and anti-affinity, existing pods' anti-affinity
-    against it, nodes without a topology key), and the whole batch places every pod as the run
-    without memos or columns does."""
+    """InterPodAffinity's Filter (and Score, for preferred terms) answered from the columns:
+    every cycle's verdicts and scores equal the plugin's node by node (the pod's affinity and
+    anti-affinity, existing pods' anti-affinity against it, nodes without a topology key), and
+    the whole batch places every pod as the run without memos or columns does."""
     rnd = random.Random(seed)
     nodes = []
     for i in range(30):
@@ -599,6 +604,10 @@ def test_pod_affinity_filter_verdicts_from_the_columns_are_the_plugins(seed: int
     assert results[0] == results[1]
     assert results[0]["summary"]["scheduled"] > 0
     assert checked["filters"] and asked
+    if affinity and "preferred" in str(affinity):
+        assert "InterPodAffinity" in checked["raw"] and "InterPodAffinity" in checked["normalized"]
+    if affinity and "preferred" in str(affinity):
+        assert "InterPodAffinity" in checked["raw"] and "InterPodAffinity" in checked["normalized"]
 
 def test_a_successful_cycle_counts_its_rejected_nodes_without_asking_why(monkeypatch) -> None:
     """With verdicts from the columns, a simulated cycle that finds a node does not ask the

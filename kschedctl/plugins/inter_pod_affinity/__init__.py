@@ -202,6 +202,7 @@ class InterPodAffinity(Plugin):
                 pod_info, preferred, preferred_anti, ns_labels, snapshot_nodes, walked, has_constraints,
                 args.hard_pod_affinity_weight,
             )
+        lent = topology_score is not None
         if topology_score is None:
             topology_score = scoring.topology_scores(
                 pod_info, preferred, preferred_anti, ns_labels, walked(), has_constraints,
@@ -209,7 +210,7 @@ class InterPodAffinity(Plugin):
             )
         if not topology_score:
             return Status(Code.Skip)
-        state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score, lent))
         return None
 
     def score(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status | None]:

@@ -68,7 +68,7 @@ def column_score(cycle: ColumnCycle, at: np.ndarray) -> ColumnScores | None:
     columns = cycle.columns
     total = np.zeros(len(at), dtype=np.int64)
     for key, amounts in topology_score.items():
-        table = columns.valued(key, amounts)
+        table = columns.valued(key, amounts, s.lent)  # a lent map's value dicts never change
         if table is None:
             return None
         total += table[columns.label_codes(key)[0][at]]

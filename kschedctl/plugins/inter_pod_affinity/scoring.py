@@ -36,12 +36,15 @@ ScoreMap = dict[str, dict[str, int]]
 
 
 class PreScoreState:
-    """What PreScore computed (upstream ``preScoreState``); shared by clones, as upstream."""
+    """What PreScore computed (upstream ``preScoreState``); shared by clones, as upstream.
+    ``lent``: the map was lent by the sums kept across cycles, and its value dicts never change
+    again (the sums copy a dict before changing it)."""
 
-    __slots__ = ("topology_score",)
+    __slots__ = ("topology_score", "lent")
 
-    def __init__(self, topology_score: ScoreMap) -> None:
+    def __init__(self, topology_score: ScoreMap, lent: bool = False) -> None:
         self.topology_score = topology_score
+        self.lent = lent
 
     def clone(self) -> "PreScoreState":
         return self
