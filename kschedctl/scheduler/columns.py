@@ -276,9 +276,10 @@ class NodeColumns:
     def object_verdicts(self, plugin: Any, signature: str, state: Any, pod_info: Any, at: np.ndarray) -> np.ndarray:
         """Whether ``plugin.filter`` lets the pod onto each node at ``at``, for a filter that
         reads the pod and the node object only (``PluginFacts.object_local``): the plugin's own verdict,
-        asked once per pod signature until the node object changes. A plugin that raises counts
-        as a "no" (the per-node path then reports the error); so does a status no filter may
-        give (Wait, Skip: the runtime makes it an Error) is not ``certain`` either."""
+        asked once per pod signature until the node object changes. A plugin that raises, or
+        gives a status no filter may give (Wait, Skip: the runtime makes it an Error), counts as a
+        "no" that is not ``certain`` (the per-node path then reports the error). The statuses of
+        the nodes it rejects are kept for ``object_statuses``."""
         verdicts, known, certain, rejections = self._object_cache(("filter", plugin.name, signature), 2, dict)
         missing = at[~known[at]]
         if len(missing):
