@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import random
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -609,20 +610,26 @@ def test_pod_affinity_filter_verdicts_from_the_columns_are_the_plugins(seed: int
     if affinity and "preferred" in str(affinity):
         assert "InterPodAffinity" in checked["raw"] and "InterPodAffinity" in checked["normalized"]
 
+def _nodes_filtered_by(plugin_class: Any, monkeypatch) -> list[str]:
+    """The names of the nodes ``plugin_class``'s Filter is asked about from now on, in order."""
+    asked: list[str] = []
+    original = plugin_class.filter
+
+    def counting(self, state, pod_info, node_info):
+        asked.append(node_info.name)
+        return original(self, state, pod_info, node_info)
+
+    monkeypatch.setattr(plugin_class, "filter", counting)
+    return asked
+
+
 def test_a_successful_cycle_counts_its_rejected_nodes_without_asking_why(monkeypatch) -> None:
     """With verdicts from the columns, a simulated cycle that finds a node does not ask the
     filters why the other nodes failed (nothing shows it); a cycle that finds none still gives
     every node's reason, word for word."""
     from kschedctl.plugins.pod_topology_spread import PodTopologySpread
 
-    asked: list[str] = []
-    original = PodTopologySpread.filter
-
-    def counting(self, state, pod_info, node_info):
-        asked.append(node_info.name)
-        return original(self, state, pod_info, node_info)
-
-    monkeypatch.setattr(PodTopologySpread, "filter", counting)
+    asked = _nodes_filtered_by(PodTopologySpread, monkeypatch)
     nodes = [make_node(f"n{i}", {"kubernetes.io/hostname": f"n{i}", "topology.kubernetes.io/zone": f"z{i % 3}"},
                        cpu="8" if i % 3 == 0 else "2", memory="16Gi", pods="110") for i in range(6)]
     existing = [make_pod("r0", node="n0", labels={"app": "web"})]
@@ -740,14 +747,7 @@ def _rejections_of_a_pod_no_node_takes(monkeypatch, statuses_known: bool) -> tup
                                 {"name": "b", "persistentVolumeClaim": {"claimName": "claim-pv-b"}}])
     if not statuses_known:
         monkeypatch.setattr(simulate._ColumnVerdicts, "statuses", lambda self, positions: [None] * len(positions))
-    asked: list[str] = []
-    original_filter = VolumeBinding.filter
-
-    def counting(self, state, pod_info, node_info):
-        asked.append(node_info.name)
-        return original_filter(self, state, pod_info, node_info)
-
-    monkeypatch.setattr(VolumeBinding, "filter", counting)
+    asked = _nodes_filtered_by(VolumeBinding, monkeypatch)
     seen: dict = {}
     scan_verdicts = schedule_one.Scheduler._scan_verdicts
 
