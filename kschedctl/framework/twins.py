@@ -123,6 +123,13 @@ def _always(at: Any) -> bool:
     return True
 
 
+def passes_all(at: "np.ndarray") -> "np.ndarray":
+    """Verdicts of a twin whose plugin lets the pod onto every node this cycle."""
+    import numpy as np  # only twins call it, and they have numpy loaded
+
+    return np.ones(len(at), dtype=bool)
+
+
 @dataclass
 class ColumnFilter:
     """A twin's Filter verdicts: ``verdicts(at)`` is a bool array, True where the pod passes.

@@ -57,24 +57,21 @@ class _ChangeLog:
     instead of counting the node's pods again.
     """
 
-    __slots__ = ("entries", "deltas", "count")
+    __slots__ = ("deltas", "count")
 
     def __init__(self, size: int = 4096) -> None:
-        self.entries: deque = deque(maxlen=size)
         self.deltas: deque = deque(maxlen=size)
         self.count = 0
 
     def add(self, node_info: "NodeInfo", pod_info: "PodInfo | None" = None, sign: int = 0,
             before: int = 0) -> None:
-        self.entries.append(node_info)
         self.deltas.append((node_info, pod_info, sign, before, node_info.generation))
         self.count += 1
 
     def since(self, position: int) -> list["NodeInfo"] | None:
-        behind = self.count - position
-        if behind > len(self.entries):
-            return None
-        return list(islice(reversed(self.entries), behind))[::-1] if behind else []
+        """The NodeInfo of each change after ``position``, in order (see ``deltas_since``)."""
+        changed = self.deltas_since(position)
+        return None if changed is None else [delta[0] for delta in changed]
 
     def deltas_since(self, position: int) -> list[tuple] | None:
         """``(node_info, pod_info or None, +1/-1/0, generation before, generation after)`` of

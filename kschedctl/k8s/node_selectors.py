@@ -135,7 +135,8 @@ class _Term:
         return True
 
 
-def _match_any(labels: Mapping[str, str] | None) -> bool:
+def match_any_labels(labels: Mapping[str, str] | None) -> bool:
+    """The labels matcher of a selector that admits every node."""
     return True
 
 
@@ -201,7 +202,7 @@ class NodeSelector:
         terms = self._terms
         if len(terms) == 1 and not terms[0].errors:
             selector = terms[0].labels
-            return selector.matches if selector is not None else _match_any
+            return selector.matches if selector is not None else match_any_labels
         return lambda labels: self.match_labels(labels, "")
 
     def label_requirements(self) -> tuple[Any, ...] | None:

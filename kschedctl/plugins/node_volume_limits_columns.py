@@ -10,13 +10,7 @@ count and the plugin answers node by node (see kschedctl.framework.twins).
 
 from __future__ import annotations
 
-import numpy as np
-
-from kschedctl.framework.twins import ColumnCycle, ColumnFilter
-
-
-def _passes_all(at: np.ndarray) -> np.ndarray:
-    return np.ones(len(at), dtype=bool)
+from kschedctl.framework.twins import ColumnCycle, ColumnFilter, passes_all
 
 
 def column_filter(cycle: ColumnCycle) -> ColumnFilter | None:
@@ -24,11 +18,11 @@ def column_filter(cycle: ColumnCycle) -> ColumnFilter | None:
     plugin = cycle.plugin
     pod = cycle.pod_info.pod
     if not (pod.get("spec") or {}).get("volumes"):
-        return ColumnFilter(_passes_all)
+        return ColumnFilter(passes_all)
     cluster = plugin.handle.cluster() if plugin.handle is not None else None
     if plugin.limits_anywhere(cluster):
         return None
     found = plugin.new_volumes(cycle.state, cluster, pod, None)
     if isinstance(found, Exception):
         return None
-    return ColumnFilter(_passes_all)
+    return ColumnFilter(passes_all)

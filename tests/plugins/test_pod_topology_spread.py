@@ -494,7 +494,7 @@ def test_pre_filter_cache_read_from_the_change_log_counts_as_a_fresh_walk(change
             node_infos[5].set_node(moved)
         if changes == "log overrun" and step == 2:
             spare = Snapshot(nodes[:1]).node_infos()[0]
-            for _ in range(NODE_CHANGES.entries.maxlen + 1):
+            for _ in range(NODE_CHANGES.deltas.maxlen + 1):
                 spare.remove_node()
         cached, fresh = both()
         assert cached == fresh, step

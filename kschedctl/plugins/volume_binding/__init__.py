@@ -62,6 +62,14 @@ ERR_REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims
 STATE_KEY = NAME
 
 
+def bound_volume_rejection(volume: BoundVolume) -> Status:
+    """Filter's status on a node ``volume`` (a bound claim) does not admit: its PV is missing,
+    or the PV's node affinity does not match the node."""
+    reason = ERR_REASON_PV_NOT_EXIST if volume.matches is None else ERR_REASON_NODE_CONFLICT
+    return Status(Code.UnschedulableAndUnresolvable, reason,
+                  details={"claim": pvc_key(volume.claim), "volume": volume.pv_name})
+
+
 class _StateData:
     """What PreFilter found and Filter / Reserve add (shared by clones, as upstream's pointer)."""
 
@@ -131,13 +139,9 @@ class VolumeBinding(Plugin):
             # every claim bound: only the PVs' node affinity against the node's labels is asked,
             # as FindPodVolumes asks it (the claims and PVs were looked up once, in PreFilter)
             labels = node_info.labels
-            for pvc, pv_name, matches, _ in bound_only:
-                if matches is None:
-                    return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_PV_NOT_EXIST,
-                                  details={"claim": pvc_key(pvc), "volume": pv_name})
-                if not matches(labels):
-                    return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_CONFLICT,
-                                  details={"claim": pvc_key(pvc), "volume": pv_name})
+            for volume in bound_only:
+                if volume.matches is None or not volume.matches(labels):
+                    return bound_volume_rejection(volume)
             data.pod_volumes_by_node[node_info.name] = PodVolumes()
             return None
         try:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, NamedTuple
 
 from kschedctl.k8s.quantity import parse_quantity
-from kschedctl.k8s.node_selectors import NodeSelector
+from kschedctl.k8s.node_selectors import NodeSelector, match_any_labels
 from kschedctl.k8s.selectors import label_selector
 
 # --- reasons (binder.go ConflictReason) -----------------------------------------------------------
@@ -152,18 +152,14 @@ def check_node_affinity(pv: dict, node_labels: dict) -> bool:
     return node_affinity_matcher(pv)(node_labels)
 
 
-def _matches_every_node(labels: Any) -> bool:
-    return True
-
-
 def node_affinity_matcher(pv: dict) -> Callable[[Any], bool]:
     """``check_node_affinity`` of ``pv`` as a function of node labels (for one PV asked of many nodes)."""
     affinity = spec(pv).get("nodeAffinity")
     if not affinity:
-        return _matches_every_node
+        return match_any_labels
     required = affinity.get("required")
     if required is None:
-        return _matches_every_node
+        return match_any_labels
     return _node_affinity(required)[1]
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kschedctl.framework.status import Code, Status
-from kschedctl.framework.twins import ColumnCycle, ColumnFilter
+from kschedctl.framework.status import Status
+from kschedctl.framework.twins import ColumnCycle, ColumnFilter, passes_all
 from kschedctl.k8s.selectors import (
     OP_DOES_NOT_EXIST,
     OP_DOUBLE_EQUALS,
@@ -28,16 +28,11 @@ from kschedctl.k8s.selectors import (
     OP_NOT_EQUALS,
     OP_NOT_IN,
 )
-from kschedctl.plugins.volume_binding import STATE_KEY
-from kschedctl.plugins.volume_binding.binder import ERR_REASON_NODE_CONFLICT, ERR_REASON_PV_NOT_EXIST, pvc_key
+from kschedctl.plugins.volume_binding import STATE_KEY, bound_volume_rejection
 
 _IN = frozenset({OP_IN, OP_EQUALS, OP_DOUBLE_EQUALS})
 _NOT_IN = frozenset({OP_NOT_IN, OP_NOT_EQUALS})
 _COVERED = _IN | _NOT_IN | {OP_EXISTS, OP_DOES_NOT_EXIST}
-
-
-def _passes_all(at: np.ndarray) -> np.ndarray:
-    return np.ones(len(at), dtype=bool)
 
 
 def column_filter(cycle: ColumnCycle) -> ColumnFilter | None:
@@ -48,7 +43,7 @@ def column_filter(cycle: ColumnCycle) -> ColumnFilter | None:
     except KeyError:
         return None  # the plugin reports the missing state itself
     if data.claims is None:
-        return ColumnFilter(_passes_all)  # no claim: Filter has nothing to check
+        return ColumnFilter(passes_all)  # no claim: Filter has nothing to check
     bound = data.bound_only
     if bound is None:
         return None
@@ -94,9 +89,7 @@ def column_filter(cycle: ColumnCycle) -> ColumnFilter | None:
             failed = (which < 0) & ~holds(requirements, at)
             if failed.any():
                 which[failed] = len(made)
-                reason = ERR_REASON_PV_NOT_EXIST if requirements is None else ERR_REASON_NODE_CONFLICT
-                made.append(Status(Code.UnschedulableAndUnresolvable, reason,
-                                   details={"claim": pvc_key(volume.claim), "volume": volume.pv_name}))
+                made.append(bound_volume_rejection(volume))
             if requirements is None:
                 break
         return which, made
