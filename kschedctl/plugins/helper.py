@@ -204,7 +204,8 @@ class DefaultSelector:
         return self._hash
 
 
-def _controller_ref(pod: dict) -> dict | None:
+def controller_ref(pod: dict) -> dict | None:
+    """The owner reference of ``pod`` marked controller (upstream metav1.GetControllerOf), or None."""
     for ref in (pod.get("metadata") or {}).get("ownerReferences") or ():
         if ref.get("controller"):
             return ref
@@ -225,7 +226,7 @@ def default_selector(pod: dict, cluster: Any) -> DefaultSelector:
         label_set.update((svc.get("spec") or {}).get("selector") or {})
     result = DefaultSelector(label_set)
 
-    owner = _controller_ref(pod)
+    owner = controller_ref(pod)
     if owner is None:
         return result
     api_version = owner.get("apiVersion") or ""

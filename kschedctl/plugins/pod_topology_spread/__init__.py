@@ -39,7 +39,7 @@ from kschedctl.k8s.field import FieldError, child, duplicate, forbidden, index, 
 from kschedctl.k8s.validation import validate_label_name
 from kschedctl.plugins import names
 from kschedctl.plugins.facts import ArgsFacts, PluginFacts
-from kschedctl.plugins.helper import int_field
+from kschedctl.plugins.helper import controller_ref, int_field
 from kschedctl.plugins.pod_topology_spread.common import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -144,7 +144,7 @@ class PodTopologySpread(Plugin):
             kept = {}
             self._defaults_for = (cluster, kept)
         meta = pod_info.pod.get("metadata") or {}
-        owner = next((ref for ref in meta.get("ownerReferences") or () if ref.get("controller")), None)
+        owner = controller_ref(pod_info.pod)
         # what build_default_constraints reads of the pod: its namespace, labels and controller
         shape = (action, meta.get("namespace"), frozenset((meta.get("labels") or {}).items()),
                  None if owner is None else (owner.get("apiVersion"), owner.get("kind"), owner.get("name")))
