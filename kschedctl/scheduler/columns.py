@@ -127,6 +127,11 @@ class NodeColumns:
         self._seen = NODE_CHANGES.count
         self._load_all()
 
+    @property
+    def nodes(self) -> list[Any]:
+        """The NodeInfos of the columns, in their order (the snapshot's list: not to be changed)."""
+        return self._nodes
+
     # -- keeping current ----------------------------------------------------------------------
     def _load_all(self) -> None:
         self._unsafe.clear()
@@ -341,6 +346,22 @@ class NodeColumns:
                 codes[i] = code
             cached = self._label_codes[key] = (codes, values, where)
         return cached[0], cached[1]
+
+    def first_label_codes(self, keys: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+        """Each node's first non-empty value among labels ``keys`` (a zone under either of its
+        names) as a position in the returned list of values (-1 when the node has none); made
+        of the ``label_codes`` of each key, so only their first use walks the nodes."""
+        values: list[str] = []
+        codes = np.full(self._count, -1, dtype=np.int64)
+        for key in keys:
+            here, found = self.label_codes(key)
+            if found:
+                non_empty = np.array([bool(v) for v in found], dtype=bool)
+                take = (codes < 0) & (here >= 0)
+                take[take] = non_empty[here[take]]
+                codes[take] = here[take] + len(values)
+            values = values + found
+        return codes, values
 
     def counted(self, key: str, counts: dict, frozen: bool = False) -> np.ndarray:
         """Per value of label ``key`` (by code, then one more for nodes without it, code -1):

@@ -531,17 +531,36 @@ class _LeanFramework(Framework):
             return normalized, int(normalized[out][0])
         return (normalized * weight if weight != 1 else normalized), None
 
-    def _column_positions(self, nodes: list) -> Any:
-        """Where ``nodes`` sit in the run's node columns (brought up to date first); None when
-        the columns do not cover them."""
-        if not self._use_columns:
-            return None
-        snapshot = self.handle.snapshot()
+    def _current_columns(self, snapshot: Any) -> NodeColumns | None:
+        """The run's node columns of ``snapshot``, brought up to date (made anew for another
+        snapshot or node list); None when ``snapshot`` has no NodeInfos to make them of."""
         columns = self._columns
         if columns is None or columns.snapshot is not snapshot or not columns.refresh():
             if snapshot is None or not hasattr(snapshot, "node_infos"):
                 return None
             columns = self._columns = NodeColumns(snapshot)
+        return columns
+
+    def has_columns(self, snapshot: Any) -> bool:
+        """Whether this framework keeps node columns of ``snapshot`` already."""
+        return self._columns is not None and self._columns.snapshot is snapshot
+
+    def usage(self, snapshot: Any, placed: dict[str, int] | None = None) -> UsageCapture:
+        """Every node's usage now: from the node columns when they hold every node's amounts
+        (numpy copies, not a record per node), else node by node."""
+        columns = self._current_columns(snapshot) if self._use_columns else None
+        if columns is not None and columns.all_safe:
+            return UsageCapture(snapshot, placed, columns)
+        return UsageCapture(snapshot, placed)
+
+    def _column_positions(self, nodes: list) -> Any:
+        """Where ``nodes`` sit in the run's node columns (brought up to date first); None when
+        the columns do not cover them."""
+        if not self._use_columns:
+            return None
+        columns = self._current_columns(self.handle.snapshot())
+        if columns is None:
+            return None
         if type(nodes) is ColumnNodes and nodes.columns is columns and columns.all_safe:
             return nodes.at  # the scan's own positions, the columns unchanged since
         return columns.positions(nodes)
@@ -773,10 +792,18 @@ class Simulator(SchedulingSetup):
             if was_enabled:
                 gc.enable()
 
+    def _usage(self, snapshot: Any, placed: dict[str, int] | None = None) -> UsageCapture:
+        """Every node's usage now, through a framework of the run (the one keeping node columns
+        of ``snapshot`` already, else the first), so that the columns are shared with its cycles."""
+        frameworks = [f for f in self.frameworks.values() if isinstance(f, _LeanFramework)]
+        if not frameworks:
+            return UsageCapture(snapshot, placed)
+        return next((f for f in frameworks if f.has_columns(snapshot)), frameworks[0]).usage(snapshot, placed)
+
     def _run(self, pods: Iterable[dict], profile: str | None, include_cluster_pending: bool,
              progress: Callable[[int, int], None] | None, started: float) -> SimulationResult:
         result = SimulationResult(seed=self.seed)
-        result.nodes_before = UsageCapture(self.snapshot)  # type: ignore[assignment]  # made when read
+        result.nodes_before = self._usage(self.snapshot)  # type: ignore[assignment]  # made when read
         entries: list[tuple[PodInfo, str, str]] = []
         names = set(self.profile_names())
         if include_cluster_pending:
@@ -901,7 +928,7 @@ class Simulator(SchedulingSetup):
         for rec in records.values():
             if rec.outcome == Outcome.SCHEDULED and rec.node:
                 placed[rec.node] = placed.get(rec.node, 0) + 1
-        result.nodes = result.zones = UsageCapture(snapshot, placed)  # type: ignore[assignment]
+        result.nodes = result.zones = self._usage(snapshot, placed)  # type: ignore[assignment]
         result.seconds = time.perf_counter() - started
         return result
 

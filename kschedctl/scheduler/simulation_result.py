@@ -7,6 +7,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kschedctl.framework.snapshot import Snapshot
+from kschedctl.framework.twins import (
+    ALLOC_CPU,
+    ALLOC_EPHEMERAL,
+    ALLOC_MEMORY,
+    ALLOC_PODS,
+    POD_COUNT,
+    REQ_CPU,
+    REQ_EPHEMERAL,
+    REQ_MEMORY,
+)
 from kschedctl.scheduler.outcome import Outcome
 
 _ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
@@ -245,18 +255,26 @@ def usage(snapshot: Snapshot, placed: dict[str, int] | None = None) -> tuple[lis
 
 class UsageCapture:
     """Each node's allocatable and requested amounts at one moment, as plain values, and the
-    ``NodeUsage``/``ZoneUsage`` tables made from them once asked (``table``)."""
+    ``NodeUsage``/``ZoneUsage`` tables made from them once asked (``table``).
+
+    Given the run's node columns (``scheduler.columns.NodeColumns``, current and holding every
+    node's amounts), the amounts are copied from them and the zones are their zone codes; else
+    each node's are read from its NodeInfo. The tables are the same either way."""
 
     __slots__ = ("_rows", "_placed", "_tables")
 
-    def __init__(self, snapshot: Snapshot, placed: dict[str, int] | None = None) -> None:
-        # one tuple per node, scalar amounts copied only where a node has some: the requested
-        # amounts are changed in place by later cycles
-        self._rows = [(ni.name, _zone_name(ni), a.milli_cpu, a.memory, a.allowed_pod_number, a.ephemeral_storage,
-                       dict(a.scalar_resources) if a.scalar_resources else None,
-                       r.milli_cpu, r.memory, len(ni.pods), r.ephemeral_storage,
-                       dict(r.scalar_resources) if r.scalar_resources else None)
-                      for ni, a, r in ((ni, ni.allocatable, ni.requested) for ni in snapshot.node_infos())]
+    def __init__(self, snapshot: Snapshot, placed: dict[str, int] | None = None, columns: Any = None) -> None:
+        self._rows: Any
+        if columns is not None:
+            self._rows = _ColumnTake(columns)
+        else:
+            # one tuple per node, scalar amounts copied only where a node has some: the requested
+            # amounts are changed in place by later cycles
+            self._rows = [(ni.name, _zone_name(ni), a.milli_cpu, a.memory, a.allowed_pod_number, a.ephemeral_storage,
+                           dict(a.scalar_resources) if a.scalar_resources else None,
+                           r.milli_cpu, r.memory, len(ni.pods), r.ephemeral_storage,
+                           dict(r.scalar_resources) if r.scalar_resources else None)
+                          for ni, a, r in ((ni, ni.allocatable, ni.requested) for ni in snapshot.node_infos())]
         self._placed = dict(placed) if placed else {}
         self._tables: tuple[list[NodeUsage], list[ZoneUsage]] | None = None
 
@@ -295,6 +313,39 @@ class UsageCapture:
             for k, v in requested.items():
                 zu.requested[k] = zu.requested.get(k, 0) + v
         return nodes, list(zones.values())
+
+
+#: The node columns' rows a ``_ColumnTake`` copies, in the order of a capture's row.
+_TAKEN_ROWS = (ALLOC_CPU, ALLOC_MEMORY, ALLOC_PODS, ALLOC_EPHEMERAL, REQ_CPU, REQ_MEMORY, POD_COUNT, REQ_EPHEMERAL)
+
+
+class _ColumnTake:
+    """Every node's amounts copied out of the node columns, yielding ``UsageCapture``'s rows.
+
+    The columns hold the scalar resources only of those some plugin asked about: those are read
+    from the NodeInfos of the nodes that have any."""
+
+    __slots__ = ("_names", "_zone_codes", "_zones", "_amounts", "_scalars")
+
+    def __init__(self, columns: Any) -> None:
+        self._names = list(columns.index)  # in the columns' (the snapshot's) node order
+        self._zone_codes, self._zones = columns.first_label_codes(_ZONE_LABELS)
+        self._amounts = columns.fixed[list(_TAKEN_ROWS)]  # a copy: later cycles change the columns
+        scalars: dict[int, tuple[dict | None, dict | None]] = {}
+        for i, node_info in enumerate(columns.nodes):
+            allocated, used = node_info.allocatable.scalar_resources, node_info.requested.scalar_resources
+            if allocated or used:
+                scalars[i] = (dict(allocated) if allocated else None, dict(used) if used else None)
+        self._scalars = scalars
+
+    def __iter__(self) -> Any:
+        zones, scalars, no_scalars = self._zones, self._scalars, (None, None)
+        for i, (name, code, amounts) in enumerate(zip(self._names, self._zone_codes.tolist(),
+                                                       self._amounts.T.tolist())):
+            a_cpu, a_memory, a_pods, a_ephemeral, r_cpu, r_memory, r_pods, r_ephemeral = amounts
+            a_scalars, r_scalars = scalars.get(i, no_scalars)
+            yield (name, zones[code] if code >= 0 else "", a_cpu, a_memory, a_pods, a_ephemeral, a_scalars,
+                   r_cpu, r_memory, r_pods, r_ephemeral, r_scalars)
 
 
 def _zone_name(node_info: Any) -> str:
