@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable
 
 from kschedctl.k8s.node_selectors import RequiredNodeAffinity
+from kschedctl.k8s.shared_parts import is_shared
 from kschedctl.k8s.selectors import label_selector, selector_from_set
 from kschedctl.k8s.tolerations import find_matching_untolerated_taint
 from kschedctl.plugins.helper import default_selector, do_not_schedule_taints_filter
@@ -281,16 +282,46 @@ def count_node_pods_match_selector(node_info: "NodeInfo", c: Constraint, namespa
     return count
 
 
+#: Whether a selector (by its key) matches a labels dict the pods of a template share
+#: (``inputs.sharing``: one dict, never changed), by the dict's id: a first count over hundreds of
+#: thousands of pods asks the selector once per template. Each answer holds its dict, so the id
+#: stays its own.
+_MATCHED: dict[Any, dict[int, tuple[dict, bool]]] = {}
+_MATCHED_SELECTORS_MAX = 256
+
+
+def _matched_by_labels(selector_key: Any) -> dict[int, tuple[dict, bool]]:
+    known = _MATCHED.get(selector_key)
+    if known is None:
+        if len(_MATCHED) >= _MATCHED_SELECTORS_MAX:
+            _MATCHED.clear()
+        known = _MATCHED[selector_key] = {}
+    return known
+
+
 def count_pods_match_selector(pod_infos: Iterable["PodInfo"], c: Constraint, namespace: str) -> int:
     """Upstream countPodsMatchSelector: matching pods of ``namespace`` that are not terminating."""
     if c.selector_empty:
         return 0
     matches = c.selector.matches
+    known = _matched_by_labels(c.selector_key) if c.selector_key is not None else None
     count = 0
     for p in pod_infos:
         # Terminating pods do not count (upstream #87621).
         if p.is_terminating or p.namespace != namespace:
             continue
-        if matches(p.labels):
+        labels = p.labels
+        if known is None:
+            if matches(labels):
+                count += 1
+            continue
+        found = known.get(id(labels))
+        if found is not None and found[0] is labels:
+            count += found[1]
+            continue
+        hit = matches(labels)
+        if is_shared(labels):
+            known[id(labels)] = (labels, hit)
+        if hit:
             count += 1
     return count
