@@ -129,11 +129,14 @@ def _synthetic_rollout(kind: str, nodes: int, replicas: int) -> tuple[Any, list[
 def _realistic_rollout(kind: str, nodes: int, replicas: int) -> tuple[Any, list[dict]]:
     from benchmarks.realistic import cluster_objects, rollout_objects
     from kschedctl.inputs.cluster import ClusterState
-    from kschedctl.inputs.loader import gc_paused
+    from kschedctl.inputs.loader import Document, gc_paused
 
     owner, pods = rollout_objects(replicas, "rollout" if kind == "scale" else kind)
     with gc_paused():
-        cluster = ClusterState().with_objects([*cluster_objects(nodes), owner])
+        # read as a snapshot file or a live cluster is (from_documents): the pods of a template
+        # share their parts, as they do for users
+        docs = [Document(obj, "<realistic cluster>") for obj in cluster_objects(nodes)]
+        cluster = ClusterState.from_documents(docs).with_objects([owner])
     return cluster, pods
 
 
