@@ -16,9 +16,8 @@ from __future__ import annotations
 import sys
 from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterable
-
-import jsonschema
 
 from kschedctl.config import schema as schemas
 from kschedctl.config.args import ARGS_KINDS, parse_duration
@@ -63,14 +62,21 @@ REFUSED: dict[str, str] = {
     f"{GROUP}/v1alpha1": "an alpha version of Kubernetes v1.16-v1.18, long removed",
 }
 
-_format_checker = jsonschema.FormatChecker()
-
-
-@_format_checker.checks("go-duration", raises=ValueError)
 def _is_duration(value: object) -> bool:
     if isinstance(value, str):
         parse_duration(value)
     return True
+
+
+@lru_cache(maxsize=None)
+def _validator(version: str) -> Any:
+    """The schema validator of ``version``: jsonschema is imported when a configuration file is
+    first read (a run on the built-in configuration never reads one)."""
+    import jsonschema
+
+    formats = jsonschema.FormatChecker()
+    formats.checks("go-duration", raises=ValueError)(_is_duration)
+    return jsonschema.Draft202012Validator(schemas.load(version), format_checker=formats)
 
 
 @dataclass
@@ -214,7 +220,7 @@ _TYPE_WORDS = {"integer": "an integer", "string": "a string", "boolean": "a bool
 
 
 def _schema_findings(doc: dict[str, Any], version: str) -> list[FieldError]:
-    validator = jsonschema.Draft202012Validator(schemas.load(version), format_checker=_format_checker)
+    validator = _validator(version)
     out: list[FieldError] = []
     seen: set[tuple[str, str]] = set()
     pending: deque[Any] = deque(validator.iter_errors(doc))
