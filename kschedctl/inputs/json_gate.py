@@ -4,9 +4,9 @@ Every object read from a file goes through two Python walks: the unknown-field c
 (:mod:`kschedctl.inputs.fields`, ``--validate``) and, for pods and nodes, the value-type check
 (:mod:`kschedctl.inputs.shapes`), plus the string check of labels and annotations
 (``inputs.cluster``). On a 50,000-pod snapshot they cost more than reading the file. Here the
-same rules are compiled, when the first large file is read, into msgspec types (a Struct per object type of
-``schema/fields.json`` refusing unknown fields, the shapes' value types on the fields they
-describe), and each object's JSON bytes are decoded against its kind's type, the result thrown
+same rules are compiled, for each kind when a large file first holds one, into msgspec types (a
+Struct per object type of ``schema/fields.json`` refusing unknown fields, the shapes' value
+types on the fields they describe), and each object's JSON bytes are decoded against its kind's type, the result thrown
 away. An object the gate accepts is marked (``Document.gated``) and its Python walks are skipped,
 with the API checks of a cluster file (``api_checks.problems``: a gated object's kind is one
 ``fields.json`` describes, so one the API server serves).
@@ -165,23 +165,39 @@ class _Builder:
 
 
 @lru_cache(maxsize=1)
-def _decoders() -> dict[tuple[str, str], msgspec.json.Decoder]:
+def _schema() -> tuple[dict[str, str], _Builder]:
     kinds, types = schema_types()
-    builder = _Builder(types)
-    out = {}
-    for key, ref in kinds.items():
-        api_version, kind = key.rsplit("/", 1)
-        shape = _SHAPES.get((api_version, kind)) or _with_meta_strings({})
-        try:
-            out[(api_version, kind)] = msgspec.json.Decoder(builder.struct(ref, shape))
-        except _Unsupported:
-            continue
-    return out
+    return kinds, _Builder(types)
+
+
+#: The gate of each kind asked about so far (None: the gate has none). Built when a kind is
+#: first met: a file holds a dozen of the 38 kinds, and each costs a millisecond or more.
+_DECODERS: dict[tuple[str, str], msgspec.json.Decoder | None] = {}
 
 
 def decoder_for(api_version: Any, kind: Any) -> msgspec.json.Decoder | None:
     """The gate of objects of ``apiVersion``/``kind``, or None when the gate has none."""
-    return _decoders().get((api_version, kind))
+    if api_version.__class__ is not str or kind.__class__ is not str:
+        return None
+    key = (api_version, kind)
+    try:
+        return _DECODERS[key]
+    except KeyError:
+        pass
+    kinds, builder = _schema()
+    ref = kinds.get(f"{api_version}/{kind}")
+    decoder = None
+    if ref is not None:
+        shape = _SHAPES.get(key) or _with_meta_strings({})
+        try:
+            decoder = msgspec.json.Decoder(builder.struct(ref, shape))
+        except _Unsupported:
+            decoder = None
+    _DECODERS[key] = decoder
+    return decoder
+
+
+_UNKNOWN: Any = object()
 
 
 def accepts(data: Any, api_version: Any, kind: Any) -> bool:
@@ -254,7 +270,7 @@ def chunk_verdicts(objects: list, chunk: bytes, item_kind: str | None, list_vers
 
 
 def _flags(objects: list, raws: list, item_kind: str | None, list_version: Any) -> list[bool]:
-    decoders = _decoders()
+    decoders = _DECODERS
     flags = []
     for obj, raw in zip(objects, raws):
         decode = None
@@ -264,7 +280,9 @@ def _flags(objects: list, raws: list, item_kind: str | None, list_version: Any) 
             else:
                 key = (obj.get("apiVersion"), obj.get("kind"))
             if key[0].__class__ is str and key[1].__class__ is str:  # else the loader refuses it
-                decode = decoders.get(key)  # type: ignore[arg-type]
+                decode = decoders.get(key, _UNKNOWN)  # type: ignore[arg-type]
+                if decode is _UNKNOWN:
+                    decode = decoder_for(*key)
         if decode is None:
             flags.append(False)
             continue
