@@ -6,10 +6,10 @@ Every object read from a file goes through two Python walks: the unknown-field c
 (``inputs.cluster``). On a 50,000-pod snapshot they cost more than reading the file. Here the
 same rules are compiled, for each kind when a large file first holds one, into msgspec types (a
 Struct per object type of ``schema/fields.json`` refusing unknown fields, the shapes' value
-types on the fields they describe), and each object's JSON bytes are decoded against its kind's type, the result thrown
-away. An object the gate accepts is marked (``Document.gated``) and its Python walks are skipped,
-with the API checks of a cluster file (``api_checks.problems``: a gated object's kind is one
-``fields.json`` describes, so one the API server serves).
+types on the fields they describe), and each object's JSON bytes are decoded against its kind's
+type, the result thrown away. An object the gate accepts is marked (``Document.gated``) and its
+Python walks are skipped, with the API checks of a cluster file (``api_checks.problems``: a
+gated object's kind is one ``fields.json`` describes, so one the API server serves).
 
 The gate only ever says "no problem here". An object it refuses (or one it has no type for, or
 any input it cannot decode: ``NaN``, ``Infinity``, numbers past a float's range, lone
@@ -173,6 +173,8 @@ def _schema() -> tuple[dict[str, str], _Builder]:
 #: The gate of each kind asked about so far (None: the gate has none). Built when a kind is
 #: first met: a file holds a dozen of the 38 kinds, and each costs a millisecond or more.
 _DECODERS: dict[tuple[str, str], msgspec.json.Decoder | None] = {}
+#: Not in ``_DECODERS`` yet (None there means the kind has no gate).
+_UNKNOWN: Any = object()
 
 
 def decoder_for(api_version: Any, kind: Any) -> msgspec.json.Decoder | None:
@@ -195,9 +197,6 @@ def decoder_for(api_version: Any, kind: Any) -> msgspec.json.Decoder | None:
             decoder = None
     _DECODERS[key] = decoder
     return decoder
-
-
-_UNKNOWN: Any = object()
 
 
 def accepts(data: Any, api_version: Any, kind: Any) -> bool:

@@ -328,7 +328,7 @@ class _ColumnTake:
     __slots__ = ("_names", "_zone_codes", "_zones", "_amounts", "_scalars")
 
     def __init__(self, columns: Any) -> None:
-        self._names = list(columns.index)  # in the columns' (the snapshot's) node order
+        self._names = [node_info.name for node_info in columns.nodes]  # the columns' (snapshot's) order
         self._zone_codes, self._zones = columns.first_label_codes(_ZONE_LABELS)
         self._amounts = columns.fixed[list(_TAKEN_ROWS)]  # a copy: later cycles change the columns
         scalars: dict[int, tuple[dict | None, dict | None]] = {}
