@@ -304,17 +304,14 @@ def count_pods_match_selector(pod_infos: Iterable["PodInfo"], c: Constraint, nam
     if c.selector_empty:
         return 0
     matches = c.selector.matches
-    known = _matched_by_labels(c.selector_key) if c.selector_key is not None else None
+    # a custom selector without a key keeps its answers for this count alone
+    known = _matched_by_labels(c.selector_key) if c.selector_key is not None else {}
     count = 0
     for p in pod_infos:
         # Terminating pods do not count (upstream #87621).
         if p.is_terminating or p.namespace != namespace:
             continue
         labels = p.labels
-        if known is None:
-            if matches(labels):
-                count += 1
-            continue
         found = known.get(id(labels))
         if found is not None and found[0] is labels:
             count += found[1]
