@@ -160,7 +160,7 @@ class Snapshot:
             if node_info is None:
                 self.orphan_pods.append(pod_info)
                 continue
-            node_info.add_pod(pod_info)
+            node_info.add_pod_before_use(pod_info)
             self._count_pvcs(pod_info, 1)
         self._images: dict[str, _ImageState] = {}
         self._fill_image_states(nodes)

@@ -553,7 +553,9 @@ def _remove_from(pods: list[PodInfo], target: PodInfo) -> PodInfo | None:
 class NodeInfo:
     """A node and the pods on it, with their requests, ports and PVC references summed.
 
-    ``NodeInfo(node, pods)`` sets the node (if any) and adds the pods in order.
+    ``NodeInfo(node, pods)`` sets the node (if any) and adds the pods in order. A NodeInfo being
+    built is not in the change log (``NODE_CHANGES``): its readers tell the NodeInfos they counted
+    by identity, so none can hold a count of a new one (``add_pod_before_use`` likewise).
     """
 
     __slots__ = (
@@ -589,21 +591,24 @@ class NodeInfo:
         self.pvc_ref_counts: dict[str, int] = {}
         self.generation: int = next_generation()
         if node is not None:
-            self.set_node(node)
+            self._set_node_object(node)
         for pod_info in pods:
-            self.add_pod(pod_info)
+            self.add_pod_before_use(pod_info)
 
     def set_node(self, node: dict) -> None:
         """Set the node object; allocatable comes from ``status.allocatable``."""
+        self._set_node_object(node)
+        before = self.generation
+        self.generation = next_generation()
+        NODE_CHANGES.add(self, None, 0, before)
+
+    def _set_node_object(self, node: dict) -> None:
         self.node = node
         meta = node.get("metadata") or {}
         self.name = meta.get("name") or ""
         self.labels = meta.get("labels") or {}
         self.taints = (node.get("spec") or {}).get("taints") or []
         self.allocatable = node_allocatable(node)
-        before = self.generation
-        self.generation = next_generation()
-        NODE_CHANGES.add(self, None, 0, before)
 
     def remove_node(self) -> None:
         """Forget the node object but keep the pods (upstream RemoveNode)."""
@@ -614,12 +619,20 @@ class NodeInfo:
 
     def add_pod(self, pod_info: PodInfo) -> None:
         """Add a pod: it counts towards requested resources, ports and PVC references."""
+        before = self.generation
+        self.add_pod_before_use(pod_info)
+        self.generation = next_generation()
+        NODE_CHANGES.add(self, pod_info, 1, before)
+
+    def add_pod_before_use(self, pod_info: PodInfo) -> None:
+        """``add_pod`` for a NodeInfo still being built, that no reader has seen (a snapshot's):
+        neither logged nor given a new generation, as nobody can hold a count of it yet."""
         self.pods.append(pod_info)
         if pod_info.has_affinity:
             self.pods_with_affinity.append(pod_info)
         if pod_info.has_required_anti_affinity:
             self.pods_with_required_anti_affinity.append(pod_info)
-        self._update(pod_info, 1)
+        self._count(pod_info, 1)
 
     def remove_pod(self, pod_info: PodInfo) -> bool:
         """Remove a pod (matched by UID, or by namespace/name without one); False if absent."""
@@ -631,11 +644,14 @@ class NodeInfo:
         if removed is None:
             return False
         # the stored PodInfo's figures are subtracted, as upstream uses its cached resources
-        self._update(removed, -1)
+        before = self.generation
+        self._count(removed, -1)
+        self.generation = next_generation()
+        NODE_CHANGES.add(self, removed, -1, before)
         return True
 
-    def _update(self, pod_info: PodInfo, sign: int) -> None:
-        before = self.generation
+    def _count(self, pod_info: PodInfo, sign: int) -> None:
+        """The pod's requests, ports and PVC references added (``sign`` 1) or taken out (-1)."""
         res = pod_info.requests
         requested = self.requested
         requested.milli_cpu += sign * res.milli_cpu
@@ -665,8 +681,6 @@ class NodeInfo:
                         counts.pop(key, None)
                     else:
                         counts[key] = left
-        self.generation = next_generation()
-        NODE_CHANGES.add(self, pod_info, sign, before)
 
     def clone(self) -> "NodeInfo":
         """A copy whose lists, maps and totals can change independently; PodInfos are shared."""
