@@ -26,7 +26,8 @@ from typing import Any, Iterable, Iterator, Mapping
 from kschedctl.errors import InputError
 from kschedctl.fastpaths import PROCESS as FAST_PATHS
 from kschedctl.k8s.defaults import DEFAULT_SCHEDULER_NAME
-from kschedctl.k8s.resources import Resource, node_allocatable, pod_resources, shared_request_parts
+from kschedctl.k8s.resources import (IN_PLACE_POD_VERTICAL_SCALING_ENABLED, Resource, node_allocatable,
+                                    pod_resources, shared_request_parts)
 from kschedctl.k8s.selectors import Selector
 from kschedctl.k8s.shared_parts import is_shared
 
@@ -240,23 +241,26 @@ _MEMOIZE_TERMS = FAST_PATHS.template_memos
 _TERMS_BY_TEMPLATE: dict[tuple[Any, ...], tuple[list, list, list, list, str | None, Any]] = {}
 _TERMS_BY_TEMPLATE_MAX = 4096
 #: Everything a pod's record holds that its template decides (requests, host ports, claims,
-#: affinity terms), by the identity of the parts it is computed from, when each is one the pods
-#: of the cluster share (``inputs.sharing``: they never change), and the namespace (claims and
-#: terms name it). Each entry holds those parts, so no other object takes their ids while kept.
+#: affinity terms), by the namespace (claims and terms name it) and the identity of the parts it
+#: is computed from (``_TEMPLATE_PARTS``), when each is one the pods of the cluster share
+#: (``inputs.sharing``: they never change) or absent. Each entry holds those parts, so no other
+#: object takes their ids while it is kept: a key found is the same parts, shared.
 _FACTS_BY_TEMPLATE: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+#: The parts of a pod's spec its template's facts are computed from (besides the status, which
+#: a resize in flight reads: never from a template then).
+_TEMPLATE_PARTS = ("containers", "initContainers", "resources", "overhead", "volumes", "affinity")
 
 
-def _template_of(pod: Mapping[str, Any], spec: Mapping[str, Any],
-                 namespace: str) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
-    """(key, parts) of ``_FACTS_BY_TEMPLATE`` for ``pod``, or None when a part it reads is the
-    pod's own (or its status may change its requests)."""
+def _shared_template_parts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """The ``_TEMPLATE_PARTS`` of ``pod``, or None when one is the pod's own (or its status may
+    change its requests)."""
     requests = shared_request_parts(pod)
     if requests is None:
         return None
     volumes, affinity = spec.get("volumes"), spec.get("affinity")
     if (volumes is not None and not is_shared(volumes)) or (affinity is not None and not is_shared(affinity)):
         return None
-    return (namespace, requests[0], id(volumes), id(affinity)), (requests[1], volumes, affinity)
+    return (*requests[1], volumes, affinity)
 
 
 class PodInfo:
@@ -317,8 +321,19 @@ class PodInfo:
         self.start_time: str | None = status.get("startTime")
         self.tolerations: list[dict] = spec.get("tolerations") or []
         self.requests: Resource
-        template = _template_of(pod, spec, namespace) if _MEMOIZE_TERMS else None
-        found = _FACTS_BY_TEMPLATE.get(template[0]) if template is not None else None
+        key: tuple[Any, ...] | None = None
+        found = None
+        if _MEMOIZE_TERMS:
+            # ``_TEMPLATE_PARTS``'s identities, spelled out: this runs for every pod of a cluster.
+            key = (namespace, id(spec.get("containers")), id(spec.get("initContainers")),
+                   id(spec.get("resources")), id(spec.get("overhead")), id(spec.get("volumes")),
+                   id(spec.get("affinity")))
+            found = _FACTS_BY_TEMPLATE.get(key)
+            if IN_PLACE_POD_VERTICAL_SCALING_ENABLED and (
+                    status.get("containerStatuses") or status.get("initContainerStatuses")):
+                key = found = None  # a resize in flight may change this pod's requests
+            elif found is None and _shared_template_parts(pod, spec) is None:
+                key = None
         if found is not None:
             # A replica: what its template's first pod computed (each pod its own lists and Resource).
             (requests, self.non_zero_milli_cpu, self.non_zero_memory, host_ports, pvc_names, pvc_keys,
@@ -358,15 +373,15 @@ class PodInfo:
         )
         if self.has_affinity:
             self._compile_affinity(pod_affinity or {}, pod_anti_affinity or {}, affinity)
-        if template is not None:
+        if key is not None:
             if len(_FACTS_BY_TEMPLATE) >= _TERMS_BY_TEMPLATE_MAX:
                 _FACTS_BY_TEMPLATE.clear()
-            _FACTS_BY_TEMPLATE[template[0]] = (
+            _FACTS_BY_TEMPLATE[key] = (
                 self.requests.clone(), self.non_zero_milli_cpu, self.non_zero_memory, tuple(self.host_ports),
                 tuple(pvc_names), tuple(self.pvc_keys), tuple(self.required_affinity_terms),
                 tuple(self.required_anti_affinity_terms), tuple(self.preferred_affinity_terms),
                 tuple(self.preferred_anti_affinity_terms), self.parse_error, self.has_affinity,
-                self.has_required_anti_affinity, template[1])
+                self.has_required_anti_affinity, tuple(map(spec.get, _TEMPLATE_PARTS)))
 
     def _compile_affinity(self, pod_affinity: Mapping[str, Any], pod_anti_affinity: Mapping[str, Any],
                           affinity: Any = None) -> None:

@@ -47,11 +47,21 @@ TEMPLATES = {
     "same affinity, other requests": [
         _pod("a", affinity=ANTI), _pod("b", affinity=ANTI, overhead={"cpu": "1"}), _pod("c", affinity=ANTI),
         _pod("d", affinity=ANTI, overhead={"cpu": "1"})],
+    "same containers, other volumes": [
+        _pod("a", volumes=VOLUMES), _pod("b", volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": "logs"}}]),
+        _pod("c", volumes=VOLUMES), _pod("d")],
+    "same containers, other init containers": [_pod("a", initContainers=INIT), _pod("b"), _pod("c", initContainers=INIT),
+                                               _pod("d")],
     "an invalid selector in every replica": [_pod(f"w{i}", affinity=BAD_SELECTOR) for i in range(3)],
     "a resize in flight": [
         {**_pod(f"w{i}"), "status": {"phase": "Running", "resize": "InProgress", "containerStatuses": [
             {"name": "c", "resources": {"requests": {"cpu": "100m"}}, "allocatedResources": {"cpu": "100m"}}]}}
         for i in range(3)],
+    "a resize in flight in one replica": [
+        _pod("w0"), _pod("w1"),
+        {**_pod("w2"), "status": {"phase": "Running", "resize": "InProgress", "containerStatuses": [
+            {"name": "c", "resources": {"requests": {"cpu": "900m"}}, "allocatedResources": {"cpu": "900m"}}]}},
+        _pod("w3")],
 }
 
 
@@ -92,3 +102,14 @@ def test_replicas_hold_lists_of_their_own(tmp_path: Path) -> None:
     for slot in ("host_ports", "pvc_names", "pvc_keys", "required_anti_affinity_terms", "preferred_affinity_terms"):
         assert getattr(first, slot) is not getattr(second, slot)
     assert first.requests is not second.requests and first.requests == second.requests
+
+
+def test_a_pod_of_its_own_is_computed_again_after_a_change() -> None:
+    # Parts no other pod shares may change in place (a what-if edit): never taken from a memo.
+    pod = _pod("own", volumes=VOLUMES, affinity=ANTI)
+    assert PodInfo(pod).requests.milli_cpu == 250
+    pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "750m"
+    pod["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"] = "other"
+    again = PodInfo(pod)
+    assert again.requests.milli_cpu == 750
+    assert again.pvc_keys == ["default/other"]
