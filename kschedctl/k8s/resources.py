@@ -650,11 +650,30 @@ def pod_non_zero_requests(pod: Mapping[str, Any]) -> tuple[int, int]:
     return cpu, mem
 
 
+#: Nodes of one machine type report the same allocatable: read once per distinct list of
+#: (name, quantity text) pairs, each node then getting a copy of its own.
+_ALLOCATABLE: dict[tuple[tuple[str, str], ...], Resource] = {}
+_ALLOCATABLE_MAX = 4096
+
+
 def node_allocatable(node: Mapping[str, Any] | None) -> Resource:
     """``NewResource(node.Status.Allocatable)``; "pods" becomes ``allowed_pod_number``."""
     if not node:
         return Resource()
-    return Resource.from_list((node.get("status") or {}).get("allocatable"))
+    allocatable = (node.get("status") or {}).get("allocatable")
+    if allocatable.__class__ is not dict:
+        return Resource.from_list(allocatable)
+    key = tuple(allocatable.items())
+    for _, quantity in key:
+        if quantity.__class__ is not str:  # 1, 1.0 and True are one key: read them each time
+            return Resource.from_list(allocatable)
+    found = _ALLOCATABLE.get(key)
+    if found is None:
+        found = Resource.from_list(allocatable)
+        if len(_ALLOCATABLE) >= _ALLOCATABLE_MAX:
+            _ALLOCATABLE.clear()
+        _ALLOCATABLE[key] = found
+    return found.clone()
 
 
 # --- QoS -----------------------------------------------------------------------------------------

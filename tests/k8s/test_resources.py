@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,38 @@ def test_node_allocatable() -> None:
     node = {"status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
     assert node_allocatable(node) == Resource(milli_cpu=4000, memory=8 << 30, allowed_pod_number=110)
     assert node_allocatable({"metadata": {"name": "n"}}) == Resource()
+
+
+@pytest.mark.parametrize("allocatable,expected", [
+    pytest.param({"cpu": "4", "memory": "8Gi", "pods": "110"},
+                 Resource(milli_cpu=4000, memory=8 << 30, allowed_pod_number=110), id="strings"),
+    pytest.param({"cpu": 4, "memory": "8Gi"}, Resource(milli_cpu=4000, memory=8 << 30), id="an_integer"),
+    pytest.param({"cpu": 4.5, "memory": "8Gi"}, Resource(milli_cpu=4500, memory=8 << 30), id="a_float"),
+    pytest.param({"cpu": "500m", "nvidia.com/gpu": "2"}, Resource(milli_cpu=500, scalar_resources={"nvidia.com/gpu": 2}),
+                 id="a_scalar"),
+    pytest.param({"memory": "8Gi", "cpu": "4"}, Resource(milli_cpu=4000, memory=8 << 30), id="another_order"),
+    pytest.param({}, Resource(), id="empty"),
+    pytest.param(None, Resource(), id="none"),
+])
+def test_nodes_of_one_machine_type_each_get_their_own_allocatable(allocatable: Any, expected: Resource) -> None:
+    # Read once per distinct list: the second node's figures equal the first's, in a Resource of its own.
+    first = node_allocatable({"status": {"allocatable": copy.deepcopy(allocatable)}})
+    second = node_allocatable({"status": {"allocatable": copy.deepcopy(allocatable)}})
+    assert first == second == expected
+    first.milli_cpu += 1
+    first.scalar_resources["example.com/changed"] = 1
+    assert node_allocatable({"status": {"allocatable": copy.deepcopy(allocatable)}}) == expected
+
+
+def test_a_bad_allocatable_quantity_is_an_error_every_time() -> None:
+    node = {"status": {"allocatable": {"cpu": "four"}}}
+    for _ in range(2):
+        with pytest.raises(QuantityError):
+            node_allocatable(node)
+    # True equals 1 as a key, but is no quantity
+    assert node_allocatable({"status": {"allocatable": {"cpu": 1}}}).milli_cpu == 1000
+    with pytest.raises(QuantityError):
+        node_allocatable({"status": {"allocatable": {"cpu": True}}})
 
 
 def _template_pod(name: str, **extra: Any) -> dict:
