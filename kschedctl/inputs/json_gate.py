@@ -40,6 +40,7 @@ import msgspec
 
 from kschedctl.inputs import shapes
 from kschedctl.inputs.fields import schema_types
+from kschedctl.k8s.dra import V1 as _DRA_V1
 
 __all__ = ["decoder_for", "accepts", "verdicts", "chunk_verdicts", "mark", "mark_documents"]
 
@@ -53,10 +54,12 @@ def _with_meta_strings(shape: dict) -> dict:
 
 
 #: (apiVersion, kind) -> what the gate checks of it besides field names. Only kinds whose checks
-#: the readers skip on a gated document: Pod and Node (shapes), and every kind's labels.
+#: the readers skip on a gated document: Pod and Node (shapes), resource.k8s.io/v1 objects
+#: (their shapes, checked as v1: the version read needs no conversion), and every kind's labels.
 _SHAPES: dict[tuple[str, str], dict] = {
     ("v1", "Pod"): _with_meta_strings(shapes.POD),
     ("v1", "Node"): _with_meta_strings(shapes.NODE),
+    **{(_DRA_V1, kind): _with_meta_strings(shape) for kind, shape in shapes.DRA_SHAPES.items()},
 }
 
 _INT32 = Annotated[int, msgspec.Meta(ge=shapes._INT32_MIN, le=shapes._INT32_MAX)]

@@ -62,6 +62,8 @@ def python_accepts(obj: Any) -> bool:
             shapes.check_pod(obj)
         elif obj.get("kind") == "Node":
             shapes.check_node(obj)
+        elif obj.get("apiVersion") == "resource.k8s.io/v1":
+            shapes.check_dra(obj)
         meta = obj.get("metadata")
         if isinstance(meta, dict):
             _check_labels(meta, obj.get("kind"), None)
