@@ -12,26 +12,14 @@ in it, with the scheduler's message saying why.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.errors import InputError
 from kschedctl.inputs.cluster import ClusterState
-from kschedctl.cluster.edits import (
-    AddNodes,
-    Cordon,
-    Drain,
-    Edit,
-    EditRecord,
-    MarkNotReady,
-    NodeTarget,
-    RemoveNodes,
-    apply_edits,
-    drain_nodes,
-    replace_lost_pods,
-    parse_label,
-    parse_taint,
-)
 from kschedctl.scheduler.outcome import Outcome
+
+if TYPE_CHECKING:
+    from kschedctl.cluster.edits import Drain, Edit, EditRecord
 
 __all__ = ["WhatIf", "WhatIfReport"]
 
@@ -112,6 +100,9 @@ class WhatIf:
         command line applies them: ``addNodes: {count, like, labels, taints}``, ``withoutNode``,
         ``withoutNodes``, ``cordon``, ``notReady``, ``drain`` (lists of names or selectors), ``drainForce``.
         Malformed values are an ``InputError`` naming ``where``."""
+        from kschedctl.cluster.edits import (AddNodes, Cordon, Drain, MarkNotReady, NodeTarget, RemoveNodes,
+                                             parse_label, parse_taint)
+
         edits: list[Edit] = []
 
         def at(key: str, parse: Any, *args: Any, **kwargs: Any) -> Any:
@@ -151,6 +142,9 @@ class WhatIf:
         """``state`` edited (unchanged when there is nothing to do) and what changed."""
         if not self.edits:
             return state, WhatIfReport()
+        # Only a run that edits the cluster needs the edits (most runs: none, and no import).
+        from kschedctl.cluster.edits import Drain, RemoveNodes, apply_edits, drain_nodes, replace_lost_pods
+
         records = []
         before = state
         edits = list(self.edits)

@@ -7,24 +7,23 @@ from __future__ import annotations
 from typing import Any
 
 
+#: The flags naming nodes to remove, cordon or drain (each a list of names or selectors).
+_NODE_FLAGS = ("without_node", "without_nodes", "cordon", "drain")
+
+
 def what_if_of(options: Any) -> Any:
     """The ``WhatIf`` of the flags of ``options`` (a ``CommandInputs`` or any object with the
     flags as attributes); ``UsageError`` naming the flag when one is malformed or misused."""
     from kschedctl.errors import InputError, UsageError
-    from kschedctl.cluster.edits import (
-        AddNodes,
-        Cordon,
-        Drain,
-        NodeTarget,
-        RemoveNodes,
-        parse_label,
-        parse_taint,
-    )
     from kschedctl.analyses.what_if import WhatIf
 
     edits: list[Any] = []
     add_nodes, like = getattr(options, "add_nodes", None), getattr(options, "like", None)
     labels, taints = getattr(options, "set_label", None) or [], getattr(options, "taint", None) or []
+    if add_nodes is None and not like and not labels and not taints and not any(
+            getattr(options, flag, None) for flag in ("drain_force", *_NODE_FLAGS)):
+        return WhatIf(edits)  # no what-if: the edits are not even imported
+    from kschedctl.cluster.edits import AddNodes, Cordon, Drain, NodeTarget, RemoveNodes, parse_label, parse_taint
     if add_nodes is None and (like or labels or taints):
         used = [flag for flag, value in (("--like", like), ("--set-label", labels), ("--taint", taints)) if value]
         verb = "describes" if len(used) == 1 else "describe"

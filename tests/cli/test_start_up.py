@@ -26,7 +26,7 @@ with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
     except SystemExit as exc:
         code = exc.code
 print(json.dumps({"code": code, "out": out.getvalue(), "err": err.getvalue(),
-                  "jsonschema": "jsonschema" in sys.modules}))
+                  "jsonschema": "jsonschema" in sys.modules, "edits": "kschedctl.cluster.edits" in sys.modules}))
 """
 
 
@@ -62,3 +62,10 @@ def test_a_file_is_still_validated(tmp_path: Path) -> None:
     assert [(e["field"], e["message"]) for e in errors] == [
         ("percentageOfNodesToScore", 'Invalid value: "many": must be an integer')]
     assert found["jsonschema"]
+
+
+@pytest.mark.parametrize("flags,imported", [([], False), (["--cordon", "node-a1"], True)], ids=["no what-if", "--cordon"])
+def test_the_cluster_edits_are_imported_only_for_a_what_if(flags: list[str], imported: bool) -> None:
+    found = _run(["explain", "--cluster", CLUSTER, POD, "-o", "json", *flags])
+    assert found["code"] in (0, 1), found["err"]
+    assert found["edits"] is imported
