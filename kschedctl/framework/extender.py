@@ -41,15 +41,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import http.client
 import json
 import os
-import socket
-import ssl
-import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from urllib.parse import urlsplit
 
 from kschedctl.errors import InputError
@@ -58,6 +55,13 @@ from kschedctl.inputs import access
 from kschedctl.limits import EXTENDER_RESPONSE_MAX_BYTES, TLS_FILE_MAX_BYTES
 from kschedctl.k8s.duration import parse_metav1_duration
 from kschedctl.framework.types import NodeInfo
+
+if TYPE_CHECKING:
+    import http.client
+    import ssl
+
+# http.client, ssl and socket are imported by the calls that use them: a run without extenders
+# (nearly every one) never needs them, and they cost a tenth of a small run's start-up.
 
 #: Upstream DefaultExtenderTimeout, in seconds.
 DEFAULT_EXTENDER_TIMEOUT = 5.0
@@ -160,6 +164,8 @@ def build_ssl_context(config: Mapping[str, Any], where: str = "extender") -> tup
         insecure = True
     if ca and insecure:
         raise ExtenderConfigError(f"{where}: specifying a root certificates file with the insecure flag is not allowed")
+    import ssl
+
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2  # Go's client default
     if insecure:
@@ -178,6 +184,9 @@ def build_ssl_context(config: Mapping[str, Any], where: str = "extender") -> tup
 
 
 def _load_client_cert(ctx: ssl.SSLContext, cert: bytes, key: bytes, where: str) -> None:
+    import ssl
+    import tempfile
+
     # ssl only loads key pairs from files: write them to a private directory, load, remove.
     with tempfile.TemporaryDirectory(prefix="kschedctl-tls-") as tmp:
         cert_path, key_path = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
@@ -191,17 +200,22 @@ def _load_client_cert(ctx: ssl.SSLContext, cert: bytes, key: bytes, where: str) 
             raise ExtenderConfigError(f"{where}: tls: failed to load the client certificate and key: {exc}") from None
 
 
-class _HTTPSConnection(http.client.HTTPSConnection):
-    """An HTTPS connection that verifies (and sends as SNI) ``tlsConfig.serverName`` when set."""
+@lru_cache(maxsize=None)
+def _https_connection() -> type:
+    """An HTTPS connection class that verifies (and sends as SNI) ``tlsConfig.serverName`` when set."""
+    import http.client
 
-    def __init__(self, host: str, port: int | None, timeout: float, context: ssl.SSLContext,
-                 server_name: str) -> None:
-        super().__init__(host, port, timeout=timeout, context=context)
-        self._server_name = server_name
+    class HTTPSConnection(http.client.HTTPSConnection):
+        def __init__(self, host: str, port: int | None, timeout: float, context: ssl.SSLContext,
+                     server_name: str) -> None:
+            super().__init__(host, port, timeout=timeout, context=context)
+            self._server_name = server_name
 
-    def connect(self) -> None:
-        http.client.HTTPConnection.connect(self)
-        self.sock = self._context.wrap_socket(self.sock, server_hostname=self._server_name or self.host)
+        def connect(self) -> None:
+            http.client.HTTPConnection.connect(self)
+            self.sock = self._context.wrap_socket(self.sock, server_hostname=self._server_name or self.host)
+
+    return HTTPSConnection
 
 
 # ---------------------------------------------------------------------------------------------
@@ -557,9 +571,13 @@ class HTTPExtender:
         if self.http_timeout < 0:
             raise ExtenderError(f"{post}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)")
         dial = f"dial tcp {_host_port(self._host, self._port)}"
+        import http.client
+        import socket
+        import ssl
+
         if self._scheme == "https":
             assert self._ssl is not None
-            conn: http.client.HTTPConnection = _HTTPSConnection(self._host, self._port, self.http_timeout,
+            conn: http.client.HTTPConnection = _https_connection()(self._host, self._port, self.http_timeout,
                                                                 *self._ssl)
         else:
             conn = http.client.HTTPConnection(self._host, self._port, timeout=self.http_timeout)
@@ -653,12 +671,14 @@ def _host_port(host: str, port: int | None) -> str:
 def _set_timeout(conn: http.client.HTTPConnection, deadline: float) -> None:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
-        raise socket.timeout("deadline")
+        raise TimeoutError("deadline")  # socket.timeout is TimeoutError
     if conn.sock is not None:
         conn.sock.settimeout(remaining)
 
 
 def _transport_error(exc: BaseException) -> str:
+    import http.client
+
     if isinstance(exc, http.client.RemoteDisconnected) or isinstance(exc, ConnectionResetError):
         return "EOF"
     if isinstance(exc, OSError) and exc.strerror:

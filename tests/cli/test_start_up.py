@@ -1,6 +1,7 @@
 """What a run imports: jsonschema (about a sixth of a small explain's time) only for a configuration
 file the schema gate cannot vouch for (``config/schema/gate.py``), which it then validates; never
-for the built-in configuration or a valid file."""
+for the built-in configuration or a valid file. Likewise the cluster edits only for a node
+what-if, and http.client only for an extender."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
     except SystemExit as exc:
         code = exc.code
 print(json.dumps({"code": code, "out": out.getvalue(), "err": err.getvalue(),
-                  "jsonschema": "jsonschema" in sys.modules, "edits": "kschedctl.cluster.edits" in sys.modules}))
+                  "jsonschema": "jsonschema" in sys.modules, "edits": "kschedctl.cluster.edits" in sys.modules,
+                  "http": "http.client" in sys.modules}))
 """
 
 
@@ -69,3 +71,9 @@ def test_the_cluster_edits_are_imported_only_for_a_what_if(flags: list[str], imp
     found = _run(["explain", "--cluster", CLUSTER, POD, "-o", "json", *flags])
     assert found["code"] in (0, 1), found["err"]
     assert found["edits"] is imported
+
+
+def test_a_run_without_extenders_does_not_import_http() -> None:
+    found = _run(["explain", "--cluster", CLUSTER, POD, "-o", "json"])
+    assert found["code"] == 0, found["err"]
+    assert not found["http"]
