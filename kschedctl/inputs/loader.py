@@ -251,25 +251,33 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
     line locators need not keep the whole text alive for an error message that may never come."""
     utf8: bytes | None = None
     decoded = isinstance(text, (bytes, bytearray, memoryview))  # so no lone surrogate but escaped ones
+    start: tuple[int, int] | None = None
     if decoded:
         raw = bytes(text)
         del text
         if len(raw) > MAX_FILE_BYTES:
             raise _too_big(name)
-        text = _decode(raw, name)
         # The JSON depth check works on UTF-8 bytes: reuse the file's when they are exactly that.
         if not raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x00\x00")):
             utf8 = raw
+        start = _undecoded_start(utf8, reread)
+        # A large JSON file msgspec reads from its bytes is not decoded to text at all (a copy of
+        # it as large as the file): msgspec checks the UTF-8, and a file it refuses is decoded then.
+        text = None if start is not None else _decode(raw, name)  # type: ignore[assignment]
         del raw
     elif len(text) > MAX_FILE_BYTES:
         raise _too_big(name)
-    if "\x00" in text:
-        raise InputError("binary data (NUL byte), not YAML or JSON text", name, _line_at(text, text.index("\x00")))
-    stripped = text.lstrip(" \t\r\n\ufeff")
-    if not stripped:
-        return []
-    if stripped[0] in "{[":
+    if text is not None:
+        if "\x00" in text:
+            raise InputError("binary data (NUL byte), not YAML or JSON text", name, _line_at(text, text.index("\x00")))
+        stripped = text.lstrip(" \t\r\n\ufeff")
+        if not stripped:
+            return []
+        is_json = stripped[0] in "{["
         del stripped
+    else:
+        is_json = True
+    if is_json:
         gate: tuple[list, list[bool]] | None = None
         try:
             values = None
@@ -280,7 +288,8 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
             if depth_checked:
                 check_json_depth(text, name, utf8)
             if with_msgspec:
-                start = _first_value(text)
+                if start is None:
+                    start = _first_value(text)
                 split = None
                 if reread is not None:
                     text = None  # type: ignore[assignment]  # the bytes alone while msgspec builds the objects
@@ -301,8 +310,9 @@ def _parse_text(text: str | bytes, name: str, reread: Callable[[], str] | None =
             if values is None:
                 values = _parse_json_stream(text, name, depth_checked=True, reread=reread, decoded=decoded)
         except InputError as json_error:
-            # A flow-style YAML document also starts with a brace; a .json file gets the JSON error.
-            if name.lower().endswith(".json"):
+            # A flow-style YAML document also starts with a brace; a .json file gets the JSON error,
+            # as does a file whose bytes are no text at all.
+            if name.lower().endswith(".json") or text is None:
                 raise
             try:
                 return _parse_yaml(text, name)
@@ -573,7 +583,7 @@ def _parse_json_stream(text: str, name: str, utf8: bytes | None = None, *, depth
         check_json_depth(text, name, utf8)
     source: str | Callable[[], str] = reread if reread is not None else text
     idx, line = _first_value(text)
-    last = 0
+    last = idx  # the lines before the first value are counted in ``line`` already
     end_all = len(text)
     lone = "\\ud" in text or "\\uD" in text or (not decoded and _LONE_SURROGATE.search(text) is not None)
     while idx < end_all:
@@ -590,6 +600,23 @@ def _parse_json_stream(text: str, name: str, utf8: bytes | None = None, *, depth
         _append_value(_go_strings(value) if lone else value, idx, line, source, out)
         idx = _WS.match(text, end).end()  # type: ignore[union-attr]
     return out
+
+
+def _undecoded_start(utf8: bytes | None, reread: Callable[[], str] | None) -> tuple[int, int] | None:
+    """Where the JSON value of a file's bytes ``utf8`` starts (offset and line), when the file is
+    read by msgspec from its bytes alone: large, one that can be read again for line numbers
+    (``reread``), no NUL byte, starting with an object or an array. None otherwise."""
+    if (utf8 is None or reread is None or len(utf8) < MSGSPEC_MIN_BYTES or not fastpaths.settings().msgspec_decode
+            or not _depth_limit_works() or utf8.find(b"\x00") >= 0):
+        return None
+    idx = _WS_BYTES.match(utf8).end()  # type: ignore[union-attr]
+    if utf8[idx:idx + 1] not in (b"{", b"["):
+        return None
+    # Only ASCII whitespace before it: its byte offset is its offset in the text.
+    return idx, 1 + utf8.count(b"\n", 0, idx)
+
+
+_WS_BYTES = re.compile(rb"[ \t\n\r]*")
 
 
 def _first_value(text: str) -> tuple[int, int]:

@@ -283,6 +283,19 @@ def test_json_list_item_lines_are_found_lazily() -> None:
     assert lines == expected
 
 
+@pytest.mark.parametrize("text,lines", [
+    ('{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"}}', [1]),
+    ('\n\n\n{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"}}', [4]),
+    ('\n \n{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"}}\n\n'
+     '{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "b"}}', [3, 5]),
+    ('{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"}} {"kind": "Pod", "apiVersion": "v1", '
+     '"metadata": {"name": "b"}}', [1, 1]),
+], ids=["first line", "after blank lines", "a stream after blank lines", "a stream on one line"])
+def test_json_values_start_on_their_own_line(text: str, lines: list[int]) -> None:
+    assert [d.line for d in parse_text(text, "s.json")] == lines
+    assert [d.line for d in parse_text(text.encode(), "s.json")] == lines
+
+
 @pytest.mark.parametrize("shape", ["list", "array"])
 def test_a_json_files_text_is_read_again_for_a_line_not_kept(tmp_path: Path, shape: str) -> None:
     """A 600 MB cluster dump is not kept in memory beside its objects for an error message that
