@@ -607,7 +607,7 @@ def _undecoded_start(utf8: bytes | None, reread: Callable[[], str] | None) -> tu
     read by msgspec from its bytes alone: large, one that can be read again for line numbers
     (``reread``), no NUL byte, starting with an object or an array. None otherwise."""
     if (utf8 is None or reread is None or len(utf8) < MSGSPEC_MIN_BYTES or not fastpaths.settings().msgspec_decode
-            or not _depth_limit_works() or utf8.find(b"\x00") >= 0):
+            or utf8.find(b"\x00") >= 0):
         return None
     idx = _WS_BYTES.match(utf8).end()  # type: ignore[union-attr]
     if utf8[idx:idx + 1] not in (b"{", b"["):
@@ -898,8 +898,9 @@ def _recursion_limit_bounds_msgspec() -> bool:
     return True
 
 
-def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:
-    """Refuse JSON nested deeper than MAX_DEPTH before json builds it.
+def check_json_depth(text: str | None, name: str, utf8: bytes | None = None) -> None:
+    """Refuse JSON nested deeper than MAX_DEPTH before json builds it (``text`` may be None when
+    ``utf8`` holds it: it is decoded only to say where).
 
     Works on bytes with C-speed operations: drop escaped backslashes and quotes, keep only
     quotes and brackets, drop the strings, then peel innermost pairs one level per pass
@@ -907,9 +908,12 @@ def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:
     left, whose depth a short loop then measures.
     """
     # A quick way out for small texts; a large one is checked anyway (its counts would cost more).
-    if len(text) < (1 << 20) and text.count("[") + text.count("{") <= MAX_DEPTH:
+    if text is None:
+        if len(utf8) < (1 << 20) and utf8.count(b"[") + utf8.count(b"{") <= MAX_DEPTH:  # type: ignore[arg-type]
+            return
+    elif len(text) < (1 << 20) and text.count("[") + text.count("{") <= MAX_DEPTH:
         return
-    b = utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass")
+    b = utf8 if utf8 is not None else text.encode("utf-8", "surrogatepass")  # type: ignore[union-attr]
     b = _quotes_and_brackets(b)
     # Strings without brackets vanish here; the few left are removed by the regex below.
     b = b.replace(b'""', b"")
@@ -932,6 +936,8 @@ def check_json_depth(text: str, name: str, utf8: bytes | None = None) -> None:
                 return
             break
         b = b.replace(b"[]", b"")
+    if text is None:
+        text = _decode(utf8, name)  # type: ignore[arg-type]
     raise InputError(f"document nested deeper than {MAX_DEPTH} levels", name, _json_deep_line(text))
 
 

@@ -4,6 +4,7 @@ documents, their lines and every error must be those of reading it as text (msgs
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from kschedctl.errors import InputError
 from kschedctl.fastpaths import FastPaths, using
 from kschedctl.inputs import loader
+from kschedctl.inputs.yaml_reader import MAX_DEPTH
 
 PAD = "a" * (1 << 20)  # past MSGSPEC_MIN_BYTES
 
@@ -49,6 +51,11 @@ CASES = [
     ("two values", "cluster.json", json.dumps(_pod("a")).encode() + b"\n" + json.dumps(BIG).encode()),
     ("broken JSON", "cluster.json", _list(_pod("a"), BIG)[:-5]),
     ("a byte-order mark", "cluster.json", b"\xef\xbb\xbf" + _list(_pod("a"), BIG)),
+    ("nested too deep", "cluster.json", _list(_pod("a"), BIG).replace(
+        b'"kind": "Pod"', b'"kind": "Pod", "x": ' + b"[" * MAX_DEPTH + b"]" * MAX_DEPTH, 1)),
+    ("nested too deep, not UTF-8", "cluster.json", _list(_pod("a"), BIG).replace(
+        b'"kind": "Pod"', b'"kind": "Pod", "x": ' + b"[" * MAX_DEPTH + b"]" * MAX_DEPTH, 1).replace(
+        b'"name": "b"', b'"name": "\xff"')),
 ]
 
 
@@ -65,15 +72,25 @@ def _seen(read: Any) -> Any:
     return read if isinstance(read, tuple) else [(d.obj, d.file, d.line) for d in read]
 
 
+@pytest.mark.parametrize("thread", [False, True], ids=["alone", "another thread running"])
 @pytest.mark.parametrize("case,name,data", CASES, ids=[c[0] for c in CASES])
-def test_bytes_read_as_text_would_be(case: str, name: str, data: bytes, tmp_path: Path,
+def test_bytes_read_as_text_would_be(case: str, name: str, data: bytes, thread: bool, tmp_path: Path,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # Another thread keeps msgspec from being held to the depth limit: the depth is checked on
+    # the bytes first then.
     path = tmp_path / name
     path.write_bytes(data)
     decoded: list[int] = []
     real = loader._decode
     monkeypatch.setattr(loader, "_decode", lambda raw, n: decoded.append(len(raw)) or real(raw, n))
-    fast = _read(path, FastPaths())
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    if thread:
+        other.start()
+    try:
+        fast = _read(path, FastPaths())
+    finally:
+        stop.set()
     undecoded = not decoded
     assert _seen(fast) == _seen(_read(path, FastPaths(msgspec_decode=False, typed_gate=False)))
     if case in ("a list", "blank lines first", "an array of objects", "one object", "one object after blank lines",
