@@ -33,7 +33,8 @@ through ``fields.schema_types``), the shapes of ``shapes.POD``/``shapes.NODE`` a
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, reduce
+from operator import or_
 from typing import Annotated, Any, Iterable, Union
 
 import msgspec
@@ -94,7 +95,14 @@ class _Builder:
             return Any if nullable else Union[_NO_NULL]  # type: ignore[return-value]
         if nullable:
             members = (*members, None)
-        return Union[members] if len(members) > 1 else members[0]  # type: ignore[return-value]
+        if len(members) == 1:
+            return members[0]
+        try:
+            # ``a | b`` makes a types.UnionType in C; typing.Union costs ten times as much, and a
+            # Pod's types need a few hundred of them.
+            return reduce(or_, members)
+        except TypeError:  # a member without ``|`` (typing forms of older Pythons)
+            return Union[members]  # type: ignore[return-value]
 
     def _members(self, ref: str | None, shape: Any) -> tuple[Any, ...] | None:
         if shape is None or shape is shapes.ANY:
