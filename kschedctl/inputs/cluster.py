@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import gc
 import uuid
+from itertools import repeat
 from typing import AbstractSet, Any, Iterable
 
 from kschedctl.errors import InputError, QuantityError
@@ -321,7 +322,9 @@ class ClusterState:
         """Admission for new pods (all PriorityClasses known by now), implied namespaces, warnings."""
         resolved: dict[str, tuple[str, int, str]] = {}  # class name -> its priority, for every pod
         classes = None
+        used = {DEFAULT_NAMESPACE}
         for pod, doc in pods:
+            used.add(pod["metadata"]["namespace"])
             if pod["spec"].get("priority") is not None:
                 continue  # admitted when it was created (``_admit_priority`` with ``existing``)
             if classes is None:
@@ -332,8 +335,6 @@ class ClusterState:
                 admit_priority(pod, classes, resolved)
             except InputError as exc:
                 raise exc.at(doc.file if doc else None, doc.line if doc else None) from None
-        used = {DEFAULT_NAMESPACE}
-        used.update(p["metadata"]["namespace"] for p, _ in pods)
         for ns in sorted(used):
             if ns not in self.namespaces:
                 self.namespaces[ns] = {
@@ -349,11 +350,17 @@ class ClusterState:
         out = list(self._input_notes)
         for kind, count in sorted(self.ignored_kinds.items()):
             out.append(f"ignored {count} {kind} object(s) (kind not used by the scheduler)")
-        missing: dict[str, int] = {}
-        for pod in self.pods:
-            node = (pod.get("spec") or {}).get("nodeName")
-            if node and node not in self.node_by_name:
-                missing[node] = missing.get(node, 0) + 1
+        # The node names first (a set: a few per node), the pods counted only for those missing.
+        named = {spec.get("nodeName") for spec in map(dict.get, self.pods, repeat("spec")) if spec}
+        named.difference_update(self.node_by_name)
+        named.discard(None)
+        named.discard("")
+        missing: dict[str, int] = dict.fromkeys(named, 0)
+        if missing:
+            for pod in self.pods:
+                node = (pod.get("spec") or {}).get("nodeName")
+                if node in missing:
+                    missing[node] += 1
         for node, count in sorted(missing.items()):
             out.append(f"{count} pod(s) run on node {node!r}, which is not in the cluster state")
         return out
