@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -254,10 +255,9 @@ def load_entry_points(group: str = ENTRY_POINT_GROUP, *, refresh: bool = False) 
     global _ENTRY_POINT_CACHE
     if _ENTRY_POINT_CACHE is not None and not refresh and group == ENTRY_POINT_GROUP:
         return _ENTRY_POINT_CACHE
-    from importlib.metadata import entry_points
-
     out: list[LoadedPlugin] = []
-    for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+    found = _entry_points(group) if _may_declare(group) else ()
+    for ep in sorted(found, key=lambda e: e.name):
         spec = ep.value
         try:
             obj = ep.load()
@@ -272,6 +272,48 @@ def load_entry_points(group: str = ENTRY_POINT_GROUP, *, refresh: bool = False) 
     if group == ENTRY_POINT_GROUP:
         _ENTRY_POINT_CACHE = out
     return out
+
+
+def _entry_points(group: str) -> Any:
+    from importlib.metadata import entry_points
+
+    return entry_points(group=group)
+
+
+def _may_declare(group: str) -> bool:
+    """Whether an installed distribution may declare entry points of ``group``: False only when
+    no ``entry_points.txt`` on the path so much as names it. importlib.metadata costs more to
+    import (a tenth of a small run's start-up) than this look; it is asked whenever this cannot
+    tell: a finder of distributions besides the path's own, a path entry that is no directory
+    (a zip), an egg, a file that cannot be read."""
+    import importlib.machinery
+
+    for finder in sys.meta_path:
+        if getattr(finder, "find_distributions", None) is not None and finder is not importlib.machinery.PathFinder:
+            return True
+    for entry in sys.path:
+        directory = entry or "."
+        try:
+            with os.scandir(directory) as listing:
+                names = [e.name for e in listing]
+        except FileNotFoundError:
+            continue  # importlib.metadata skips a missing path entry too
+        except OSError:
+            return True  # a zip file, a directory it may read and this may not
+        for name in names:
+            if name.endswith((".egg", ".egg-link")):
+                return True
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(directory, name, "entry_points.txt"), "rb") as fh:
+                    if group.encode() in fh.read():
+                        return True
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # no entry points (or an egg-info file: metadata only)
+            except OSError:
+                return True
+    return False
 
 
 #: Every custom plugin loaded in this process, by name (for args validation and `kschedctl plugins`).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,6 +94,50 @@ def test_entry_point_name_must_match(plugin_dir: Path) -> None:
     (dist / "entry_points.txt").write_text("[kschedctl.plugins]\nOther = my_plugins:Good\n")
     with pytest.raises(PluginLoadError, match="entry point 'Other' names a plugin called 'Good'"):
         loader.load_entry_points(refresh=True)
+
+
+def _dist(root: Path, name: str, entry_points: str | None) -> None:
+    root.mkdir(exist_ok=True)
+    (root / name).mkdir()
+    if entry_points is not None:
+        (root / name / "entry_points.txt").write_text(entry_points)
+
+
+# (case, how the path is laid out, whether importlib.metadata must be asked)
+MAY_DECLARE = [
+    ("nothing installed", lambda d: d.mkdir(), False),
+    ("other groups only", lambda d: _dist(d, "other-1.0.dist-info", "[console_scripts]\nx = y:z\n"), False),
+    ("no entry points", lambda d: _dist(d, "other-1.0.dist-info", None), False),
+    ("a dist-info naming the group", lambda d: _dist(d, "mine-1.0.dist-info", "[kschedctl.plugins]\nA = m:A\n"), True),
+    ("an egg-info naming the group", lambda d: _dist(d, "mine.egg-info", "[kschedctl.plugins]\nA = m:A\n"), True),
+    ("spaced header", lambda d: _dist(d, "mine-1.0.dist-info", "[ kschedctl.plugins ]\nA = m:A\n"), True),
+    ("an egg", lambda d: (d.mkdir(), (d / "mine-1.0-py3.11.egg").mkdir()), True),
+    ("a zip on the path", lambda d: d.write_bytes(b"PK\x05\x06" + b"\x00" * 18), True),
+    ("a missing path entry", lambda d: None, False),
+]
+
+
+@pytest.mark.parametrize("case,layout,expected", MAY_DECLARE, ids=[c[0] for c in MAY_DECLARE])
+def test_importlib_metadata_is_asked_whenever_an_entry_point_may_exist(
+        case: str, layout: Any, expected: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    entry = tmp_path / "site"
+    layout(entry)
+    monkeypatch.setattr(sys, "path", [str(entry)])
+    assert loader._may_declare(loader.ENTRY_POINT_GROUP) is expected
+
+
+def test_another_finder_of_distributions_is_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Finder:
+        def find_spec(self, *args: Any) -> None:
+            return None
+
+        def find_distributions(self, *args: Any) -> list:
+            return []
+
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    assert not loader._may_declare(loader.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder()])
+    assert loader._may_declare(loader.ENTRY_POINT_GROUP)
 
 
 class _NoName:
@@ -240,3 +285,9 @@ def test_validate_cli_with_plugin_option(plugin_dir: Path, tmp_path: Path) -> No
     assert run_cli("validate", "--plugin", "my_plugins:Good", str(cfg)).exit_code == 0
     broken = run_cli("validate", "--plugin", "my_plugins:Nope", str(cfg))
     assert broken.exit_code == 2 and "my_plugins:Nope" in broken.stderr
+
+
+def test_no_entry_point_named_no_importlib_metadata(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    monkeypatch.setattr(loader, "_entry_points", lambda group: pytest.fail("importlib.metadata asked"))
+    assert loader.load_entry_points(refresh=True) == []
