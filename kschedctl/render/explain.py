@@ -372,11 +372,12 @@ def _score_table(r: ExplainResult, nodes: list[NodeResult], top: int | None) -> 
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
     t.add_column("#", justify="right")
     t.add_column("Node", no_wrap=True)
-    plugins = [p for p in r.score_plugins if any(s.plugin == p for n in nodes for s in n.scores)]
-    for n in nodes:
-        for sc in n.scores:
-            if sc.plugin.startswith(EXTENDER_PREFIX) and sc.plugin not in plugins:
-                plugins.append(sc.plugin)  # extender scores come after the plugins' (already ×10)
+    # Every plugin with a score on some node, in order of first appearance (one pass: a plugin
+    # that skipped every node would otherwise be looked for on each of thousands).
+    scored = dict.fromkeys(s.plugin for n in nodes for s in n.scores)
+    plugins = [p for p in r.score_plugins if p in scored]
+    # extender scores come after the plugins' (already ×10)
+    plugins += [p for p in scored if p.startswith(EXTENDER_PREFIX) and p not in plugins]
     for p in plugins:
         t.add_column(_header(p), justify="right")
     t.add_column("Total", justify="right", style="bold")
