@@ -363,7 +363,7 @@ def _read_file(path: str) -> bytes:
             st = os.fstat(f.fileno())
             if st.st_size > MAX_FILE_BYTES:
                 raise _too_big(path)
-            return _read_limited(f, path)
+            return _read_limited(f, path, st.st_size if stat.S_ISREG(st.st_mode) else 0)
     except InputError:
         raise
     except IsADirectoryError:
@@ -372,22 +372,25 @@ def _read_file(path: str) -> bytes:
         raise InputError(f"cannot read: {_os_reason(exc)}", path) from None
 
 
-def _read_limited(f: IO[Any], name: str) -> bytes:
-    """Read at most MAX_FILE_BYTES, failing early on binary data (think /dev/zero or a pipe)."""
+def _read_limited(f: IO[Any], name: str, size: int = 0) -> bytes:
+    """Read at most MAX_FILE_BYTES, failing early on binary data (think /dev/zero or a pipe).
+
+    ``size``: what a regular file holds, read in one piece (chunks joined would touch the memory
+    of the file twice); whatever it holds beyond that is read on as from a pipe."""
     chunks: list[bytes] = []
     total = 0
     first = True
     while True:
-        chunk = f.read(_CHUNK)
+        chunk = f.read(size if first and size > _CHUNK else _CHUNK)
         if not chunk:
             break
         if isinstance(chunk, str):
             chunk = chunk.encode("utf-8", "surrogatepass")
         if first:
             first = False
-            if b"\x00" in chunk and not chunk.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
-                raise InputError("binary data (NUL byte), not YAML or JSON text", name,
-                                 chunk.count(b"\n", 0, chunk.index(b"\x00")) + 1)
+            nul = chunk.find(b"\x00", 0, _CHUNK)
+            if nul >= 0 and not chunk.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+                raise InputError("binary data (NUL byte), not YAML or JSON text", name, chunk.count(b"\n", 0, nul) + 1)
         total += len(chunk)
         if total > MAX_FILE_BYTES:
             raise _too_big(name)

@@ -351,3 +351,30 @@ def test_a_json_list_of_pods_loads_in_work_proportional_to_its_length(tmp_path: 
         docs, counts[n] = calls_made(lambda: load_documents([str(path)]))
         assert len(docs) == n
     assert counts[20_000] <= 10 * counts[2_000], counts
+
+
+_BIG_POD = '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "annotations": {"pad": "%s"}}}\n'
+
+
+@pytest.mark.parametrize("pad,nul_at,error_line", [
+    (10, None, None),
+    ((1 << 20) - 100, None, None),  # about the size of one read
+    ((1 << 20) + 100, None, None),  # just past it
+    (3 << 20, None, None),
+    (3 << 20, 5, 3),  # a NUL byte in the first MiB: refused as binary before anything is parsed
+    (3 << 20, (2 << 20), 3),  # past the first MiB: refused by the text checks (same message)
+], ids=["small", "one read", "just past one read", "three reads", "NUL early", "NUL late"])
+def test_a_file_is_read_whole_in_one_piece_or_many(pad: int, nul_at: int | None, error_line: int | None,
+                                                   tmp_path: Path) -> None:
+    data = ("\n" * 2 + _BIG_POD % ("a" * pad)).encode()
+    if nul_at is not None:
+        data = data[:nul_at] + b"\x00" + data[nul_at + 1:]
+    path = tmp_path / "pod.json"
+    path.write_bytes(data)
+    if nul_at is None:
+        docs = loader.load_file(str(path))
+        assert [(d.obj["metadata"]["annotations"]["pad"] == "a" * pad, d.line) for d in docs] == [(True, 3)]
+        return
+    with pytest.raises(InputError, match="binary data") as found:
+        loader.load_file(str(path))
+    assert found.value.line == error_line
