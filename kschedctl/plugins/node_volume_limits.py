@@ -21,7 +21,7 @@ Differences from upstream: none known. Counts and limit per driver go to ``Statu
 
 from __future__ import annotations
 
-import secrets
+import os
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.events import ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
@@ -72,7 +72,7 @@ class NodeVolumeLimits(Plugin):
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         super().__init__(args, handle)
         # upstream rand.String(32): keeps unbound claims' made-up handles apart from real ones
-        self.random_volume_id_prefix = secrets.token_hex(16)
+        self.random_volume_id_prefix = os.urandom(16).hex()  # secrets.token_hex, without importing hmac
         self._limits_anywhere: tuple[Any, int, bool] | None = None
 
     def pre_filter(

@@ -24,7 +24,6 @@ Known differences from upstream (also in the README's Fidelity section):
 from __future__ import annotations
 
 import random
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -643,6 +642,8 @@ class Scheduler:
         if len(callers) == 1:
             outputs = [call(callers[0])]
         else:
+            from concurrent.futures import ThreadPoolExecutor  # (and logging): only for two extenders or more
+
             with ThreadPoolExecutor(max_workers=len(callers)) as pool:
                 outputs = list(pool.map(call, callers))
         index = {n.name: i for i, n in enumerate(nodes)}
