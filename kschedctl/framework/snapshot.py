@@ -154,14 +154,18 @@ class Snapshot:
         self._used_pvcs: dict[str, int] = {}
         for pod_info in pods:
             node_name = pod_info.node_name
-            if not node_name or _phase(pod_info) in _TERMINAL_PHASES:
+            if not node_name:
+                continue
+            status = pod_info.pod.get("status")  # ``_phase``, spelled out for each of the cluster's pods
+            if status and status.get("phase") in _TERMINAL_PHASES:
                 continue
             node_info = by_name.get(node_name)
             if node_info is None:
                 self.orphan_pods.append(pod_info)
                 continue
             node_info.add_pod_before_use(pod_info)
-            self._count_pvcs(pod_info, 1)
+            if pod_info.pvc_keys:
+                self._count_pvcs(pod_info, 1)
         self._images: dict[str, _ImageState] = {}
         self._fill_image_states(nodes)
         #: State plugins keep for the whole run next to the snapshot, by key (upstream: caches

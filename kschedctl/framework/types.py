@@ -313,7 +313,8 @@ class PodInfo:
         self.uid: str = meta.get("uid") or ""
         self.labels: dict[str, str] = meta.get("labels") or {}
         priority = spec.get("priority")
-        self.priority: int = 0 if priority is None else _as_int(priority, "spec.priority")
+        self.priority: int = (priority if priority.__class__ is int
+                              else 0 if priority is None else _as_int(priority, "spec.priority"))
         self.scheduler_name: str = spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME
         self.node_name: str = spec.get("nodeName") or ""
         self.nominated_node_name: str = status.get("nominatedNodeName") or ""

@@ -282,17 +282,23 @@ def chunk_verdicts(objects: list, chunk: bytes, item_kind: str | None, list_vers
 def _flags(objects: list, raws: list, item_kind: str | None, list_version: Any) -> list[bool]:
     decoders = _DECODERS
     flags = []
+    # A dump holds its objects kind by kind: the last kind's decoder, without a lookup.
+    last_version = last_kind = last_decode = None
     for obj, raw in zip(objects, raws):
         decode = None
         if obj.__class__ is dict:
             if item_kind and not obj.get("kind"):
-                key = (obj["apiVersion"] if "apiVersion" in obj else list_version, item_kind)
+                version, kind = obj["apiVersion"] if "apiVersion" in obj else list_version, item_kind
             else:
-                key = (obj.get("apiVersion"), obj.get("kind"))
-            if key[0].__class__ is str and key[1].__class__ is str:  # else the loader refuses it
-                decode = decoders.get(key, _UNKNOWN)  # type: ignore[arg-type]
-                if decode is _UNKNOWN:
-                    decode = decoder_for(*key)
+                version, kind = obj.get("apiVersion"), obj.get("kind")
+            if version.__class__ is str and kind.__class__ is str:  # else the loader refuses it
+                if kind == last_kind and version == last_version:
+                    decode = last_decode
+                else:
+                    decode = decoders.get((version, kind), _UNKNOWN)
+                    if decode is _UNKNOWN:
+                        decode = decoder_for(version, kind)
+                    last_version, last_kind, last_decode = version, kind, decode
         if decode is None:
             flags.append(False)
             continue

@@ -226,6 +226,13 @@ POD, NODE = SEEDS[0], SEEDS[1]
 BAD_POD = _set(POD, ("spec", "priority"), "high")
 
 
+CLAIM_V1 = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "a", "namespace": "n"},
+            "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}}
+CLAIM_V1BETA1 = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaim",
+                 "metadata": {"name": "b", "namespace": "n"},
+                 "spec": {"devices": {"requests": [{"name": "r", "deviceClassName": "gpu"}]}}}
+
+
 @pytest.mark.parametrize("text,marked", [
     (to_json({"apiVersion": "v1", "kind": "List", "items": [POD, BAD_POD, NODE]}), [True, False, True]),
     (to_json([POD, NODE, BAD_POD]), [True, True, False]),
@@ -249,6 +256,8 @@ BAD_POD = _set(POD, ("spec", "priority"), "high")
     (to_json({"apiVersion": "v1", "kind": "List", "items": [POD, {"apiVersion": ["v1"], "kind": {"a": 1}}]}), None),
     # Two values one after the other: not gated.
     (to_json(POD) + "\n" + to_json(NODE), [False, False]),
+    # One kind in two versions, one after the other: each held to its own version's types.
+    (to_json({"apiVersion": "v1", "kind": "List", "items": [CLAIM_V1, CLAIM_V1BETA1, CLAIM_V1]}), [True, True, True]),
 ])
 def test_documents_are_marked_only_when_their_own_text_passes(text: str, marked: list[bool] | None) -> None:
     if marked is None:
