@@ -275,15 +275,22 @@ def _verdict(met: bool | None) -> str:
     return "-" if met is None else ("yes" if met else "no")
 
 
-def explain_row(shape: str, cluster: Path, pod: Path, config: Path, sizes: Sizes, workload: str = "explain") -> Row:
+def explain_row(shape: str, cluster: Path, pod: Path, config: Path, sizes: Sizes, workload: str = "explain",
+                repeat: int = 1) -> Row:
     """explain as a process against the floor (``json.load`` of the file with the collector off)
-    and against ``json.load`` as Python runs it by default; peak RSS and its share per node."""
-    floor = _in_child({"what": "json.load", "path": str(cluster), "gc_off": True})["cpu_s"]
+    and against ``json.load`` as Python runs it by default; peak RSS and its share per node.
+    With ``repeat``, the least of that many runs of explain and of the floor, taken by turns (a
+    shared machine's noise only ever adds time)."""
+    floor = cpu = float("inf")
+    rss = 0.0
+    for _ in range(max(1, repeat)):
+        floor = min(floor, _in_child({"what": "json.load", "path": str(cluster), "gc_off": True})["cpu_s"])
+        run_cpu, run_rss, proc = _kschedctl_measured(["explain", "--cluster", str(cluster), str(pod), "-c",
+                                                      str(config), "--seed", "1"])
+        if proc.returncode != 0:
+            raise RuntimeError(f"explain on {cluster}: {proc.stderr.strip()[-500:]}")
+        cpu, rss = min(cpu, run_cpu), max(rss, run_rss)
     load = _in_child({"what": "json.load", "path": str(cluster)})["cpu_s"]
-    cpu, rss, proc = _kschedctl_measured(["explain", "--cluster", str(cluster), str(pod), "-c", str(config),
-                                          "--seed", "1"])
-    if proc.returncode != 0:
-        raise RuntimeError(f"explain on {cluster}: {proc.stderr.strip()[-500:]}")
     ratio = cpu / floor if floor else 0.0
     per_node_kib = rss * 1024 / sizes.nodes
     ours = (f"{ratio:.1f}x the floor ({cpu:.2f} s vs {floor:.2f} s; {cpu / load if load else 0:.1f}x json.load "
@@ -462,7 +469,7 @@ def _compile_kschedctl() -> None:
 
 
 def run_goals(workloads: list[str], shapes: list[str], sizes: Sizes, oracle: str | None = None,
-              progress: Any = None, oracle_max_copies: int = ORACLE_MAX_COPIES) -> list[Row]:
+              progress: Any = None, oracle_max_copies: int = ORACLE_MAX_COPIES, repeat: int = 1) -> list[Row]:
     rows: list[Row] = []
     _compile_kschedctl()
     with tempfile.TemporaryDirectory(prefix="kschedctl-goals-") as tmp:
@@ -476,7 +483,7 @@ def run_goals(workloads: list[str], shapes: list[str], sizes: Sizes, oracle: str
                 if workload in ("explain", "capacity") and cluster is None:
                     cluster = _cluster_file(shape, sizes, Path(tmp))
                 if workload == "explain":
-                    row = explain_row(shape, cluster, pod, config, sizes)
+                    row = explain_row(shape, cluster, pod, config, sizes, repeat=repeat)
                     explain_cpu = (row.figures or {}).get("explain_cpu_s")
                     explain_ratio = (row.figures or {}).get("ratio")
                 elif workload == "largest":
@@ -485,7 +492,7 @@ def run_goals(workloads: list[str], shapes: list[str], sizes: Sizes, oracle: str
                     large = dataclasses.replace(sizes, nodes=sizes.largest_nodes)
                     big = _cluster_file(shape, large, Path(tmp))
                     try:
-                        row = explain_row(shape, big, pod, config, large, workload="largest")
+                        row = explain_row(shape, big, pod, config, large, workload="largest", repeat=repeat)
                     finally:
                         big.unlink()
                     if explain_ratio is not None:
@@ -522,6 +529,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"run capacity's N + 1 copies upstream only up to N copies (default {ORACLE_MAX_COPIES})")
     parser.add_argument("--nodes", type=int, metavar="N",
                         help=f"cluster size of every row but scale (default {FULL.nodes:,}, {FULL.pods_per_node} pods a node)")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="explain rows: the least of N runs of explain and of the floor, by turns (default 1)")
     parser.add_argument("--json", metavar="FILE", help="also write every row's figures to FILE")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -539,9 +548,11 @@ def main(argv: list[str] | None = None) -> int:
     def progress(row: Row) -> None:
         print(f"  {row.shape:<10} {row.workload:<14} {row.ours}", file=sys.stderr, flush=True)
 
-    print(f"{os.cpu_count()} cores; CPU time, one run each{' (--quick: not figures)' if args.quick else ''}",
+    runs = "one run each" if args.repeat <= 1 else f"explain rows the least of {args.repeat} runs"
+    print(f"{os.cpu_count()} cores; CPU time, {runs}{' (--quick: not figures)' if args.quick else ''}",
           file=sys.stderr, flush=True)
-    rows = run_goals(workloads, args.shape or list(SHAPES), sizes, args.oracle, progress, args.oracle_max_copies)
+    rows = run_goals(workloads, args.shape or list(SHAPES), sizes, args.oracle, progress, args.oracle_max_copies,
+                     repeat=args.repeat)
     print(markdown(rows, sizes, bool(args.oracle)))
     if args.json:
         Path(args.json).write_text(json.dumps([row.__dict__ for row in rows], indent=2), encoding="utf-8")

@@ -168,3 +168,17 @@ def test_the_cluster_file_made_in_a_child_is_the_one_made_here(shape: str, tmp_p
     here = write_cluster_file(shape, QUICK, tmp_path / "here")
     assert child.parent == tmp_path / "child" and child.name == here.name
     assert child.read_bytes() == here.read_bytes()
+
+
+def test_explain_rows_take_the_least_of_repeated_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import benchmarks.goals as goals
+
+    floors, runs = iter([0.5, 0.3, 0.4]), iter([(2.0, 100.0), (1.5, 120.0), (1.8, 90.0)])
+    real_child = goals._in_child
+    monkeypatch.setattr(goals, "_in_child", lambda request: {"cpu_s": next(floors)} if request.get("gc_off")
+                        else real_child(request))
+    monkeypatch.setattr(goals, "_kschedctl_measured",
+                        lambda args: (*next(runs), subprocess.CompletedProcess(args, 0, "", "")))
+    rows = run_goals(["explain"], ["synthetic"], QUICK, repeat=3)
+    f = rows[0].figures or {}
+    assert (f["floor_cpu_s"], f["explain_cpu_s"], f["rss_mib"]) == (0.3, 1.5, 120.0)  # least times, largest peak
