@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import math
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import yaml
@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from kschedctl.config import decode
 from kschedctl.config import schema as schemas
 from kschedctl.config.schema.gate import conforms
+from tests.mutations import at, paths, replaced
 
 ROOT = Path(__file__).resolve().parents[2]
 GROUP = "kubescheduler.config.k8s.io"
@@ -137,27 +138,6 @@ def test_gate_table(case: str, doc: dict, expected: bool) -> None:
         assert not _jsonschema_errors(doc, "v1")
 
 
-def _paths(value: Any, path: tuple = ()) -> Iterator[tuple]:
-    yield path
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, (*path, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _paths(item, (*path, i))
-
-
-def _replaced(doc: Any, path: tuple, value: Any) -> Any:
-    out = copy.deepcopy(doc)
-    if not path:
-        return value
-    holder = out
-    for part in path[:-1]:
-        holder = holder[part]
-    holder[path[-1]] = value
-    return out
-
-
 REPLACEMENTS = [None, True, False, 0, 1, -1, 1.0, 2.5, 2**31, -(2**31) - 1, 2**63, math.inf, "", "x", "10s", "ten",
                 "NodeResourcesFit", [], [None], [1], {}, {"unknown": 1}, {"name": "x"}]
 
@@ -166,17 +146,15 @@ REPLACEMENTS = [None, True, False, 0, 1, -1, 1.0, 2.5, 2**31, -(2**31) - 1, 2**6
 def test_gate_never_vouches_for_a_mutation_jsonschema_refuses(name: str, doc: dict) -> None:
     version = _version(doc)
     refused = 0
-    for path in _paths(doc):
+    for path in paths(doc):
         if path[:1] in (("apiVersion",), ("kind",)):
             continue
         for value in REPLACEMENTS:
-            mutated = _replaced(doc, path, value)
+            mutated = replaced(doc, path, value)
             assert _agrees(mutated, version), f"{name}: {path} = {value!r}"
             refused += not _gate(mutated, version)
-        target = _replaced(doc, (), doc)
-        holder: Any = target
-        for part in path:
-            holder = holder[part]
+        target = copy.deepcopy(doc)
+        holder = at(target, path)
         if isinstance(holder, dict):
             holder["unknownField"] = 1
             assert _agrees(target, version), f"{name}: unknown field at {path}"

@@ -10,7 +10,6 @@ refuses costs only speed (the Python checks then decide), so it may refuse more.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from pathlib import Path
@@ -27,6 +26,7 @@ from kschedctl.inputs import json_gate, loader, shapes
 from kschedctl.inputs.cluster import _check_labels
 from kschedctl.inputs.fields import unknown_fields
 from kschedctl.inputs.loader import parse_text
+from tests.mutations import at, paths, replaced
 
 SEEDS = list(yaml.safe_load_all((Path(__file__).parent / "cases" / "json_gate_seeds.yaml").read_text()))
 
@@ -84,57 +84,30 @@ REPLACEMENTS: list[Any] = [
 ]
 
 
-def _paths(value: Any, path: tuple = ()) -> Iterator[tuple]:
-    yield path
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, (*path, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _paths(item, (*path, i))
-
-
-def _set(obj: Any, path: tuple, value: Any) -> Any:
-    if not path:
-        return value
-    obj = copy.deepcopy(obj)
-    parent = obj
-    for part in path[:-1]:
-        parent = parent[part]
-    parent[path[-1]] = value
-    return obj
-
-
-def _at(obj: Any, path: tuple) -> Any:
-    for part in path:
-        obj = obj[part]
-    return obj
-
-
 def mutants(seed: dict) -> Iterator[tuple[str, str]]:
     """(what was changed, the JSON text) for every single change of ``seed``."""
-    for path in _paths(seed):
+    for path in paths(seed):
         where = ".".join(map(str, path)) or "(root)"
-        here = _at(seed, path)
+        here = at(seed, path)
         if path:
             for new in REPLACEMENTS:
-                yield f"{where} = {new!r}", to_json(_set(seed, path, new))
+                yield f"{where} = {new!r}", to_json(replaced(seed, path, new))
         if isinstance(here, dict):
             for extra in ({"zzUnknown": 1}, {"zzUnknown": None}, {"zzUnknown": {}}):
-                yield f"{where} + {extra}", to_json(_set(seed, path, {**here, **extra}))
+                yield f"{where} + {extra}", to_json(replaced(seed, path, {**here, **extra}))
             for key, item in here.items():
                 for other in (None, 1, "x", {"zzUnknown": 1}, [None]):
                     # The same key twice: json keeps the last value; both orders.
                     pairs = [(k, v) for k, v in here.items() if k != key]
                     yield (f"{where}.{key} twice ({other!r} first)",
-                           to_json(_set(seed, path, Pairs([(key, other), *pairs, (key, item)]))))
+                           to_json(replaced(seed, path, Pairs([(key, other), *pairs, (key, item)]))))
                     yield (f"{where}.{key} twice ({other!r} last)",
-                           to_json(_set(seed, path, Pairs([(key, item), *pairs, (key, other)]))))
+                           to_json(replaced(seed, path, Pairs([(key, item), *pairs, (key, other)]))))
                 if key.lower() != key:
-                    yield f"{where}.{key} in lower case", to_json(_set(seed, path, {key.lower(): item}))
+                    yield f"{where}.{key} in lower case", to_json(replaced(seed, path, {key.lower(): item}))
         if isinstance(here, list):
             for extra in (None, {}, "x", 1, {"zzUnknown": 1}):
-                yield f"{where} + [{extra!r}]", to_json(_set(seed, path, [*here, extra]))
+                yield f"{where} + [{extra!r}]", to_json(replaced(seed, path, [*here, extra]))
 
 
 @pytest.mark.parametrize("seed", SEEDS, ids=lambda s: s["kind"])
@@ -198,10 +171,10 @@ _JSON_VALUES = st.recursive(
 @given(seed=st.sampled_from(SEEDS[:2]), where=st.integers(min_value=0), new=_JSON_VALUES,
        other=st.integers(min_value=0), new2=_JSON_VALUES)
 def test_random_changes_in_two_places(seed: dict, where: int, new: Any, other: int, new2: Any) -> None:
-    paths = [p for p in _paths(seed) if p]
-    obj = _set(_set(seed, paths[where % len(paths)], new), paths[other % len(paths)], new2) \
-        if paths[other % len(paths)][:len(paths[where % len(paths)])] != paths[where % len(paths)] \
-        else _set(seed, paths[where % len(paths)], new)
+    places = [p for p in paths(seed) if p]
+    obj = replaced(replaced(seed, places[where % len(places)], new), places[other % len(places)], new2) \
+        if places[other % len(places)][:len(places[where % len(places)])] != places[where % len(places)] \
+        else replaced(seed, places[where % len(places)], new)
     text = to_json(obj)
     if gate_accepts(text, seed):
         assert python_accepts(json.loads(text)), text
@@ -223,7 +196,7 @@ def _docs(text: str) -> list[loader.Document]:
 
 
 POD, NODE = SEEDS[0], SEEDS[1]
-BAD_POD = _set(POD, ("spec", "priority"), "high")
+BAD_POD = replaced(POD, ("spec", "priority"), "high")
 
 
 CLAIM_V1 = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "a", "namespace": "n"},
@@ -349,9 +322,9 @@ _CUT_CASES = [
     pytest.param({"apiVersion": "v1", "kind": "List",
                   "items": [POD, {"apiVersion": "v1", "kind": "List", "items": [NODE, POD]}, NODE]}, id="nested-list"),
     pytest.param({"apiVersion": "v1", "kind": "List", "items": []}, id="empty"),
-    pytest.param({"apiVersion": "v1", "kind": "List", "items": [POD, _set(POD, ("metadata", "name"), "\ud800x")]},
+    pytest.param({"apiVersion": "v1", "kind": "List", "items": [POD, replaced(POD, ("metadata", "name"), "\ud800x")]},
                  id="lone-surrogate"),
-    pytest.param({"apiVersion": "v1", "kind": "List", "items": [POD, NODE, _set(POD, ("spec", "priority"),
+    pytest.param({"apiVersion": "v1", "kind": "List", "items": [POD, NODE, replaced(POD, ("spec", "priority"),
                                                                                    float("nan"))]}, id="nan"),
     pytest.param({"apiVersion": "v1", "kind": "Pod", "items": [POD, NODE, POD]}, id="not-a-list-kind"),
 ]
