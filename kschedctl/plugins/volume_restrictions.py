@@ -12,14 +12,17 @@ Upstream: pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions
   claim can move only by preemption, which the AddPod/RemovePod extensions account for).
 - PreFilter is Skip when the pod has no volume of the four disk kinds and no ReadWriteOncePod
   claim in use.
+- Events: a removed pod (Pod/Delete) queues a pod it rejected only when the removed pod shares
+  one of its claims or a conflicting disk, in its namespace (isSchedulableAfterPodDeleted).
+  Node/Add and PersistentVolumeClaim/Add are upstream's other events; a batch adds neither.
 Differences from upstream: none known. The claim or disk that conflicts goes to ``Status.details``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from kschedctl.framework.events import ASSIGNED_POD_DELETE, always_queue
+from kschedctl.framework.events import ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import Plugin
 from kschedctl.framework.status import Code, PreFilterResult, Status
 from kschedctl.plugins import names
@@ -196,9 +199,24 @@ def remedy(engine: RemedyEngine, scen: RemedyScenario, status: Status) -> Step |
         len(scen.node_info.pods), 1), reasons=list(status.reasons))
 
 
+def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> str:
+    # isSchedulableAfterPodDeleted: a removed pod of the namespace that mounted a disk the pod
+    # conflicts on, or used one of the pod's claims (by name: upstream does not look the claim
+    # up to see whether it is ReadWriteOncePod); any other removal leaves the pod where it is.
+    if other.namespace != pod_info.namespace:
+        return QUEUE_SKIP
+    for volume in (pod_info.pod.get("spec") or {}).get("volumes") or ():
+        if _needs_restrictions_check(volume) and _is_volume_conflict(volume, other.pod):
+            return QUEUE
+    claims = set(pod_info.pvc_names)
+    if claims and not claims.isdisjoint(other.pvc_names):
+        return QUEUE
+    return QUEUE_SKIP
+
+
 FACTS = PluginFacts(
     name=VolumeRestrictions.name,
     points=("preFilter", "filter"),
-    events={ASSIGNED_POD_DELETE: always_queue},
+    events={ASSIGNED_POD_DELETE: _schedulable_after_pod_deleted},
     remedy=remedy,
 )

@@ -247,3 +247,38 @@ def test_initial_attempt_time_is_on_the_queue_clock() -> None:
     assert q.wall_time() == 1_800_000_060.0
     q.advance_to(1_800_000_000.0)  # time never goes back
     assert q.wall_time() == 1_800_000_060.0
+
+
+def _volumes(*volumes: dict) -> dict:
+    return {"volumes": list(volumes)}
+
+
+_CLAIM_A = {"name": "a", "persistentVolumeClaim": {"claimName": "data-a"}}
+_CLAIM_B = {"name": "b", "persistentVolumeClaim": {"claimName": "data-b"}}
+_DISK = {"name": "d", "gcePersistentDisk": {"pdName": "disk-1"}}
+_DISK_READ_ONLY = {"name": "d", "gcePersistentDisk": {"pdName": "disk-1", "readOnly": True}}
+
+
+# upstream isSchedulableAfterPodDeleted: the removed pod must share a claim (by name, whatever its
+# access mode) or a conflicting disk with the pod, in the pod's namespace (differential case
+# 479600203/6: an unrelated victim requeued a pod its ReadWriteOncePod claim kept out)
+@pytest.mark.parametrize("pending,removed,want", [
+    (_volumes(_CLAIM_A), _volumes(_CLAIM_A), QUEUE),
+    (_volumes(_CLAIM_A), _volumes(_CLAIM_B), QUEUE_SKIP),
+    (_volumes(_CLAIM_A, _CLAIM_B), _volumes(_CLAIM_B), QUEUE),
+    (_volumes(_CLAIM_A), {}, QUEUE_SKIP),
+    ({}, _volumes(_CLAIM_A), QUEUE_SKIP),
+    (_volumes(_DISK), _volumes(_DISK), QUEUE),
+    (_volumes(_DISK_READ_ONLY), _volumes(_DISK_READ_ONLY), QUEUE_SKIP),  # read-only mounts share a disk
+    (_volumes(_DISK_READ_ONLY), _volumes(_DISK), QUEUE),
+], ids=["same-claim", "other-claim", "one-of-two-claims", "removed-has-none", "pending-has-none", "same-disk",
+        "read-only-disk", "read-only-and-writable-disk"])
+def test_volume_restrictions_hint_on_a_removed_pod(pending: dict, removed: dict, want: str) -> None:
+    assert queueing_hint("VolumeRestrictions", ASSIGNED_POD_DELETE, pi("p", **pending),
+                         pi("v", node="n", **removed)) == want
+
+
+def test_volume_restrictions_hint_skips_a_pod_of_another_namespace() -> None:
+    other = pi("v", node="n", **_volumes(_CLAIM_A))
+    other.namespace = "elsewhere"
+    assert queueing_hint("VolumeRestrictions", ASSIGNED_POD_DELETE, pi("p", **_volumes(_CLAIM_A)), other) == QUEUE_SKIP
