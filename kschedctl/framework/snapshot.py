@@ -156,8 +156,8 @@ class Snapshot:
             node_name = pod_info.node_name
             if not node_name:
                 continue
-            status = pod_info.pod.get("status")  # ``_phase``, spelled out for each of the cluster's pods
-            if status and status.get("phase") in _TERMINAL_PHASES:
+            status = pod_info.pod.get("status")
+            if status and status.get("phase") in _TERMINAL_PHASES:  # the cache never holds such a pod
                 continue
             node_info = by_name.get(node_name)
             if node_info is None:
@@ -323,6 +323,3 @@ class Snapshot:
         for key in keys:
             used[key] = used.get(key, 0) + sign
 
-
-def _phase(pod_info: PodInfo) -> str:
-    return ((pod_info.pod.get("status") or {}).get("phase")) or ""
