@@ -20,7 +20,7 @@ Differences from upstream: none known. The claim or disk that conflicts goes to 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from kschedctl.framework.events import ASSIGNED_POD_DELETE, QUEUE, QUEUE_SKIP
 from kschedctl.framework.interfaces import Plugin
@@ -115,7 +115,7 @@ class VolumeRestrictions(Plugin):
         return None
 
     def filter(self, state: "CycleState", pod_info: "PodInfo", node_info: "NodeInfo") -> Status | None:
-        conflict = _volume_conflict(pod_info, node_info)
+        conflict = _volume_conflict(pod_info, node_info.pods)
         if conflict is not None:
             return Status(Code.Unschedulable, ERR_REASON_DISK_CONFLICT, details=conflict)
         try:
@@ -132,12 +132,13 @@ def _needs_restrictions_check(volume: dict) -> bool:
     return any(volume.get(kind) is not None for kind in _DISK_KINDS)
 
 
-def _volume_conflict(pod_info: "PodInfo", node_info: "NodeInfo") -> dict | None:
-    """satisfyVolumeConflicts: the first (volume, pod) that conflicts, as details, or None."""
+def _volume_conflict(pod_info: "PodInfo", pods: Iterable["PodInfo"]) -> dict | None:
+    """satisfyVolumeConflicts against ``pods`` (a node's): the first (volume, pod) that conflicts,
+    as details, or None."""
     for volume in (pod_info.pod.get("spec") or {}).get("volumes") or ():
         if not _needs_restrictions_check(volume):
             continue
-        for other in node_info.pods:
+        for other in pods:
             if _is_volume_conflict(volume, other.pod):
                 return {"volume": volume.get("name") or "", "pod": other.key}
     return None
@@ -205,9 +206,8 @@ def _schedulable_after_pod_deleted(pod_info: Any, other: Any, cluster: Any) -> s
     # up to see whether it is ReadWriteOncePod); any other removal leaves the pod where it is.
     if other.namespace != pod_info.namespace:
         return QUEUE_SKIP
-    for volume in (pod_info.pod.get("spec") or {}).get("volumes") or ():
-        if _needs_restrictions_check(volume) and _is_volume_conflict(volume, other.pod):
-            return QUEUE
+    if _volume_conflict(pod_info, (other,)) is not None:  # upstream: a NodeInfo of the removed pod alone
+        return QUEUE
     claims = set(pod_info.pvc_names)
     if claims and not claims.isdisjoint(other.pvc_names):
         return QUEUE
