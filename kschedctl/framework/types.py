@@ -242,18 +242,16 @@ _TERMS_BY_TEMPLATE: dict[tuple[Any, ...], tuple[list, list, list, list, str | No
 _TERMS_BY_TEMPLATE_MAX = 4096
 #: Everything a pod's record holds that its template decides (requests, host ports, claims,
 #: affinity terms), by the namespace (claims and terms name it) and the identity of the parts it
-#: is computed from (``_TEMPLATE_PARTS``), when each is one the pods of the cluster share
+#: is computed from (``_shared_template_parts``), when each is one the pods of the cluster share
 #: (``inputs.sharing``: they never change) or absent. Each entry holds those parts, so no other
 #: object takes their ids while it is kept: a key found is the same parts, shared.
 _FACTS_BY_TEMPLATE: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-#: The parts of a pod's spec its template's facts are computed from (besides the status, which
-#: a resize in flight reads: never from a template then).
-_TEMPLATE_PARTS = ("containers", "initContainers", "resources", "overhead", "volumes", "affinity")
 
 
 def _shared_template_parts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[Any, ...] | None:
-    """The ``_TEMPLATE_PARTS`` of ``pod``, or None when one is the pod's own (or its status may
-    change its requests)."""
+    """The parts of ``pod``'s spec its template's facts are computed from (containers, init
+    containers, pod-level resources, overhead, volumes, affinity), or None when one is the pod's
+    own (or its status may change its requests: a resize in flight)."""
     requests = shared_request_parts(pod)
     if requests is None:
         return None
@@ -323,9 +321,9 @@ class PodInfo:
         self.tolerations: list[dict] = spec.get("tolerations") or []
         self.requests: Resource
         key: tuple[Any, ...] | None = None
-        found = None
+        found = parts = None
         if _MEMOIZE_TERMS:
-            # ``_TEMPLATE_PARTS``'s identities, spelled out: this runs for every pod of a cluster.
+            # The identities of ``_shared_template_parts``, spelled out: this runs for every pod.
             key = (namespace, id(spec.get("containers")), id(spec.get("initContainers")),
                    id(spec.get("resources")), id(spec.get("overhead")), id(spec.get("volumes")),
                    id(spec.get("affinity")))
@@ -333,8 +331,10 @@ class PodInfo:
             if IN_PLACE_POD_VERTICAL_SCALING_ENABLED and (
                     status.get("containerStatuses") or status.get("initContainerStatuses")):
                 key = found = None  # a resize in flight may change this pod's requests
-            elif found is None and _shared_template_parts(pod, spec) is None:
-                key = None
+            elif found is None:
+                parts = _shared_template_parts(pod, spec)
+                if parts is None:
+                    key = None
         if found is not None:
             # A replica: what its template's first pod computed (each pod its own lists and Resource).
             (requests, self.non_zero_milli_cpu, self.non_zero_memory, host_ports, pvc_names, pvc_keys,
@@ -382,7 +382,7 @@ class PodInfo:
                 tuple(pvc_names), tuple(self.pvc_keys), tuple(self.required_affinity_terms),
                 tuple(self.required_anti_affinity_terms), tuple(self.preferred_affinity_terms),
                 tuple(self.preferred_anti_affinity_terms), self.parse_error, self.has_affinity,
-                self.has_required_anti_affinity, tuple(map(spec.get, _TEMPLATE_PARTS)))
+                self.has_required_anti_affinity, parts)
 
     def _compile_affinity(self, pod_affinity: Mapping[str, Any], pod_anti_affinity: Mapping[str, Any],
                           affinity: Any = None) -> None:
